@@ -1,0 +1,83 @@
+#pragma once
+/// The TCP store's wire protocol, as pure encode/decode functions (no I/O), so that it can be
+/// unit-tested and fuzzed. A frame is [u32 length][u8 type][payload], little-endian, with
+/// length = 1 + payload bytes. Decoders bound every length by the bytes actually present and
+/// throw ProtocolError on anything malformed; nothing is allocated from an unchecked length.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ibscope/bootstrap/bootstrap.hpp"
+#include "ibscope/core/error.hpp"
+
+namespace ibscope::wire {
+
+/// A peer sent bytes that do not parse.
+class ProtocolError : public RemoteError {
+ public:
+  using RemoteError::RemoteError;
+};
+
+enum class MsgType : std::uint8_t {
+  kHello = 1,    ///< client -> server: token, rank, size, host
+  kWelcome = 2,  ///< server -> client: accepted
+  kRefused = 3,  ///< server -> client: reason, then the server closes
+  kContrib = 4,  ///< client -> server: one rank's allgather contribution
+  kResult = 5,   ///< server -> client: every rank's contribution for a round
+  kAbort = 6,    ///< either way: the job is failing, with the reason
+  kBye = 7,      ///< client -> server: this rank is done, its connection may close
+};
+
+/// Frames before authentication are tiny; a stranger cannot make the server allocate more.
+inline constexpr std::uint32_t kMaxPreAuthFrameBytes = 4096;
+/// Largest frame from an authenticated rank (allgather of raw samples fits easily).
+inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
+inline constexpr std::size_t kHeaderBytes = 5;
+
+struct Hello {
+  std::string token;
+  std::uint32_t rank = 0;
+  std::uint32_t size = 0;
+  std::string host;
+};
+struct Contrib {
+  std::uint64_t seq = 0;
+  std::string what;
+  Bytes data;
+};
+struct Result {
+  std::uint64_t seq = 0;
+  std::vector<Bytes> blobs;
+};
+enum class AbortKind : std::uint8_t { kRemote = 1, kTimeout = 2 };
+struct Abort {
+  AbortKind kind = AbortKind::kRemote;
+  std::string reason;
+};
+
+/// Frame header: message type and payload size. Throws ProtocolError if the length is 0, above
+/// `max_frame_bytes`, or the type is unknown.
+struct Header {
+  MsgType type;
+  std::uint32_t payload_bytes;
+};
+Header decode_header(std::span<const std::byte, kHeaderBytes> header,
+                     std::uint32_t max_frame_bytes);
+
+Bytes encode(const Hello& m);
+Bytes encode(const Contrib& m);
+Bytes encode(const Result& m);
+Bytes encode(const Abort& m);
+Bytes encode_refused(const std::string& reason);
+Bytes encode_empty(MsgType type);
+
+Hello decode_hello(std::span<const std::byte> payload);
+Contrib decode_contrib(std::span<const std::byte> payload);
+Result decode_result(std::span<const std::byte> payload);
+Abort decode_abort(std::span<const std::byte> payload);
+std::string decode_refused(std::span<const std::byte> payload);
+
+}  // namespace ibscope::wire

@@ -1,0 +1,111 @@
+#pragma once
+/// A job-wide UCX communicator: one context and worker per rank, worker addresses exchanged over
+/// the bootstrap, an endpoint to every peer (UCP_ERR_HANDLING_MODE_PEER), and non-blocking tagged
+/// sends and receives whose waits have deadlines and name the peer that stalled or died.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ibscope/bootstrap/bootstrap.hpp"
+#include "ibscope/core/clock.hpp"
+#include "ibscope/transport/ucx/context.hpp"
+#include "ibscope/transport/ucx/endpoint.hpp"
+#include "ibscope/transport/ucx/worker.hpp"
+
+struct ucp_mem;
+
+namespace ibscope::ucx {
+
+/// A tag is [source rank: 20 bits][operation sequence: 12][step: 12][chunk: 20]. Receives match
+/// all 64 bits, so the source is part of the match (UCX tag matching ignores the endpoint).
+std::uint64_t make_tag(int source_rank, std::uint32_t op_seq, std::uint32_t step,
+                       std::uint32_t chunk) noexcept;
+
+/// An outstanding send or receive. Move-only; a request dropped while pending is cancelled.
+class Request {
+ public:
+  Request() noexcept = default;
+  Request(void* ucx_request, int peer, bool is_send) noexcept
+      : req_(ucx_request), peer_(peer), is_send_(is_send) {}
+  Request(Request&& other) noexcept;
+  Request& operator=(Request&& other) noexcept;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  ~Request();
+
+  int peer() const noexcept { return peer_; }
+  bool is_send() const noexcept { return is_send_; }
+  /// True once complete (without progressing). Throws RemoteError when it completed with an
+  /// error. A completed request releases its UCX resources.
+  bool test(const class Comm& comm);
+  bool pending() const noexcept { return req_ != nullptr; }
+
+ private:
+  void release() noexcept;
+  void* req_ = nullptr;  // nullptr = complete
+  int peer_ = -1;
+  bool is_send_ = false;
+};
+
+class Comm {
+ public:
+  /// Creates the UCX objects and connects to every peer. Collective over `bootstrap`.
+  explicit Comm(Bootstrap& bootstrap);
+  /// Closes the endpoints (forced when close() was not called). noexcept.
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  int rank() const noexcept { return bootstrap_.rank(); }
+  int size() const noexcept { return bootstrap_.size(); }
+  Bootstrap& bootstrap() const noexcept { return bootstrap_; }
+  const std::shared_ptr<Context>& context() const noexcept { return context_; }
+
+  /// Non-blocking tagged send/receive of `bytes` contiguous bytes. `memh` optional.
+  Request isend(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
+                ucp_mem* memh = nullptr);
+  Request irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
+                ucp_mem* memh = nullptr);
+
+  /// One round of UCX progress.
+  void progress() noexcept { worker_->progress(); }
+
+  /// Throws if `peer`'s endpoint has failed (RemoteError naming rank and host).
+  void check_peer(int peer, std::string_view what) const;
+
+  /// Waits for all requests, progressing, within `deadline`; `what` names the phase. Throws
+  /// TimeoutError naming the peers still pending, RemoteError when a peer failed.
+  void wait_all(std::span<Request> requests, std::string_view what, const Deadline& deadline);
+  void wait(Request& request, std::string_view what, const Deadline& deadline);
+
+  /// Call inside custom progress loops: every few thousand calls checks the deadline, the
+  /// bootstrap's health and the endpoints. `waiting_for` names the peer in a timeout message.
+  void poll_health(std::string_view what, const Deadline& deadline, int waiting_for);
+
+  /// A fresh sequence number for the next collective operation (wraps, 12 bits).
+  std::uint32_t next_op_seq() noexcept { return op_seq_++ & 0xfff; }
+
+  /// "tag: posix/memory; rma_bw: cma/memory" for `peer` (empty for self).
+  std::string transports(int peer) const;
+
+  /// Barrier over the bootstrap, then flush-closes every endpoint. Call at a clean end.
+  void close();
+
+ private:
+  friend class Request;
+  [[noreturn]] void throw_peer_error(int peer, int status, std::string_view what) const;
+
+  Bootstrap& bootstrap_;
+  std::shared_ptr<Context> context_;
+  std::shared_ptr<Worker> worker_;
+  std::vector<std::unique_ptr<Endpoint>> endpoints_;  // [rank]; self has none
+  std::uint32_t op_seq_ = 0;
+  std::uint32_t health_counter_ = 0;
+};
+
+}  // namespace ibscope::ucx

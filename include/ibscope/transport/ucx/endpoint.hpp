@@ -1,0 +1,45 @@
+#pragma once
+/// UCX endpoint (ucp_ep_h) to one peer rank, created with UCP_ERR_HANDLING_MODE_PEER so that a
+/// dead peer turns into an error status on this endpoint instead of a hang.
+
+#include <memory>
+#include <string>
+
+#include "ibscope/bootstrap/bootstrap.hpp"
+#include "ibscope/transport/ucx/worker.hpp"
+
+struct ucp_ep;
+
+namespace ibscope::ucx {
+
+class Endpoint {
+ public:
+  /// Connects to `peer_rank` at `remote_address` (from the bootstrap). Throws SystemError.
+  Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& remote_address);
+  /// Force-closes if close() was not called. noexcept.
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  ucp_ep* get() const noexcept { return ep_; }
+  int peer() const noexcept { return peer_; }
+  /// UCS_OK (0) while healthy; the status the error callback reported otherwise.
+  int error_status() const noexcept { return error_status_; }
+  /// Which UCX transports carry which traffic to this peer, e.g. "tag: posix/memory,
+  /// cma/memory" (parsed from ucp_ep_print_info).
+  std::string transports() const;
+  /// Flushes and closes, progressing the worker for at most `timeout_s`. Never throws; falls
+  /// back to a forced close when the peer is gone.
+  void close(double timeout_s) noexcept;
+
+ private:
+  std::shared_ptr<Worker> worker_;
+  int peer_;
+  ucp_ep* ep_ = nullptr;
+  int error_status_ = 0;
+};
+
+/// Summarises ucp_ep_print_info text: the distinct "transport/device" pairs per lane purpose.
+std::string summarize_ep_info(const std::string& print_info_text);
+
+}  // namespace ibscope::ucx

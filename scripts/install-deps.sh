@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs ibscope's build and test dependencies from Debian 12 packages (idempotent).
+# Usage: scripts/install-deps.sh            (build + test dependencies)
+#        IBSCOPE_DEPS_QUIET=1 scripts/...   (less apt output)
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config git
+  libibverbs-dev ibverbs-providers librdmacm-dev
+  libucx-dev ucx-utils
+  libhwloc-dev hwloc
+  libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
+  libpmix-dev openmpi-bin libopenmpi-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

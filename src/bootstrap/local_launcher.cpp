@@ -1,0 +1,249 @@
+#include "ibscope/bootstrap/local_launcher.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <optional>
+#include <cstring>
+
+#include "ibscope/bootstrap/socket.hpp"
+#include "ibscope/core/clock.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
+
+namespace ibscope {
+namespace {
+
+// After the first rank fails, the others get the job timeout plus this to stop by themselves
+// (they learn of the failure through the store within a second); then SIGTERM, then SIGKILL.
+constexpr double kGraceExtraS = 5.0;
+constexpr double kTermToKillS = 3.0;
+
+volatile std::sig_atomic_t g_forward_signal = 0;
+
+extern "C" void on_signal(int sig) { g_forward_signal = sig; }
+
+struct Stream {
+  net::Fd fd;
+  std::string partial;
+  bool is_stdout = false;
+};
+
+struct Child {
+  int rank = 0;
+  pid_t pid = -1;
+  Stream out, err;
+  bool running = true;
+  int status = 0;
+};
+
+void write_fd(int fd, std::string_view s) {
+  while (!s.empty()) {
+    const ssize_t n = ::write(fd, s.data(), s.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    s.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void emit_line(const Child& c, const Stream& s, std::string_view line) {
+  const bool passthrough =
+      (s.is_stdout && c.rank == 0) || line.starts_with("ibscope[") ;
+  const int fd = s.is_stdout ? STDOUT_FILENO : STDERR_FILENO;
+  if (passthrough) {
+    write_fd(fd, line);
+  } else {
+    write_fd(fd, fmt::format("[rank {}] {}", c.rank, line));
+  }
+}
+
+/// Reads what is available; returns false at EOF.
+bool pump(Child& c, Stream& s) {
+  char buf[65536];
+  const ssize_t n = ::read(s.fd.get(), buf, sizeof(buf));
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  if (n <= 0) {
+    if (!s.partial.empty()) emit_line(c, s, s.partial + "\n");
+    s.partial.clear();
+    s.fd.reset();
+    return false;
+  }
+  s.partial.append(buf, static_cast<std::size_t>(n));
+  std::size_t start = 0;
+  while (true) {
+    const auto nl = s.partial.find('\n', start);
+    if (nl == std::string::npos) break;
+    emit_line(c, s, std::string_view(s.partial).substr(start, nl - start + 1));
+    start = nl + 1;
+  }
+  s.partial.erase(0, start);
+  return true;
+}
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+  }
+  return fmt::format("exited with status {}", WEXITSTATUS(status));
+}
+
+int exit_code_of(int status) {
+  if (WIFSIGNALED(status)) return 1;
+  return WEXITSTATUS(status);
+}
+
+[[noreturn]] void exec_rank(const LocalLaunchOptions& o, int rank, int listen_fd,
+                            const std::string& root, const std::string& token, int out_fd,
+                            int err_fd, pid_t launcher) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != launcher) ::_exit(1);  // the launcher died before prctl took effect
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::setenv("IBSCOPE_RANK", std::to_string(rank).c_str(), 1);
+  ::setenv("IBSCOPE_SIZE", std::to_string(o.np).c_str(), 1);
+  ::setenv("IBSCOPE_ROOT", root.c_str(), 1);
+  ::setenv("IBSCOPE_TOKEN", token.c_str(), 1);
+  ::setenv("IBSCOPE_BOOTSTRAP", "tcp", 1);
+  if (rank == 0) {
+    ::fcntl(listen_fd, F_SETFD, 0);  // rank 0 inherits the listening socket
+    ::setenv("IBSCOPE_ROOT_FD", std::to_string(listen_fd).c_str(), 1);
+  } else {
+    ::unsetenv("IBSCOPE_ROOT_FD");
+  }
+  std::vector<char*> args;
+  for (const auto& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execv("/proc/self/exe", args.data());
+  const std::string msg = fmt::format("ibscope: local launcher: cannot exec rank {}: {}\n", rank,
+                                      std::strerror(errno));
+  write_fd(STDERR_FILENO, msg);
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string make_job_token() {
+  unsigned char raw[16];
+  std::size_t got = 0;
+  while (got < sizeof(raw)) {
+    const ssize_t n = ::getrandom(raw + got, sizeof(raw) - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw SystemError("getrandom", errno);
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  std::string hex;
+  for (unsigned char b : raw) hex += fmt::format("{:02x}", b);
+  return hex;
+}
+
+int run_local_launcher(const LocalLaunchOptions& o) {
+  if (o.np < 1) throw UsageError(fmt::format("--np {}: need at least 1 rank", o.np));
+  net::Fd listener = net::listen_tcp({"127.0.0.1", 0});
+  const std::string root = fmt::format("127.0.0.1:{}", net::bound_port(listener.get()));
+  const std::string token = make_job_token();
+  const pid_t self = ::getpid();
+
+  struct sigaction sa{};
+  sa.sa_handler = on_signal;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGHUP, &sa, nullptr);
+
+  std::vector<Child> children(static_cast<std::size_t>(o.np));
+  for (int r = 0; r < o.np; ++r) {
+    int out[2], err[2];
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+      throw SystemError("local launcher: pipe", errno);
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) throw SystemError(fmt::format("local launcher: fork rank {}", r), errno);
+    if (pid == 0) exec_rank(o, r, listener.get(), root, token, out[1], err[1], self);
+    ::close(out[1]);
+    ::close(err[1]);
+    Child& c = children[static_cast<std::size_t>(r)];
+    c.rank = r;
+    c.pid = pid;
+    c.out.fd = net::Fd(out[0]);
+    c.out.is_stdout = true;
+    c.err.fd = net::Fd(err[0]);
+  }
+  listener.reset();  // rank 0 owns it now
+
+  std::optional<Clock::time_point> first_failure;
+  bool terminated = false, killed = false;
+  int running = o.np;
+  int worst = 0;
+  while (true) {
+    std::vector<pollfd> pfds;
+    std::vector<std::pair<Child*, Stream*>> who;
+    for (auto& c : children) {
+      for (Stream* s : {&c.out, &c.err}) {
+        if (s->fd.valid()) {
+          pfds.push_back({s->fd.get(), POLLIN, 0});
+          who.emplace_back(&c, s);
+        }
+      }
+    }
+    if (running == 0 && pfds.empty()) break;
+    const int pr = ::poll(pfds.data(), pfds.size(), 100);
+    if (pr > 0) {
+      for (std::size_t i = 0; i < pfds.size(); ++i) {
+        if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) pump(*who[i].first, *who[i].second);
+      }
+    }
+    if (g_forward_signal != 0) {
+      const int sig = g_forward_signal;
+      g_forward_signal = 0;
+      for (auto& c : children)
+        if (c.running) ::kill(c.pid, sig);
+      if (!first_failure) first_failure = Clock::now();
+    }
+    for (auto& c : children) {
+      if (!c.running) continue;
+      int status = 0;
+      if (::waitpid(c.pid, &status, WNOHANG) != c.pid) continue;
+      c.running = false;
+      c.status = status;
+      --running;
+      worst = std::max(worst, exit_code_of(status));
+      if (exit_code_of(status) != 0 && !terminated) {
+        log::error("local launcher: rank {} (pid {}) {}", c.rank, c.pid, describe_status(status));
+        if (!first_failure) first_failure = Clock::now();
+      }
+    }
+    if (first_failure && running > 0) {
+      const double since = seconds_between(*first_failure, Clock::now());
+      if (!terminated && since > o.timeout_s + kGraceExtraS) {
+        log::error("local launcher: {} rank(s) still running {:.0f} s after the first failure; "
+                   "terminating them",
+                   running, since);
+        for (auto& c : children)
+          if (c.running) ::kill(c.pid, SIGTERM);
+        terminated = true;
+      } else if (terminated && !killed && since > o.timeout_s + kGraceExtraS + kTermToKillS) {
+        for (auto& c : children)
+          if (c.running) ::kill(c.pid, SIGKILL);
+        killed = true;
+      }
+    }
+  }
+  return worst;
+}
+
+}  // namespace ibscope

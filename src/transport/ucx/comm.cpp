@@ -1,0 +1,163 @@
+#include "ibscope/transport/ucx/comm.hpp"
+
+#include <fmt/format.h>
+#include <ucp/api/ucp.h>
+
+#include <utility>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
+
+namespace ibscope::ucx {
+
+std::uint64_t make_tag(int source_rank, std::uint32_t op_seq, std::uint32_t step,
+                       std::uint32_t chunk) noexcept {
+  return (static_cast<std::uint64_t>(source_rank & 0xfffff) << 44) |
+         (static_cast<std::uint64_t>(op_seq & 0xfff) << 32) |
+         (static_cast<std::uint64_t>(step & 0xfff) << 20) | (chunk & 0xfffff);
+}
+
+Request::Request(Request&& other) noexcept
+    : req_(std::exchange(other.req_, nullptr)), peer_(other.peer_), is_send_(other.is_send_) {}
+
+Request& Request::operator=(Request&& other) noexcept {
+  if (this != &other) {
+    release();
+    req_ = std::exchange(other.req_, nullptr);
+    peer_ = other.peer_;
+    is_send_ = other.is_send_;
+  }
+  return *this;
+}
+
+Request::~Request() { release(); }
+
+void Request::release() noexcept {
+  if (req_ == nullptr) return;
+  // Still pending (an error path): UCX releases it when it completes or is cancelled.
+  ucp_request_free(req_);
+  req_ = nullptr;
+}
+
+bool Request::test(const Comm& comm) {
+  if (req_ == nullptr) return true;
+  const ucs_status_t st = ucp_request_check_status(req_);
+  if (st == UCS_INPROGRESS) return false;
+  ucp_request_free(req_);
+  req_ = nullptr;
+  if (st != UCS_OK) comm.throw_peer_error(peer_, st, is_send_ ? "send" : "receive");
+  return true;
+}
+
+Comm::Comm(Bootstrap& bootstrap) : bootstrap_(bootstrap) {
+  context_ = std::make_shared<Context>(static_cast<std::size_t>(bootstrap.size()));
+  worker_ = std::make_shared<Worker>(context_);
+  const Bytes mine = worker_->address();
+  const auto all = bootstrap_.allgather(mine, "UCX worker address exchange");
+  endpoints_.resize(all.size());
+  for (int r = 0; r < size(); ++r) {
+    if (r == rank()) continue;
+    endpoints_[static_cast<std::size_t>(r)] =
+        std::make_unique<Endpoint>(worker_, r, all[static_cast<std::size_t>(r)]);
+  }
+  // Wireup completes lazily; a barrier here makes sure every rank has its endpoints before
+  // anyone sends.
+  bootstrap_.barrier("UCX endpoints created");
+}
+
+Comm::~Comm() {
+  for (auto& ep : endpoints_) {
+    if (ep) ep->close(0.5);
+  }
+}
+
+void Comm::close() {
+  bootstrap_.barrier("UCX teardown");
+  for (auto& ep : endpoints_) {
+    if (ep) ep->close(bootstrap_.timeout_s());
+  }
+}
+
+namespace {
+
+ucp_request_param_t make_param(ucp_mem* memh) {
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  param.datatype = ucp_dt_make_contig(1);
+  if (memh != nullptr) {
+    param.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMH;
+    param.memh = memh;
+  }
+  return param;
+}
+
+}  // namespace
+
+Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
+                    ucp_mem* memh) {
+  const auto& ep = endpoints_.at(static_cast<std::size_t>(peer));
+  if (!ep) throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
+  check_peer(peer, "send");
+  ucp_request_param_t param = make_param(memh);
+  void* req = ucp_tag_send_nbx(ep->get(), buffer, bytes, tag, &param);
+  if (UCS_PTR_IS_ERR(req)) throw_peer_error(peer, UCS_PTR_STATUS(req), "send");
+  return Request(req, peer, true);
+}
+
+Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
+                    ucp_mem* memh) {
+  ucp_request_param_t param = make_param(memh);
+  void* req = ucp_tag_recv_nbx(worker_->get(), buffer, bytes, tag, ~std::uint64_t{0}, &param);
+  if (UCS_PTR_IS_ERR(req)) throw_peer_error(peer, UCS_PTR_STATUS(req), "receive");
+  return Request(req, peer, false);
+}
+
+void Comm::check_peer(int peer, std::string_view what) const {
+  const auto& ep = endpoints_[static_cast<std::size_t>(peer)];
+  if (ep && ep->error_status() != UCS_OK) throw_peer_error(peer, ep->error_status(), what);
+}
+
+void Comm::throw_peer_error(int peer, int status, std::string_view what) const {
+  throw RemoteError(fmt::format("UCX {} between {} and {} failed: {} (peer died, or the link "
+                                "between them went down)",
+                                what, bootstrap_.describe(rank()), bootstrap_.describe(peer),
+                                ucs_status_string(static_cast<ucs_status_t>(status))));
+}
+
+void Comm::poll_health(std::string_view what, const Deadline& deadline, int waiting_for) {
+  if ((++health_counter_ & 0x3ff) != 0) return;
+  if (deadline.expired()) {
+    throw TimeoutError(fmt::format("{}: {} waited {:.0f} s for {} (stalled or unreachable)", what,
+                                   bootstrap_.describe(rank()), deadline.budget_s(),
+                                   bootstrap_.describe(waiting_for)));
+  }
+  bootstrap_.check_health();
+  if (waiting_for >= 0 && waiting_for != rank()) check_peer(waiting_for, what);
+}
+
+void Comm::wait(Request& request, std::string_view what, const Deadline& deadline) {
+  while (!request.test(*this)) {
+    progress();
+    poll_health(what, deadline, request.peer());
+  }
+}
+
+void Comm::wait_all(std::span<Request> requests, std::string_view what,
+                    const Deadline& deadline) {
+  std::size_t first_pending = 0;
+  while (first_pending < requests.size()) {
+    if (requests[first_pending].test(*this)) {
+      ++first_pending;
+      continue;
+    }
+    progress();
+    poll_health(what, deadline, requests[first_pending].peer());
+  }
+}
+
+std::string Comm::transports(int peer) const {
+  const auto& ep = endpoints_.at(static_cast<std::size_t>(peer));
+  return ep ? ep->transports() : std::string();
+}
+
+}  // namespace ibscope::ucx

@@ -1,0 +1,48 @@
+#include "ibscope/transport/ucx/context.hpp"
+
+#include <fmt/format.h>
+#include <ucp/api/ucp.h>
+
+#include "ibscope/core/error.hpp"
+
+namespace ibscope::ucx {
+
+void destroy_context(ucp_context* context) noexcept { ucp_cleanup(context); }
+
+Context::Context(std::size_t estimated_endpoints) {
+  ucp_config_t* config = nullptr;
+  ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+  if (st != UCS_OK) {
+    throw Error(ErrorKind::kSystem,
+                fmt::format("ucp_config_read: {} (check the UCX_* environment variables)",
+                            ucs_status_string(st)));
+  }
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA;
+  params.estimated_num_eps = estimated_endpoints;
+  ucp_context_h ctx = nullptr;
+  st = ucp_init(&params, config, &ctx);
+  ucp_config_release(config);
+  if (st != UCS_OK) {
+    throw Error(ErrorKind::kSystem,
+                fmt::format("ucp_init: {} (UCX_TLS={})", ucs_status_string(st),
+                            std::getenv("UCX_TLS") ? std::getenv("UCX_TLS") : "<default>"));
+  }
+  handle_ = Handle<ucp_context*, destroy_context>(ctx);
+}
+
+std::string Context::version() {
+  unsigned major = 0, minor = 0, release = 0;
+  ucp_get_version(&major, &minor, &release);
+  return fmt::format("{}.{}.{}", major, minor, release);
+}
+
+bool Context::supports_cuda_memory() const {
+  ucp_context_attr_t attr{};
+  attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+  if (ucp_context_query(handle_.get(), &attr) != UCS_OK) return false;
+  return (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
+}
+
+}  // namespace ibscope::ucx
