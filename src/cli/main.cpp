@@ -1,3 +1,3 @@
-#include <fmt/format.h>
-#include "ibscope/build_info.hpp"
-int main() { fmt::print("ibscope {}\n", ibscope::build::kVersion); }
+#include "ibscope/cli/app.hpp"
+
+int main(int argc, char** argv) { return ibscope::cli::run(argc, argv); }

@@ -95,7 +95,10 @@ std::string format_size(std::uint64_t bytes) {
     ++unit;
   }
   if (unit == 0) return fmt::format("{} B", bytes);
-  if (value == std::floor(value)) return fmt::format("{:.0f} {}", value, kUnits[unit]);
+  // {:.3g} switches to scientific notation ("1.02e+03 KiB") once the value rounds to 1000.
+  if (value == std::floor(value) || value >= 999.5) {
+    return fmt::format("{:.0f} {}", value, kUnits[unit]);
+  }
   return fmt::format("{:.3g} {}", value, kUnits[unit]);
 }
 

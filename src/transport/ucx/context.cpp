@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <ucp/api/ucp.h>
 
+#include <cstdlib>
+
 #include "ibscope/core/error.hpp"
 
 namespace ibscope::ucx {
@@ -10,6 +12,10 @@ namespace ibscope::ucx {
 void destroy_context(ucp_context* context) noexcept { ucp_cleanup(context); }
 
 Context::Context(std::size_t estimated_endpoints) {
+  // Endpoints use UCP_ERR_HANDLING_MODE_PEER, and UCX 1.13 offers shared memory (posix, sysv)
+  // to such endpoints only when MM error handling is exposed; without it same-host ranks would
+  // fall back to TCP loopback. A value the user set wins.
+  ::setenv("UCX_MM_ERROR_HANDLING", "y", 0);
   ucp_config_t* config = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
   if (st != UCS_OK) {

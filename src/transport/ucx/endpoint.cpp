@@ -6,7 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <regex>
+#include <sstream>
+#include <vector>
 #include <set>
 
 #include "ibscope/core/clock.hpp"
@@ -71,39 +72,39 @@ std::string Endpoint::transports() const {
 }
 
 std::string summarize_ep_info(const std::string& text) {
-  // Lines look like "#   lane[0]:  2:posix/memory.0 md[1]           <proxy> -> md[1]/posix  am am_bw#0"
-  // or "lane[1]: 8:cma/memory.0 md[3] ... rma_bw#0". Keep transport/device per purpose.
-  static const std::regex lane(R"(lane\[\d+\]:\s+\d+:([\w\-]+)/([\w\-\.:]+?)(\.\d+)?\s.*?\s((?:am|tag|rma|amo|rkey|wireup|keepalive|cm)[\w#\s]*)$)");
-  std::map<std::string, std::set<std::string>> by_purpose;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(start, end - start);
-    start = end + 1;
-    std::smatch m;
-    if (!std::regex_search(line, m, lane)) continue;
-    const std::string tl = m[1].str() + "/" + m[2].str();
-    std::string purposes = m[4].str();
-    for (const char* p : {"am_bw", "rma_bw", "tag", "am", "rma", "amo", "rkey_ptr"}) {
-      if (purposes.find(p) != std::string::npos) {
-        by_purpose[p].insert(tl);
-        break;
+  // ucp_ep_print_info lines of interest:
+  //   "lane[0]:  3:sysv/memory.0 md[2]  -> md[2]/sysv/sysdev[255] am am_bw#0 keepalive"
+  //   "tag_send: 0..<egr/short>..93..<egr/bcopy>..8256..<rndv>..(inf)"
+  // Result: "sysv/memory[am,am_bw#0,keepalive] cma/memory[rma_bw#0] | tag_send 0..<egr/short>..."
+  std::string lanes, tag_protocols;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) {
+      if (x != "#") w.push_back(x);
+    }
+    if (w.size() >= 2 && w[0].starts_with("lane[")) {
+      std::string tl = w[1].substr(w[1].find(':') + 1);  // "sysv/memory.0"
+      if (const auto dot = tl.rfind('.'); dot != std::string::npos) tl.erase(dot);
+      std::string purposes;
+      bool after_arrow = false;
+      for (std::size_t i = 2; i < w.size(); ++i) {
+        if (w[i] == "->") {
+          after_arrow = true;
+          ++i;  // skip the remote md
+          continue;
+        }
+        if (after_arrow) purposes += (purposes.empty() ? "" : ",") + w[i];
       }
+      lanes += (lanes.empty() ? "" : " ") + tl + (purposes.empty() ? "" : "[" + purposes + "]");
+    } else if (w.size() >= 2 && w[0] == "tag_send:") {
+      tag_protocols = "tag_send " + w[1];
     }
   }
-  if (by_purpose.empty()) return "unknown";
-  std::string out;
-  for (const auto& [purpose, tls] : by_purpose) {
-    if (!out.empty()) out += "; ";
-    out += purpose + ": ";
-    bool first = true;
-    for (const auto& t : tls) {
-      out += (first ? "" : ",") + t;
-      first = false;
-    }
-  }
-  return out;
+  if (lanes.empty()) return "unknown";
+  return tag_protocols.empty() ? lanes : lanes + " | " + tag_protocols;
 }
 
 }  // namespace ibscope::ucx

@@ -1,0 +1,57 @@
+#pragma once
+/// Flag definitions shared by subcommands, as CLI11 options bound to plain structs, and their
+/// conversion (with validation: UsageError) into the measurement options.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "ibscope/collectives/allreduce_sweep.hpp"
+#include "ibscope/measure/p2p.hpp"
+
+namespace ibscope::cli {
+
+struct CommonFlags {
+  int np = 2;
+  std::string timeout = "60";
+  std::string out_dir = "results";
+  std::string format = "table";
+  bool quiet = false;
+};
+
+struct AllreduceFlags {
+  std::string min_bytes = "8";
+  std::string max_bytes = "128M";
+  double factor = 2;
+  std::string step_bytes = "0";
+  int iters = 20;
+  int warmup = 5;
+  int check = 1;
+  std::string type = "float";
+  std::string op = "sum";
+  std::string algo = "ring";
+  std::string chunk = "0";
+};
+
+struct P2pFlags {
+  std::string min_bytes = "1";
+  std::string max_bytes = "4M";
+  double factor = 2;
+  int latency_iters = 1000;
+  int bw_iters = 20;
+  int warmup = 10;
+  int window = 64;
+  std::string tests = "latency,bw,bibw";
+  std::string pairs = "all";
+};
+
+void add_common_flags(CLI::App& app, CommonFlags& f);
+void add_allreduce_flags(CLI::App& app, AllreduceFlags& f);
+/// `prefix` is "" for `ibscope p2p` and "p2p-" inside `ibscope run`.
+void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix);
+
+double parse_timeout_s(const CommonFlags& f);
+AllreduceSweepOptions to_options(const AllreduceFlags& f, double timeout_s);
+P2pOptions to_options(const P2pFlags& f, double timeout_s);
+
+}  // namespace ibscope::cli

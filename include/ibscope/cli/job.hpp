@@ -1,0 +1,35 @@
+#pragma once
+/// The life of one measurement job, shared by every subcommand: choose the launch (local
+/// launcher, TCP store, PMIx), bootstrap, connect UCX, describe the job (banner and results
+/// environment), run the body, write the results file (also when the body fails, marked
+/// incomplete) and map errors to exit statuses.
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ibscope/bootstrap/bootstrap.hpp"
+#include "ibscope/cli/flags.hpp"
+#include "ibscope/output/results_document.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+
+namespace ibscope::cli {
+
+struct JobContext {
+  Bootstrap& bootstrap;
+  ucx::Comm& comm;
+  ResultsDocument* results;  ///< rank 0 only; nullptr elsewhere
+  std::FILE* table_out;      ///< where tables go; nullptr when not printing tables
+  double timeout_s;
+};
+
+/// Returns the exit status the body wants (0, or 1 when a check failed).
+using JobBody = std::function<int(JobContext&)>;
+
+/// Runs `body` on every rank. `argv` is the full command line (re-executed by the local
+/// launcher). Never throws: errors are printed as one line and become exit statuses.
+int run_job(const std::string& subcommand, const CommonFlags& common,
+            const std::vector<std::string>& argv, const JobBody& body);
+
+}  // namespace ibscope::cli

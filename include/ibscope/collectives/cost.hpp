@@ -1,0 +1,23 @@
+#pragma once
+/// Alpha-beta-gamma cost formulas (Thakur, Rabenseifner, Gropp 2005), shared by the algorithm
+/// registry and the model. alpha: seconds per message; beta: seconds per byte on the wire;
+/// gamma: seconds per byte reduced. n: message bytes; p: ranks.
+
+#include <cstddef>
+
+namespace ibscope {
+
+struct LinkCost {
+  double alpha_s = 0;
+  double beta_s_per_byte = 0;
+  double gamma_s_per_byte = 0;
+};
+
+/// Ring all-reduce (reduce-scatter + all-gather):
+/// 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma.
+double ring_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
+
+/// nccl-tests bus bandwidth factor for all-reduce: 2(p-1)/p (0 for p == 1).
+double allreduce_busbw_factor(int p) noexcept;
+
+}  // namespace ibscope

@@ -1,0 +1,42 @@
+#pragma once
+/// Point-to-point tests over UCX between rank pairs (all pairs in round-robin rounds, every
+/// pair of a round at the same time):
+///   latency: ping-pong, half round trip per iteration, every sample kept;
+///   bw:      a streams a window of messages to b, b acknowledges; bytes / time per window;
+///   bibw:    both stream a window to each other at once.
+
+#include <functional>
+
+#include "ibscope/measure/records.hpp"
+#include "ibscope/measure/sweep.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+
+namespace ibscope {
+
+enum class PairsMode {
+  kAll,    ///< every pair, in round-robin rounds
+  kFirst,  ///< rank 0 with rank 1 only
+};
+
+struct P2pOptions {
+  SweepSpec sweep{1, 4ULL << 20, 2, 0};
+  int latency_iters = 1000;
+  int bw_iters = 20;  ///< windows per bandwidth measurement
+  int warmup = 10;
+  int window = 64;
+  bool latency = true;
+  bool bw = true;
+  bool bibw = true;
+  PairsMode pairs = PairsMode::kAll;
+  double timeout_s = 60;
+};
+
+/// Called on every rank with the rows of one round (all pairs), in order.
+using P2pRowsSink = std::function<void(const std::vector<P2pRow>&)>;
+
+void run_p2p(ucx::Comm& comm, const P2pOptions& options, const P2pRowsSink& sink);
+
+/// Parses "all" | "first". Throws UsageError.
+PairsMode parse_pairs_mode(std::string_view text);
+
+}  // namespace ibscope

@@ -1,0 +1,17 @@
+#pragma once
+/// All pairs of p ranks in rounds of disjoint pairs (round-robin "circle" method): p-1 rounds
+/// for even p, p rounds for odd p (one rank sits out each round). Every pair meets exactly
+/// once, and no rank is in two pairs of the same round, so no NIC carries two tests at once.
+
+#include <utility>
+#include <vector>
+
+namespace ibscope {
+
+/// Pairs (a, b) with a < b, grouped by round.
+std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p);
+
+/// This rank's partner in `round`, or -1 when it sits out.
+int partner_in_round(const std::vector<std::pair<int, int>>& round, int rank) noexcept;
+
+}  // namespace ibscope

@@ -1,0 +1,21 @@
+#pragma once
+/// Statistics of a sample set (pure). Percentiles interpolate linearly between order
+/// statistics (the "type 7" definition used by numpy and R). sd is the sample standard
+/// deviation (n - 1); 0 for a single sample.
+
+#include <cstddef>
+#include <span>
+
+namespace ibscope {
+
+struct Stats {
+  std::size_t n = 0;
+  double min = 0, p50 = 0, p99 = 0, max = 0, mean = 0, sd = 0;
+};
+
+/// Empty input gives all zeros with n == 0.
+Stats summarize(std::span<const double> samples);
+/// Percentile q in [0, 100] of already sorted samples.
+double percentile_sorted(std::span<const double> sorted, double q) noexcept;
+
+}  // namespace ibscope

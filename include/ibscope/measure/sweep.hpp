@@ -1,0 +1,21 @@
+#pragma once
+/// Message-size sweeps as nccl-tests defines them: -b min, -e max, then either -f factor
+/// (multiply) or -i increment (add). Sizes are rounded down to whole elements.
+
+#include <cstdint>
+#include <vector>
+
+namespace ibscope {
+
+struct SweepSpec {
+  std::uint64_t min_bytes = 8;
+  std::uint64_t max_bytes = 128ULL << 20;
+  double factor = 2;                ///< used when step_bytes == 0
+  std::uint64_t step_bytes = 0;     ///< -i: linear increment
+};
+
+/// Throws UsageError on an inverted range, factor <= 1 without an increment, or a sweep of more
+/// than 10000 sizes.
+std::vector<std::uint64_t> sweep_sizes(const SweepSpec& spec, std::uint64_t element_bytes);
+
+}  // namespace ibscope

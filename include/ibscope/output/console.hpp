@@ -1,0 +1,53 @@
+#pragma once
+/// Console reporters: the context banner and the nccl-tests style tables. Everything goes to
+/// stdout through fmt; units are in every column header.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ibscope/measure/records.hpp"
+
+namespace ibscope {
+
+struct BannerInfo {
+  std::string command;
+  int ranks = 0;
+  std::string bootstrap;
+  std::vector<std::string> hosts;  ///< one per rank
+  std::string ucx_version;
+  std::vector<std::string> transports;  ///< distinct "peer-pair: transports" summaries
+  std::string build;
+  std::vector<std::string> warnings;
+};
+
+void print_banner(std::FILE* out, const BannerInfo& info);
+
+/// nccl-tests layout: size, count, type, redop, algo, then time/algbw/busbw/#wrong for
+/// out-of-place and in-place.
+class CollectiveTable {
+ public:
+  explicit CollectiveTable(std::FILE* out) : out_(out) {}
+  void header();
+  void rows(const std::vector<CollectiveRow>& rows);
+  /// Average bus bandwidth line (as nccl-tests' "Avg bus bandwidth").
+  void footer();
+
+ private:
+  std::FILE* out_;
+  double busbw_sum_ = 0;
+  int busbw_n_ = 0;
+  std::uint64_t wrong_total_ = 0;
+};
+
+class P2pTable {
+ public:
+  explicit P2pTable(std::FILE* out) : out_(out) {}
+  void rows(const std::vector<P2pRow>& rows);
+
+ private:
+  std::FILE* out_;
+  std::string last_test_;
+};
+
+}  // namespace ibscope

@@ -1,0 +1,59 @@
+#pragma once
+/// The results file: one JSON schema for every subcommand (results/README.md documents it).
+/// Built up during a run and written once, atomically, never over an existing file. A run that
+/// fails is still written, with "complete": false and the error.
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ibscope/measure/records.hpp"
+
+namespace ibscope {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+class ResultsDocument {
+ public:
+  /// `subcommand` ("run", "allreduce", "p2p"); `argv` as given.
+  ResultsDocument(std::string subcommand, std::vector<std::string> argv);
+
+  /// Job and environment: hosts per rank, bootstrap kind, UCX version, UCX_* variables,
+  /// transports per peer, CPU cores, warnings.
+  nlohmann::json& job() { return doc_["job"]; }
+  nlohmann::json& environment() { return doc_["environment"]; }
+  void add_warning(const std::string& warning);
+  void set_params(const std::string& section, nlohmann::json params);
+  void add_row(const CollectiveRow& row);
+  void add_row(const P2pRow& row);
+  /// Marks the run failed (written with complete = false).
+  void set_error(const std::string& kind, const std::string& message);
+
+  /// Stamps finished_utc and writes `<dir>/ibscope-<subcommand>-<UTC time>-<random>.json`
+  /// atomically (temp file + fsync + link: never replaces an existing file). Creates `dir`.
+  /// Returns the path. Throws SystemError.
+  std::filesystem::path write(const std::filesystem::path& dir);
+  /// Same rows as CSV (one line per row, raw samples omitted), beside the JSON.
+  std::filesystem::path write_csv(const std::filesystem::path& json_path) const;
+
+  const nlohmann::json& json() const { return doc_; }
+
+ private:
+  std::string subcommand_;
+  nlohmann::json doc_;
+};
+
+/// Writes `content` to `path` atomically and exclusively: fails with SystemError(EEXIST) if the
+/// path exists; a crash never leaves a partial file under `path`.
+void write_file_exclusive(const std::filesystem::path& path, const std::string& content);
+
+/// UTC timestamp "2026-12-02T13:45:07Z".
+std::string utc_now_iso8601();
+
+nlohmann::json to_json(const Stats& s);
+nlohmann::json to_json(const CollectiveRow& row);
+nlohmann::json to_json(const P2pRow& row);
+
+}  // namespace ibscope

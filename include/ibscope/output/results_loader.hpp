@@ -1,0 +1,19 @@
+#pragma once
+/// Reads and validates a results file against schema version 1 (results/README.md,
+/// results/schema/ibscope-results-v1.schema.json). Every problem is a UsageError that names the
+/// file and the JSON path of the offending field, e.g.
+///   "results/x.json: collectives.rows[3].time_us.p50: expected a number, got string".
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string_view>
+
+namespace ibscope {
+
+/// Parses and validates; throws UsageError (exit status 2) on anything malformed.
+nlohmann::json load_results(const std::filesystem::path& path);
+/// Validates an already parsed document; `source` names it in messages.
+void validate_results(const nlohmann::json& doc, std::string_view source);
+
+}  // namespace ibscope

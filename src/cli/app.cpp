@@ -1,0 +1,192 @@
+#include "ibscope/cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "ibscope/build_info.hpp"
+#include "ibscope/cli/flags.hpp"
+#include "ibscope/cli/job.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
+#include "ibscope/output/console.hpp"
+#include "ibscope/output/results_loader.hpp"
+#include "ibscope/transport/ucx/context.hpp"
+
+namespace ibscope::cli {
+namespace {
+
+int allreduce_body(JobContext& ctx, const AllreduceSweepOptions& o) {
+  std::optional<CollectiveTable> table;
+  if (ctx.table_out != nullptr) {
+    table.emplace(ctx.table_out);
+    table->header();
+  }
+  std::uint64_t wrong = 0;
+  run_allreduce_sweep(ctx.comm, o, [&](const std::vector<CollectiveRow>& rows) {
+    for (const auto& r : rows) {
+      if (r.wrong) wrong += *r.wrong;
+      if (ctx.results != nullptr) ctx.results->add_row(r);
+    }
+    if (table) table->rows(rows);
+  });
+  if (table) table->footer();
+  if (wrong > 0) {
+    if (ctx.comm.rank() == 0) {
+      log::error("all-reduce verification failed: {} wrong elements in total (see #wrong)", wrong);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+int p2p_body(JobContext& ctx, const P2pOptions& o) {
+  std::optional<P2pTable> table;
+  if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
+  run_p2p(ctx.comm, o, [&](const std::vector<P2pRow>& rows) {
+    if (ctx.results != nullptr) {
+      for (const auto& r : rows) ctx.results->add_row(r);
+    }
+    if (table) table->rows(rows);
+  });
+  return 0;
+}
+
+nlohmann::json params_json(const AllreduceSweepOptions& o) {
+  std::vector<std::string> types, ops;
+  for (auto t : o.types) types.emplace_back(name_of(t));
+  for (auto op : o.ops) ops.emplace_back(name_of(op));
+  return {{"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
+          {"step_factor", o.sweep.factor},  {"step_bytes", o.sweep.step_bytes},
+          {"iters", o.iters},               {"warmup_iters", o.warmup},
+          {"check", o.check},               {"types", types},
+          {"ops", ops},                     {"algorithms", o.algorithms},
+          {"chunk_bytes", o.algorithm_options.chunk_bytes}, {"timeout_s", o.timeout_s}};
+}
+
+nlohmann::json params_json(const P2pOptions& o) {
+  return {{"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
+          {"step_factor", o.sweep.factor},  {"latency_iters", o.latency_iters},
+          {"bw_iters", o.bw_iters},         {"warmup_iters", o.warmup},
+          {"window", o.window},             {"pairs", o.pairs == PairsMode::kAll ? "all" : "first"},
+          {"timeout_s", o.timeout_s}};
+}
+
+int validate_files(const std::vector<std::string>& files) {
+  for (const auto& f : files) {
+    const auto doc = load_results(f);
+    fmt::print("{}: valid ibscope results (schema {}, {} collective rows, {} p2p rows, {})\n", f,
+               doc["schema_version"].get<int>(), doc["collectives"]["rows"].size(),
+               doc["p2p"]["rows"].size(), doc["complete"].get<bool>() ? "complete" : "INCOMPLETE");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"ibscope: measures what the network contributes to distributed GPU training.\n"
+               "Runs under srun/mpirun across nodes, or forks --np local ranks on this host."};
+  app.set_version_flag("--version", fmt::format("ibscope {} ({}, {})", build::kVersion,
+                                                build::kGitSha, build::kBuildType));
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  ibscope run                          # embedded default: 2 local ranks, p2p + all-reduce\n"
+      "  ibscope allreduce --np 4 -b 8 -e 256M -d float -o sum\n"
+      "  ibscope p2p --np 2 --tests latency -e 64K\n"
+      "  srun --mpi=pmix -N 16 ibscope run     # one rank per node across a cluster\n"
+      "  ibscope validate results/*.json\n"
+      "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
+
+  CommonFlags common;
+  AllreduceFlags ar_flags;
+  P2pFlags p2p_flags;
+  bool skip_p2p = false, skip_allreduce = false;
+
+  auto* run_cmd = app.add_subcommand(
+      "run", "The whole suite: p2p sweep between rank pairs, then the all-reduce sweep");
+  add_common_flags(*run_cmd, common);
+  add_allreduce_flags(*run_cmd, ar_flags);
+  add_p2p_flags(*run_cmd, p2p_flags, "p2p-");
+  run_cmd->add_flag("--skip-p2p", skip_p2p, "Do not run the p2p sweep");
+  run_cmd->add_flag("--skip-allreduce", skip_allreduce, "Do not run the all-reduce sweep");
+
+  auto* ar_cmd = app.add_subcommand(
+      "allreduce", "All-reduce sweep, nccl-tests columns (time, algbw, busbw, #wrong)");
+  ar_cmd->alias("all_reduce");
+  add_common_flags(*ar_cmd, common);
+  add_allreduce_flags(*ar_cmd, ar_flags);
+
+  auto* p2p_cmd = app.add_subcommand(
+      "p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
+  add_common_flags(*p2p_cmd, common);
+  add_p2p_flags(*p2p_cmd, p2p_flags, "");
+
+  std::vector<std::string> files;
+  auto* validate_cmd = app.add_subcommand("validate", "Check results files against the schema");
+  validate_cmd->add_option("files", files, "Results files")->required()->check(CLI::ExistingFile);
+
+  auto* algos_cmd = app.add_subcommand("algorithms", "List the collective algorithms");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    log::error("{} (see 'ibscope --help' or 'ibscope <command> --help')", e.what());
+    return 2;
+  }
+
+  const std::vector<std::string> args(argv, argv + argc);
+  try {
+    if (*validate_cmd) return validate_files(files);
+    if (*algos_cmd) {
+      fmt::print("# {:<10} {}\n", "algorithm", "description");
+      for (const auto& a : allreduce_algorithms()) {
+        fmt::print("  {:<10} {}\n", a.name, a.description);
+      }
+      return 0;
+    }
+    const double timeout_s = parse_timeout_s(common);
+    if (*ar_cmd) {
+      const auto o = to_options(ar_flags, timeout_s);
+      return run_job("allreduce", common, args, [&](JobContext& ctx) {
+        if (ctx.results) ctx.results->set_params("collectives", params_json(o));
+        return allreduce_body(ctx, o);
+      });
+    }
+    if (*p2p_cmd) {
+      const auto o = to_options(p2p_flags, timeout_s);
+      return run_job("p2p", common, args, [&](JobContext& ctx) {
+        if (ctx.results) ctx.results->set_params("p2p", params_json(o));
+        return p2p_body(ctx, o);
+      });
+    }
+    if (*run_cmd) {
+      const auto ar = to_options(ar_flags, timeout_s);
+      const auto p2p = to_options(p2p_flags, timeout_s);
+      return run_job("run", common, args, [&](JobContext& ctx) {
+        int status = 0;
+        if (!skip_p2p && ctx.comm.size() >= 2) {
+          if (ctx.results) ctx.results->set_params("p2p", params_json(p2p));
+          status = std::max(status, p2p_body(ctx, p2p));
+        }
+        if (!skip_allreduce) {
+          if (ctx.results) ctx.results->set_params("collectives", params_json(ar));
+          status = std::max(status, allreduce_body(ctx, ar));
+        }
+        return status;
+      });
+    }
+  } catch (const Error& e) {
+    log::error("{}", e.what());
+    return exit_status(e.kind());
+  }
+  return 2;
+}
+
+}  // namespace ibscope::cli

@@ -1,0 +1,183 @@
+#include "ibscope/cli/flags.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+
+namespace ibscope::cli {
+
+void add_common_flags(CLI::App& app, CommonFlags& f) {
+  app.add_option("--np", f.np,
+                 "Ranks to start on this host when no launcher (srun, mpirun) started ibscope")
+      ->default_val(2)
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--timeout", f.timeout,
+                 "Deadline for every wait (bootstrap, each collective, each transfer); "
+                 "seconds or 500ms/2m")
+      ->default_val("60");
+  app.add_option("--out", f.out_dir, "Folder for the results file (never overwritten)")
+      ->default_val("results");
+  app.add_option("--format", f.format, "Console output: table, csv or json")
+      ->default_val("table")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  app.add_flag("-q,--quiet", f.quiet, "No banner or tables; errors and the results path only");
+}
+
+void add_allreduce_flags(CLI::App& app, AllreduceFlags& f) {
+  app.add_option("-b,--minbytes", f.min_bytes, "Smallest message size (K/M/G suffixes)")
+      ->default_val("8");
+  app.add_option("-e,--maxbytes", f.max_bytes, "Largest message size")->default_val("128M");
+  app.add_option("-f,--stepfactor", f.factor, "Multiply the size by this between steps")
+      ->default_val(2);
+  app.add_option("-i,--stepbytes", f.step_bytes, "Add this to the size between steps (overrides -f)")
+      ->default_val("0");
+  app.add_option("-n,--iters", f.iters, "Timed iterations per size")
+      ->default_val(20)
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("-w,--warmup_iters", f.warmup, "Untimed warm-up iterations per size")
+      ->default_val(5)
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("-c,--check", f.check, "Verify results (1) or not (0)")
+      ->default_val(1)
+      ->check(CLI::Range(0, 1));
+  app.add_option("-d,--datatype", f.type,
+                 "float, double, int32, int64, half, bfloat16, a comma list, or all")
+      ->default_val("float");
+  app.add_option("-o,--op", f.op, "sum, min, max, a comma list, or all")->default_val("sum");
+  app.add_option("-A,--algo", f.algo, "All-reduce algorithm: ring, a comma list, or all")
+      ->default_val("ring");
+  app.add_option("--chunk", f.chunk, "Pipeline chunk size (0 = the algorithm's default)")
+      ->default_val("0");
+}
+
+void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
+  const bool own = prefix.empty();
+  app.add_option(own ? "-b,--minbytes" : "--" + prefix + "minbytes", f.min_bytes,
+                 "p2p: smallest message size")
+      ->default_val("1");
+  app.add_option(own ? "-e,--maxbytes" : "--" + prefix + "maxbytes", f.max_bytes,
+                 "p2p: largest message size")
+      ->default_val("4M");
+  app.add_option(own ? "-f,--stepfactor" : "--" + prefix + "stepfactor", f.factor,
+                 "p2p: size multiplier between steps")
+      ->default_val(2);
+  app.add_option(own ? "-n,--iters" : "--" + prefix + "iters", f.latency_iters,
+                 "p2p: latency round trips per size")
+      ->default_val(1000)
+      ->check(CLI::Range(1, 10000000));
+  app.add_option("--" + prefix + "bw-iters", f.bw_iters, "p2p: timed windows per size")
+      ->default_val(20)
+      ->check(CLI::Range(1, 1000000));
+  app.add_option(own ? "-w,--warmup_iters" : "--" + prefix + "warmup", f.warmup,
+                 "p2p: untimed iterations per size")
+      ->default_val(10)
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--" + prefix + "window", f.window, "p2p: messages in flight per window")
+      ->default_val(64)
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--" + prefix + "tests", f.tests, "p2p: comma list of latency, bw, bibw")
+      ->default_val("latency,bw,bibw");
+  app.add_option("--" + prefix + "pairs", f.pairs,
+                 "p2p: all (every pair, in rounds of disjoint pairs) or first (ranks 0 and 1)")
+      ->default_val("all");
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  if (out.empty()) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+double parse_timeout_s(const CommonFlags& f) { return units::parse_duration_s(f.timeout, "--timeout"); }
+
+AllreduceSweepOptions to_options(const AllreduceFlags& f, double timeout_s) {
+  AllreduceSweepOptions o;
+  o.sweep.min_bytes = units::parse_size_bytes(f.min_bytes, "-b/--minbytes");
+  o.sweep.max_bytes = units::parse_size_bytes(f.max_bytes, "-e/--maxbytes");
+  o.sweep.factor = f.factor;
+  o.sweep.step_bytes = units::parse_size_bytes(f.step_bytes, "-i/--stepbytes");
+  o.iters = f.iters;
+  o.warmup = f.warmup;
+  o.check = f.check != 0;
+  o.timeout_s = timeout_s;
+  o.types.clear();
+  for (const auto& t : split(f.type)) {
+    if (t == "all") {
+      o.types.assign(std::begin(kAllDataTypes), std::end(kAllDataTypes));
+      break;
+    }
+    o.types.push_back(parse_data_type(t));
+  }
+  o.ops.clear();
+  for (const auto& t : split(f.op)) {
+    if (t == "all") {
+      o.ops.assign(std::begin(kAllReduceOps), std::end(kAllReduceOps));
+      break;
+    }
+    o.ops.push_back(parse_reduce_op(t));
+  }
+  o.algorithms.clear();
+  for (const auto& a : split(f.algo)) {
+    if (a == "all") {
+      o.algorithms.clear();
+      for (const auto& info : allreduce_algorithms()) o.algorithms.emplace_back(info.name);
+      break;
+    }
+    o.algorithms.emplace_back(find_allreduce_algorithm(a).name);
+  }
+  o.algorithm_options.chunk_bytes = units::parse_size_bytes(f.chunk, "--chunk");
+  // Validates the sweep now, before any rank starts.
+  for (DataType t : o.types) {
+    const auto sizes = sweep_sizes(o.sweep, size_of(t));
+    (void)sizes;
+  }
+  constexpr std::uint64_t kMaxMessageBytes = 64ULL << 30;
+  if (o.sweep.max_bytes > kMaxMessageBytes) {
+    throw UsageError(fmt::format("-e/--maxbytes {}: above the {} limit of one host buffer",
+                                 units::format_size(o.sweep.max_bytes),
+                                 units::format_size(kMaxMessageBytes)));
+  }
+  return o;
+}
+
+P2pOptions to_options(const P2pFlags& f, double timeout_s) {
+  P2pOptions o;
+  o.sweep.min_bytes = units::parse_size_bytes(f.min_bytes, "p2p -b/--minbytes");
+  o.sweep.max_bytes = units::parse_size_bytes(f.max_bytes, "p2p -e/--maxbytes");
+  o.sweep.factor = f.factor;
+  o.latency_iters = f.latency_iters;
+  o.bw_iters = f.bw_iters;
+  o.warmup = f.warmup;
+  o.window = f.window;
+  o.pairs = parse_pairs_mode(f.pairs);
+  o.timeout_s = timeout_s;
+  o.latency = o.bw = o.bibw = false;
+  for (const auto& t : split(f.tests)) {
+    if (t == "latency") o.latency = true;
+    else if (t == "bw") o.bw = true;
+    else if (t == "bibw") o.bibw = true;
+    else throw UsageError(fmt::format("--tests: unknown test '{}' (latency, bw, bibw)", t));
+  }
+  (void)sweep_sizes(o.sweep, 1);
+  constexpr std::uint64_t kMaxMessageBytes = 16ULL << 30;
+  if (o.sweep.max_bytes > kMaxMessageBytes) {
+    throw UsageError(fmt::format("p2p -e/--maxbytes {}: above the {} limit",
+                                 units::format_size(o.sweep.max_bytes),
+                                 units::format_size(kMaxMessageBytes)));
+  }
+  return o;
+}
+
+}  // namespace ibscope::cli

@@ -1,0 +1,188 @@
+#include "ibscope/cli/job.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <set>
+
+#include "ibscope/bootstrap/launch_env.hpp"
+#include "ibscope/bootstrap/local_launcher.hpp"
+#include "ibscope/build_info.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
+#include "ibscope/output/console.hpp"
+#include "ibscope/topo/cpu.hpp"
+
+extern char** environ;
+
+namespace ibscope::cli {
+namespace {
+
+std::string join_lines(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "\n";
+  return s;
+}
+
+std::vector<std::string> split_lines(const Bytes& b) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (std::byte c : b) {
+    if (c == std::byte{'\n'}) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+Bytes as_bytes(const std::string& s) {
+  const auto* p = reinterpret_cast<const std::byte*>(s.data());
+  return Bytes(p, p + s.size());
+}
+
+std::string build_description() {
+  std::string b = build::kBuildType;
+  if (build::kSanitized) b += "+asan/ubsan";
+  return b;
+}
+
+/// Gathers what describes the job (on every rank; collective) and fills the banner/results.
+void describe_job(Bootstrap& boot, ucx::Comm& comm, ResultsDocument* doc, BannerInfo& banner) {
+  const topo::CpuInfo cpu = topo::read_cpu_info();
+  std::vector<std::string> mine;
+  mine.push_back(std::to_string(cpu.allowed_threads));
+  for (int r = 0; r < comm.size(); ++r) mine.push_back(comm.transports(r));
+  const auto all = boot.allgather(as_bytes(join_lines(mine)), "job description");
+
+  banner.ranks = boot.size();
+  banner.bootstrap = std::string(boot.kind());
+  banner.hosts = boot.hosts();
+  banner.ucx_version = ucx::Context::version();
+  banner.build = build_description();
+
+  nlohmann::json transports = nlohmann::json::object();
+  std::set<std::string> distinct;
+  std::map<std::string, int> threads_per_host;
+  for (int r = 0; r < boot.size(); ++r) {
+    const auto lines = split_lines(all[static_cast<std::size_t>(r)]);
+    if (!lines.empty()) threads_per_host[boot.host(r)] = std::atoi(lines[0].c_str());
+    for (int peer = 0; peer < boot.size() && peer + 1 < static_cast<int>(lines.size()); ++peer) {
+      if (peer == r) continue;
+      const std::string& t = lines[static_cast<std::size_t>(peer + 1)];
+      transports[fmt::format("{}->{}", r, peer)] = t;
+      distinct.insert(fmt::format("{}", t));
+    }
+  }
+  for (const auto& t : distinct) banner.transports.push_back(t);
+
+  for (const auto& [host, threads] : threads_per_host) {
+    int ranks_here = 0;
+    for (const auto& h : boot.hosts()) ranks_here += h == host ? 1 : 0;
+    if (threads > 0 && ranks_here > threads) {
+      banner.warnings.push_back(fmt::format(
+          "{} ranks on {} which has {} usable CPU threads: busy-polling ranks oversubscribe the "
+          "CPUs and small-message times are inflated",
+          ranks_here, host, threads));
+    }
+  }
+  if (std::string_view(build::kBuildType) == "Debug" || build::kSanitized) {
+    banner.warnings.push_back(fmt::format("this is a {} build: figures are not representative",
+                                          build_description()));
+  }
+  if (doc == nullptr) return;
+  auto& job = doc->job();
+  job["ranks"] = boot.size();
+  job["bootstrap"] = boot.kind();
+  job["hosts"] = boot.hosts();
+  job["threads_per_host"] = threads_per_host;
+  auto& env = doc->environment();
+  env["ucx_version"] = banner.ucx_version;
+  env["build"] = banner.build;
+  env["transports"] = transports;
+  nlohmann::json ucx_env = nlohmann::json::object();
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view kv(*e);
+    if (!kv.starts_with("UCX_")) continue;
+    const auto eq = kv.find('=');
+    ucx_env[std::string(kv.substr(0, eq))] =
+        eq == std::string_view::npos ? "" : std::string(kv.substr(eq + 1));
+  }
+  env["ucx_env"] = ucx_env;
+  for (const auto& w : banner.warnings) doc->add_warning(w);
+}
+
+void print_results_path(const std::string& line, bool table) {
+  if (table) {
+    fmt::print("{}\n", line);
+    std::fflush(stdout);
+  } else {
+    fmt::print(stderr, "{}\n", line);
+  }
+}
+
+}  // namespace
+
+int run_job(const std::string& subcommand, const CommonFlags& common,
+            const std::vector<std::string>& argv, const JobBody& body) {
+  std::unique_ptr<Bootstrap> boot;
+  std::unique_ptr<ResultsDocument> doc;
+  const bool table = common.format == "table" && !common.quiet;
+  try {
+    const double timeout_s = parse_timeout_s(common);
+    const LaunchEnv env = detect_launch_from_process_env();
+    if (env.kind == LaunchKind::kLocal && common.np > 1) {
+      return run_local_launcher(LocalLaunchOptions{common.np, timeout_s, argv});
+    }
+    if (env.kind == LaunchKind::kTcp) log::set_identity(env.rank, local_hostname());
+    boot = env.kind == LaunchKind::kLocal ? make_single_bootstrap(timeout_s)
+                                          : connect_bootstrap(env, timeout_s);
+    ucx::Comm comm(*boot);
+    if (boot->rank() == 0) doc = std::make_unique<ResultsDocument>(subcommand, argv);
+    BannerInfo banner;
+    banner.command = subcommand;
+    describe_job(*boot, comm, doc.get(), banner);
+    if (boot->rank() == 0 && table) print_banner(stdout, banner);
+    if (boot->rank() == 0 && !table) {
+      for (const auto& w : banner.warnings) log::warn("{}", w);
+    }
+
+    JobContext ctx{*boot, comm, doc.get(), boot->rank() == 0 && table ? stdout : nullptr,
+                   timeout_s};
+    const int status = body(ctx);
+    comm.close();
+    if (doc) {
+      const auto path = doc->write(common.out_dir);
+      if (common.format == "json") fmt::print("{}\n", doc->json().dump(1));
+      if (common.format == "csv") {
+        const auto csv = doc->write_csv(path);
+        print_results_path(fmt::format("# csv: {}", csv.string()), table);
+      }
+      print_results_path(fmt::format("# results: {}", path.string()), table);
+    }
+    return status;
+  } catch (const Error& e) {
+    log::error("{}", e.what());
+    if (boot) boot->abort_job(e.what());
+    if (doc) {
+      try {
+        doc->set_error(std::string(to_string(e.kind())), e.what());
+        const auto path = doc->write(common.out_dir);
+        print_results_path(fmt::format("# partial results (incomplete): {}", path.string()),
+                           table);
+      } catch (const std::exception& w) {
+        log::error("could not write partial results: {}", w.what());
+      }
+    }
+    return exit_status(e.kind());
+  } catch (const std::exception& e) {
+    log::error("internal error: {}", e.what());
+    if (boot) boot->abort_job(e.what());
+    return 1;
+  }
+}
+
+}  // namespace ibscope::cli

@@ -1,0 +1,31 @@
+#include "ibscope/collectives/allreduce.hpp"
+
+#include <fmt/format.h>
+
+#include "ibscope/collectives/algorithms/ring_allreduce.hpp"
+#include "ibscope/core/error.hpp"
+
+namespace ibscope {
+
+const std::vector<AllreduceAlgorithmInfo>& allreduce_algorithms() {
+  static const std::vector<AllreduceAlgorithmInfo> kAlgorithms = {
+      {"ring",
+       "reduce-scatter + all-gather around a ring, pipelined in chunks; bandwidth-optimal",
+       ring_allreduce_cost_s,
+       [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
+         return std::make_unique<RingAllreduce>(comm, o);
+       }},
+  };
+  return kAlgorithms;
+}
+
+const AllreduceAlgorithmInfo& find_allreduce_algorithm(std::string_view name) {
+  std::string names;
+  for (const auto& a : allreduce_algorithms()) {
+    if (a.name == name) return a;
+    names += names.empty() ? std::string(a.name) : fmt::format(", {}", a.name);
+  }
+  throw UsageError(fmt::format("-A/--algo: unknown algorithm '{}' (available: {})", name, names));
+}
+
+}  // namespace ibscope

@@ -1,0 +1,205 @@
+#include "ibscope/measure/p2p.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "ibscope/core/aligned_buffer.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/measure/pair_schedule.hpp"
+#include "ibscope/measure/timing.hpp"
+
+namespace ibscope {
+
+PairsMode parse_pairs_mode(std::string_view text) {
+  if (text == "all") return PairsMode::kAll;
+  if (text == "first") return PairsMode::kFirst;
+  throw UsageError(fmt::format("--pairs: '{}' is not one of: all, first", text));
+}
+
+namespace {
+
+enum class Test { kLatency, kBw, kBibw };
+
+std::string_view test_name(Test t) {
+  switch (t) {
+    case Test::kLatency: return "latency";
+    case Test::kBw: return "bw";
+    case Test::kBibw: return "bibw";
+  }
+  return "?";
+}
+
+// Tag steps: data and acknowledgements of one measurement never match each other.
+constexpr std::uint32_t kDataStep = 1;
+constexpr std::uint32_t kAckStep = 2;
+
+class PairRunner {
+ public:
+  PairRunner(ucx::Comm& comm, const P2pOptions& o, std::size_t max_bytes)
+      : comm_(comm), o_(o), send_(max_bytes), recv_(max_bytes) {}
+
+  /// Runs one test with `peer`; `initiator` is the lower rank. Returns samples in seconds
+  /// (initiator side; the responder returns an empty vector).
+  std::vector<double> run(Test t, int peer, bool initiator, std::size_t bytes) {
+    const std::uint32_t seq = comm_.next_op_seq();
+    const std::string what = fmt::format("p2p {} {} B with {}", test_name(t), bytes,
+                                         comm_.bootstrap().describe(peer));
+    const int total = o_.warmup + (t == Test::kLatency ? o_.latency_iters : o_.bw_iters);
+    std::vector<double> samples;
+    for (int it = 0; it < total; ++it) {
+      const auto t0 = Clock::now();
+      const Deadline deadline(o_.timeout_s);
+      const auto iter = static_cast<std::uint32_t>(it);
+      switch (t) {
+        case Test::kLatency: ping_pong(peer, initiator, bytes, seq, iter, what, deadline); break;
+        case Test::kBw: window(peer, initiator, !initiator, bytes, seq, iter, what, deadline); break;
+        case Test::kBibw: window(peer, true, true, bytes, seq, iter, what, deadline); break;
+      }
+      const double s = seconds_between(t0, Clock::now());
+      if (initiator && it >= o_.warmup) samples.push_back(t == Test::kLatency ? s / 2 : s);
+    }
+    return samples;
+  }
+
+ private:
+  void ping_pong(int peer, bool initiator, std::size_t bytes, std::uint32_t seq,
+                 std::uint32_t iter, const std::string& what, const Deadline& deadline) {
+    const int me = comm_.rank();
+    if (initiator) {
+      ucx::Request reqs[2] = {
+          comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes),
+          comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(), bytes)};
+      comm_.wait_all(reqs, what, deadline);
+    } else {
+      auto r = comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes);
+      comm_.wait(r, what, deadline);
+      auto s = comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(), bytes);
+      comm_.wait(s, what, deadline);
+    }
+  }
+
+  // One window: senders post `window` messages, receivers post as many receives; each receiver
+  // then acknowledges, and each sender waits for the acknowledgement, so the window's time covers
+  // delivery, not just local completion.
+  void window(int peer, bool sends, bool receives, std::size_t bytes, std::uint32_t seq,
+              std::uint32_t iter, const std::string& what, const Deadline& deadline) {
+    const int me = comm_.rank();
+    std::vector<ucx::Request> reqs;
+    reqs.reserve(static_cast<std::size_t>(2 * o_.window + 2));
+    std::byte ack_in{}, ack_out{};
+    if (sends) {
+      reqs.push_back(comm_.irecv(peer, ucx::make_tag(peer, seq, kAckStep, iter), &ack_in, 1));
+    }
+    if (receives) {
+      for (int w = 0; w < o_.window; ++w) {
+        reqs.push_back(comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(),
+                                   bytes));
+      }
+    }
+    if (sends) {
+      for (int w = 0; w < o_.window; ++w) {
+        reqs.push_back(comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(),
+                                   bytes));
+      }
+    }
+    if (receives) {
+      // Acknowledge only once every message of the window has arrived.
+      const std::size_t first_recv = sends ? 1 : 0;
+      comm_.wait_all(std::span(reqs).subspan(first_recv, static_cast<std::size_t>(o_.window)),
+                     what, deadline);
+      reqs.push_back(comm_.isend(peer, ucx::make_tag(me, seq, kAckStep, iter), &ack_out, 1));
+    }
+    comm_.wait_all(reqs, what, deadline);
+  }
+
+  ucx::Comm& comm_;
+  const P2pOptions& o_;
+  AlignedBuffer send_, recv_;
+};
+
+P2pRow make_row(Test t, int a, int b, const Bootstrap& boot, std::size_t bytes, int window,
+                const std::vector<double>& samples_s, std::string transports) {
+  P2pRow row;
+  row.test = std::string(test_name(t));
+  row.rank_a = a;
+  row.rank_b = b;
+  row.host_a = boot.host(a);
+  row.host_b = boot.host(b);
+  row.size_bytes = bytes;
+  row.window = t == Test::kLatency ? 1 : window;
+  row.transports = std::move(transports);
+  for (double s : samples_s) row.samples_us.push_back(s * 1e6);
+  row.time_us = summarize(row.samples_us);
+  if (t != Test::kLatency && row.time_us.mean > 0) {
+    const double moved = static_cast<double>(bytes) * window * (t == Test::kBibw ? 2 : 1);
+    row.bw_gbps = units::to_gb_per_s(moved, row.time_us.mean * 1e-6);
+    row.peak_bw_gbps = units::to_gb_per_s(moved, row.time_us.min * 1e-6);
+    row.msg_rate_mps = window * (t == Test::kBibw ? 2 : 1) / row.time_us.mean;
+  }
+  return row;
+}
+
+std::vector<double> decode_samples(const Bytes& b) {
+  std::vector<double> out(b.size() / sizeof(double));
+  if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(double));
+  return out;
+}
+
+}  // namespace
+
+void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
+  Bootstrap& boot = comm.bootstrap();
+  const int me = comm.rank();
+  if (comm.size() < 2) {
+    throw UsageError("p2p needs at least 2 ranks (use --np 2 or a launcher)");
+  }
+  if (o.window < 1) throw UsageError(fmt::format("--window {}: must be >= 1", o.window));
+  const auto sizes = sweep_sizes(o.sweep, 1);
+  auto rounds = o.pairs == PairsMode::kAll ? round_robin_rounds(comm.size())
+                                           : std::vector<std::vector<std::pair<int, int>>>{{{0, 1}}};
+
+  // Transports to every peer, as each rank sees them: ranks[a] describes a -> b.
+  std::string mine;
+  for (int r = 0; r < comm.size(); ++r) mine += comm.transports(r) + "\n";
+  const auto all_transports = boot.allgather(
+      std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "p2p transports");
+  auto transports_of = [&](int a, int b) {
+    const Bytes& blob = all_transports[static_cast<std::size_t>(a)];
+    std::string text(reinterpret_cast<const char*>(blob.data()), blob.size());
+    std::size_t start = 0;
+    for (int r = 0; r < b; ++r) start = text.find('\n', start) + 1;
+    return text.substr(start, text.find('\n', start) - start);
+  };
+
+  std::vector<Test> tests;
+  if (o.latency) tests.push_back(Test::kLatency);
+  if (o.bw) tests.push_back(Test::kBw);
+  if (o.bibw) tests.push_back(Test::kBibw);
+
+  PairRunner runner(comm, o, sizes.empty() ? 0 : sizes.back());
+  for (const auto& round : rounds) {
+    const int peer = partner_in_round(round, me);
+    for (Test t : tests) {
+      for (std::size_t bytes : sizes) {
+        boot.barrier("p2p round start");
+        std::vector<double> samples;
+        if (peer >= 0) samples = runner.run(t, peer, me < peer, bytes);
+        const auto all = boot.allgather(
+            std::span(reinterpret_cast<const std::byte*>(samples.data()),
+                      samples.size() * sizeof(double)),
+            "p2p samples");
+        std::vector<P2pRow> rows;
+        for (const auto& [a, b] : round) {
+          rows.push_back(make_row(t, a, b, boot, bytes, o.window,
+                                  decode_samples(all[static_cast<std::size_t>(a)]),
+                                  transports_of(a, b)));
+        }
+        sink(rows);
+      }
+    }
+  }
+}
+
+}  // namespace ibscope

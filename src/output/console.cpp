@@ -1,0 +1,97 @@
+#include "ibscope/output/console.hpp"
+
+#include <fmt/format.h>
+
+#include "ibscope/core/units.hpp"
+
+namespace ibscope {
+
+void print_banner(std::FILE* out, const BannerInfo& b) {
+  fmt::print(out, "# ibscope {}: {} ranks, bootstrap {}, UCX {}, build {}\n", b.command, b.ranks,
+             b.bootstrap, b.ucx_version, b.build);
+  for (std::size_t r = 0; r < b.hosts.size(); ++r) {
+    fmt::print(out, "#   rank {:>4}  host {}\n", r, b.hosts[r]);
+  }
+  for (const auto& t : b.transports) fmt::print(out, "#   transports {}\n", t);
+  for (const auto& w : b.warnings) fmt::print(out, "# WARNING: {}\n", w);
+  std::fflush(out);
+}
+
+void CollectiveTable::header() {
+  fmt::print(out_, "#\n");
+  fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>6}   {:^39}   {:^39}\n", "", "", "", "", "",
+             "out-of-place", "in-place");
+  fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>6}   {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9} {:>9}\n",
+             "size(B)", "count(elts)", "type", "redop", "algo", "time(us)", "algbw(GB/s)",
+             "busbw(GB/s)", "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+  std::fflush(out_);
+}
+
+namespace {
+std::string wrong_text(const CollectiveRow& r) {
+  return r.wrong ? fmt::format("{}", *r.wrong) : std::string("N/A");
+}
+}  // namespace
+
+void CollectiveTable::rows(const std::vector<CollectiveRow>& rows) {
+  if (rows.empty()) return;
+  const CollectiveRow& first = rows.front();
+  std::string line = fmt::format("  {:>12} {:>12} {:>8} {:>6} {:>6}", first.size_bytes,
+                                 first.count, first.type, first.op, first.algorithm);
+  const CollectiveRow* oop = nullptr;
+  const CollectiveRow* ip = nullptr;
+  for (const auto& r : rows) (r.in_place ? ip : oop) = &r;
+  for (const CollectiveRow* r : {oop, ip}) {
+    if (r == nullptr) {
+      line += fmt::format("   {:>9} {:>11} {:>11} {:>6}", "-", "-", "-", "-");
+      continue;
+    }
+    line += fmt::format("   {:>9.2f} {:>11.3f} {:>11.3f} {:>6}", r->time_us.mean, r->algbw_gbps,
+                        r->busbw_gbps, wrong_text(*r));
+    busbw_sum_ += r->busbw_gbps;
+    ++busbw_n_;
+    if (r->wrong) wrong_total_ += *r->wrong;
+  }
+  fmt::print(out_, "{}\n", line);
+  std::fflush(out_);
+}
+
+void CollectiveTable::footer() {
+  fmt::print(out_, "# Out of bounds values : {} {}\n", wrong_total_, wrong_total_ ? "FAILED" : "OK");
+  fmt::print(out_, "# Avg bus bandwidth    : {:.4f} GB/s\n",
+             busbw_n_ > 0 ? busbw_sum_ / busbw_n_ : 0.0);
+  fmt::print(out_, "#\n");
+  std::fflush(out_);
+}
+
+void P2pTable::rows(const std::vector<P2pRow>& rows) {
+  for (const auto& r : rows) {
+    if (r.test != last_test_) {
+      last_test_ = r.test;
+      if (r.test == "latency") {
+        fmt::print(out_, "#\n# p2p latency (ping-pong, half round trip)\n");
+        fmt::print(out_, "# {:>5} {:>5} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "a",
+                   "b", "size(B)", "min(us)", "p50(us)", "p99(us)", "max(us)", "mean(us)",
+                   "sd(us)");
+      } else {
+        fmt::print(out_, "#\n# p2p {} ({} window)\n",
+                   r.test == "bw" ? "bandwidth, unidirectional" : "bandwidth, bidirectional",
+                   fmt::format("{}-message", r.window));
+        fmt::print(out_, "# {:>5} {:>5} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "a", "b",
+                   "size(B)", "bw(GB/s)", "peak(GB/s)", "rate(Mmsg/s)", "window(us)");
+      }
+    }
+    if (r.test == "latency") {
+      fmt::print(out_, "  {:>5} {:>5} {:>12} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f}\n",
+                 r.rank_a, r.rank_b, r.size_bytes, r.time_us.min, r.time_us.p50, r.time_us.p99,
+                 r.time_us.max, r.time_us.mean, r.time_us.sd);
+    } else {
+      fmt::print(out_, "  {:>5} {:>5} {:>12} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.1f}\n", r.rank_a,
+                 r.rank_b, r.size_bytes, r.bw_gbps, r.peak_bw_gbps, r.msg_rate_mps,
+                 r.time_us.mean);
+    }
+  }
+  std::fflush(out_);
+}
+
+}  // namespace ibscope

@@ -1,0 +1,197 @@
+#include "ibscope/output/results_document.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+#include "ibscope/bootstrap/local_launcher.hpp"
+#include "ibscope/build_info.hpp"
+#include "ibscope/core/error.hpp"
+
+namespace ibscope {
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json to_json(const Stats& s) {
+  return {{"n", s.n},     {"min", s.min},   {"p50", s.p50}, {"p99", s.p99},
+          {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
+}
+
+nlohmann::json to_json(const CollectiveRow& r) {
+  nlohmann::json j = {{"collective", r.collective},
+                      {"algorithm", r.algorithm},
+                      {"type", r.type},
+                      {"op", r.op},
+                      {"in_place", r.in_place},
+                      {"size_bytes", r.size_bytes},
+                      {"count", r.count},
+                      {"ranks", r.ranks},
+                      {"time_us", to_json(r.time_us)},
+                      {"algbw_gbps", r.algbw_gbps},
+                      {"busbw_gbps", r.busbw_gbps},
+                      {"wrong", r.wrong ? nlohmann::json(*r.wrong) : nlohmann::json(nullptr)},
+                      {"samples_us", r.samples_us}};
+  return j;
+}
+
+nlohmann::json to_json(const P2pRow& r) {
+  return {{"test", r.test},
+          {"rank_a", r.rank_a},
+          {"rank_b", r.rank_b},
+          {"host_a", r.host_a},
+          {"host_b", r.host_b},
+          {"size_bytes", r.size_bytes},
+          {"window", r.window},
+          {"time_us", to_json(r.time_us)},
+          {"bw_gbps", r.bw_gbps},
+          {"peak_bw_gbps", r.peak_bw_gbps},
+          {"msg_rate_mps", r.msg_rate_mps},
+          {"transports", r.transports},
+          {"samples_us", r.samples_us}};
+}
+
+ResultsDocument::ResultsDocument(std::string subcommand, std::vector<std::string> argv)
+    : subcommand_(std::move(subcommand)) {
+  doc_["schema_version"] = kResultsSchemaVersion;
+  doc_["tool"] = {{"name", "ibscope"},
+                  {"version", build::kVersion},
+                  {"git_sha", build::kGitSha},
+                  {"build_type", build::kBuildType}};
+  doc_["command"] = {{"subcommand", subcommand_}, {"argv", std::move(argv)}};
+  doc_["started_utc"] = utc_now_iso8601();
+  doc_["finished_utc"] = nullptr;
+  doc_["complete"] = true;
+  doc_["error"] = nullptr;
+  doc_["job"] = nlohmann::json::object();
+  doc_["environment"] = nlohmann::json::object();
+  doc_["warnings"] = nlohmann::json::array();
+  doc_["collectives"] = {{"params", nlohmann::json::object()}, {"rows", nlohmann::json::array()}};
+  doc_["p2p"] = {{"params", nlohmann::json::object()}, {"rows", nlohmann::json::array()}};
+}
+
+void ResultsDocument::add_warning(const std::string& w) { doc_["warnings"].push_back(w); }
+
+void ResultsDocument::set_params(const std::string& section, nlohmann::json params) {
+  doc_[section]["params"] = std::move(params);
+}
+
+void ResultsDocument::add_row(const CollectiveRow& row) {
+  doc_["collectives"]["rows"].push_back(to_json(row));
+}
+
+void ResultsDocument::add_row(const P2pRow& row) { doc_["p2p"]["rows"].push_back(to_json(row)); }
+
+void ResultsDocument::set_error(const std::string& kind, const std::string& message) {
+  doc_["complete"] = false;
+  doc_["error"] = {{"kind", kind}, {"message", message}};
+}
+
+void write_file_exclusive(const std::filesystem::path& path, const std::string& content) {
+  const std::filesystem::path tmp =
+      path.parent_path() / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw SystemError(fmt::format("cannot create {}", tmp.string()), errno);
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw SystemError(fmt::format("cannot write {}", tmp.string()), e);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw SystemError(fmt::format("cannot flush {}", tmp.string()), e);
+  }
+  // link() fails with EEXIST instead of replacing: an existing result is never overwritten.
+  if (::link(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw SystemError(fmt::format("cannot create {}", path.string()), e);
+  }
+  ::unlink(tmp.c_str());
+}
+
+std::filesystem::path ResultsDocument::write(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw SystemError(fmt::format("cannot create results folder {}", dir.string()), ec.value());
+  doc_["finished_utc"] = utc_now_iso8601();
+  std::string stamp = doc_["started_utc"].get<std::string>();
+  std::erase(stamp, '-');
+  std::erase(stamp, ':');
+  const std::string content = doc_.dump(1) + "\n";
+  for (int attempt = 0;; ++attempt) {
+    const auto path = dir / fmt::format("ibscope-{}-{}-{}.json", subcommand_, stamp,
+                                        make_job_token().substr(0, 6));
+    try {
+      write_file_exclusive(path, content);
+      return path;
+    } catch (const SystemError& e) {
+      if (e.errno_value() != EEXIST || attempt >= 3) throw;
+    }
+  }
+}
+
+std::filesystem::path ResultsDocument::write_csv(const std::filesystem::path& json_path) const {
+  std::string csv;
+  const auto& coll = doc_["collectives"]["rows"];
+  if (!coll.empty()) {
+    csv += "section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us_mean,"
+           "time_us_p50,time_us_p99,time_us_min,time_us_max,algbw_gbps,busbw_gbps,wrong\n";
+    for (const auto& r : coll) {
+      csv += fmt::format("collectives,{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},"
+                         "{:.4f},{:.4f},{}\n",
+                         r["collective"].get<std::string>(), r["algorithm"].get<std::string>(),
+                         r["type"].get<std::string>(), r["op"].get<std::string>(),
+                         r["in_place"].get<bool>() ? 1 : 0, r["size_bytes"].get<std::uint64_t>(),
+                         r["count"].get<std::uint64_t>(), r["ranks"].get<int>(),
+                         r["time_us"]["mean"].get<double>(), r["time_us"]["p50"].get<double>(),
+                         r["time_us"]["p99"].get<double>(), r["time_us"]["min"].get<double>(),
+                         r["time_us"]["max"].get<double>(), r["algbw_gbps"].get<double>(),
+                         r["busbw_gbps"].get<double>(),
+                         r["wrong"].is_null() ? std::string("") : r["wrong"].dump());
+    }
+  }
+  const auto& p2p = doc_["p2p"]["rows"];
+  if (!p2p.empty()) {
+    csv += "section,test,rank_a,rank_b,host_a,host_b,size_bytes,window,time_us_mean,time_us_p50,"
+           "time_us_p99,time_us_min,time_us_max,bw_gbps,peak_bw_gbps,msg_rate_mps\n";
+    for (const auto& r : p2p) {
+      csv += fmt::format("p2p,{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},"
+                         "{:.4f}\n",
+                         r["test"].get<std::string>(), r["rank_a"].get<int>(),
+                         r["rank_b"].get<int>(), r["host_a"].get<std::string>(),
+                         r["host_b"].get<std::string>(), r["size_bytes"].get<std::uint64_t>(),
+                         r["window"].get<int>(), r["time_us"]["mean"].get<double>(),
+                         r["time_us"]["p50"].get<double>(), r["time_us"]["p99"].get<double>(),
+                         r["time_us"]["min"].get<double>(), r["time_us"]["max"].get<double>(),
+                         r["bw_gbps"].get<double>(), r["peak_bw_gbps"].get<double>(),
+                         r["msg_rate_mps"].get<double>());
+    }
+  }
+  auto path = json_path;
+  path.replace_extension(".csv");
+  write_file_exclusive(path, csv);
+  return path;
+}
+
+}  // namespace ibscope

@@ -1,0 +1,177 @@
+#include "ibscope/output/results_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/output/results_document.hpp"
+
+namespace ibscope {
+namespace {
+
+using nlohmann::json;
+
+enum class Kind { kString, kNumber, kInteger, kBool, kObject, kArray, kNullableInteger, kNullableObject, kNullableString };
+
+std::string_view kind_name(Kind k) {
+  switch (k) {
+    case Kind::kString: return "a string";
+    case Kind::kNumber: return "a number";
+    case Kind::kInteger: return "an integer";
+    case Kind::kBool: return "true or false";
+    case Kind::kObject: return "an object";
+    case Kind::kArray: return "an array";
+    case Kind::kNullableInteger: return "an integer or null";
+    case Kind::kNullableObject: return "an object or null";
+    case Kind::kNullableString: return "a string or null";
+  }
+  return "?";
+}
+
+bool matches(const json& v, Kind k) {
+  switch (k) {
+    case Kind::kString: return v.is_string();
+    case Kind::kNumber: return v.is_number();
+    case Kind::kInteger: return v.is_number_integer();
+    case Kind::kBool: return v.is_boolean();
+    case Kind::kObject: return v.is_object();
+    case Kind::kArray: return v.is_array();
+    case Kind::kNullableInteger: return v.is_null() || v.is_number_integer();
+    case Kind::kNullableObject: return v.is_null() || v.is_object();
+    case Kind::kNullableString: return v.is_null() || v.is_string();
+  }
+  return false;
+}
+
+class Validator {
+ public:
+  explicit Validator(std::string_view source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw UsageError(fmt::format("{}: {}: {}", source_, where.empty() ? "<top>" : where, what));
+  }
+
+  const json& field(const json& obj, const std::string& where, const char* name, Kind k) const {
+    const std::string path = where.empty() ? name : fmt::format("{}.{}", where, name);
+    if (!obj.is_object()) fail(where, "expected an object");
+    const auto it = obj.find(name);
+    if (it == obj.end()) fail(path, "missing");
+    if (!matches(*it, k)) fail(path, fmt::format("expected {}, got {}", kind_name(k), it->type_name()));
+    return *it;
+  }
+
+  void stats(const json& obj, const std::string& where) const {
+    field(obj, where, "n", Kind::kInteger);
+    for (const char* f : {"min", "p50", "p99", "max", "mean", "sd"}) {
+      const double v = field(obj, where, f, Kind::kNumber).get<double>();
+      if (v < 0) fail(fmt::format("{}.{}", where, f), "negative time");
+    }
+  }
+
+  void samples(const json& obj, const std::string& where) const {
+    const json& s = field(obj, where, "samples_us", Kind::kArray);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!s[i].is_number()) fail(fmt::format("{}.samples_us[{}]", where, i), "expected a number");
+    }
+  }
+
+  void collective_row(const json& r, const std::string& where) const {
+    for (const char* f : {"collective", "algorithm", "type", "op"}) field(r, where, f, Kind::kString);
+    field(r, where, "in_place", Kind::kBool);
+    field(r, where, "size_bytes", Kind::kInteger);
+    field(r, where, "count", Kind::kInteger);
+    field(r, where, "ranks", Kind::kInteger);
+    stats(field(r, where, "time_us", Kind::kObject), where + ".time_us");
+    field(r, where, "algbw_gbps", Kind::kNumber);
+    field(r, where, "busbw_gbps", Kind::kNumber);
+    field(r, where, "wrong", Kind::kNullableInteger);
+    samples(r, where);
+  }
+
+  void p2p_row(const json& r, const std::string& where) const {
+    const std::string test = field(r, where, "test", Kind::kString).get<std::string>();
+    if (test != "latency" && test != "bw" && test != "bibw") {
+      fail(where + ".test", fmt::format("unknown test '{}' (latency, bw, bibw)", test));
+    }
+    field(r, where, "rank_a", Kind::kInteger);
+    field(r, where, "rank_b", Kind::kInteger);
+    field(r, where, "host_a", Kind::kString);
+    field(r, where, "host_b", Kind::kString);
+    field(r, where, "size_bytes", Kind::kInteger);
+    field(r, where, "window", Kind::kInteger);
+    stats(field(r, where, "time_us", Kind::kObject), where + ".time_us");
+    for (const char* f : {"bw_gbps", "peak_bw_gbps", "msg_rate_mps"}) field(r, where, f, Kind::kNumber);
+    field(r, where, "transports", Kind::kString);
+    samples(r, where);
+  }
+
+  void section(const json& doc, const char* name, bool collective) const {
+    const json& s = field(doc, "", name, Kind::kObject);
+    field(s, name, "params", Kind::kObject);
+    const json& rows = field(s, name, "rows", Kind::kArray);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::string where = fmt::format("{}.rows[{}]", name, i);
+      if (collective) collective_row(rows[i], where);
+      else p2p_row(rows[i], where);
+    }
+  }
+
+  void document(const json& doc) const {
+    if (!doc.is_object()) fail("", "expected a JSON object at the top level");
+    const json& v = field(doc, "", "schema_version", Kind::kInteger);
+    if (v.get<int>() != kResultsSchemaVersion) {
+      fail("schema_version", fmt::format("version {} is not supported (this ibscope reads {})",
+                                         v.get<int>(), kResultsSchemaVersion));
+    }
+    const json& tool = field(doc, "", "tool", Kind::kObject);
+    if (field(tool, "tool", "name", Kind::kString).get<std::string>() != "ibscope") {
+      fail("tool.name", "not an ibscope results file");
+    }
+    field(tool, "tool", "version", Kind::kString);
+    field(tool, "tool", "git_sha", Kind::kString);
+    const json& cmd = field(doc, "", "command", Kind::kObject);
+    field(cmd, "command", "subcommand", Kind::kString);
+    field(cmd, "command", "argv", Kind::kArray);
+    field(doc, "", "started_utc", Kind::kString);
+    field(doc, "", "finished_utc", Kind::kNullableString);
+    field(doc, "", "complete", Kind::kBool);
+    field(doc, "", "error", Kind::kNullableObject);
+    field(doc, "", "job", Kind::kObject);
+    field(doc, "", "environment", Kind::kObject);
+    field(doc, "", "warnings", Kind::kArray);
+    section(doc, "collectives", true);
+    section(doc, "p2p", false);
+  }
+
+ private:
+  std::string_view source_;
+};
+
+}  // namespace
+
+void validate_results(const nlohmann::json& doc, std::string_view source) {
+  Validator(source).document(doc);
+}
+
+nlohmann::json load_results(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw UsageError(fmt::format("{}: cannot open results file: {}", path.string(),
+                                 std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(fmt::format("{}: not valid JSON (byte {}): {}", path.string(), e.byte,
+                                 e.what()));
+  }
+  validate_results(doc, path.string());
+  return doc;
+}
+
+}  // namespace ibscope
