@@ -121,7 +121,9 @@ class TcpStoreServer::Impl {
 
   void accept_new() {
     while (true) {
-      net::Fd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+      // Blocking socket: reads use MSG_DONTWAIT, and writes must block (bounded by SO_SNDTIMEO
+      // below) rather than fail with EAGAIN when a result exceeds the free send buffer.
+      net::Fd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
       if (!fd.valid()) return;  // EAGAIN: drained
       std::size_t pending = 0;
       for (const auto& c : conns_) pending += c->rank < 0 ? 1 : 0;
@@ -131,7 +133,9 @@ class TcpStoreServer::Impl {
         continue;
       }
       // Writes block up to the job timeout: a rank that stops reading is then treated as lost.
-      timeval tv{static_cast<time_t>(timeout_s_), 0};
+      const auto whole_s = static_cast<time_t>(timeout_s_);
+      timeval tv{whole_s,
+                 static_cast<suseconds_t>((timeout_s_ - static_cast<double>(whole_s)) * 1e6)};
       ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
       auto c = std::make_unique<Connection>();
       c->fd = std::move(fd);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "ibscope/core/error.hpp"
@@ -34,6 +35,8 @@ void add_allreduce_flags(CLI::App& app, AllreduceFlags& f) {
       ->default_val(2);
   app.add_option("-i,--stepbytes", f.step_bytes, "Add this to the size between steps (overrides -f)")
       ->default_val("0");
+  app.add_option("--sizes", f.sizes,
+                 "Comma list of message sizes, instead of -b/-e/-f (e.g. 0,4,12,1M)");
   app.add_option("-n,--iters", f.iters, "Timed iterations per size")
       ->default_val(20)
       ->check(CLI::Range(1, 1000000));
@@ -108,6 +111,13 @@ AllreduceSweepOptions to_options(const AllreduceFlags& f, double timeout_s) {
   o.sweep.max_bytes = units::parse_size_bytes(f.max_bytes, "-e/--maxbytes");
   o.sweep.factor = f.factor;
   o.sweep.step_bytes = units::parse_size_bytes(f.step_bytes, "-i/--stepbytes");
+  if (!f.sizes.empty()) {
+    for (const auto& s : split(f.sizes)) {
+      o.sweep.explicit_bytes.push_back(units::parse_size_bytes(s, "--sizes"));
+    }
+    o.sweep.max_bytes = *std::max_element(o.sweep.explicit_bytes.begin(),
+                                          o.sweep.explicit_bytes.end());
+  }
   o.iters = f.iters;
   o.warmup = f.warmup;
   o.check = f.check != 0;

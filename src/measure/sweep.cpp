@@ -10,6 +10,13 @@ namespace ibscope {
 
 std::vector<std::uint64_t> sweep_sizes(const SweepSpec& s, std::uint64_t element_bytes) {
   constexpr std::size_t kMaxSizes = 10000;
+  if (!s.explicit_bytes.empty()) {
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t b : s.explicit_bytes) {
+      sizes.push_back(element_bytes > 0 ? b / element_bytes * element_bytes : b);
+    }
+    return sizes;
+  }
   if (s.min_bytes > s.max_bytes) {
     throw UsageError(fmt::format("inverted sweep: -b/--minbytes {} is larger than -e/--maxbytes {}",
                                  s.min_bytes, s.max_bytes));

@@ -121,9 +121,10 @@ class Validator {
   void document(const json& doc) const {
     if (!doc.is_object()) fail("", "expected a JSON object at the top level");
     const json& v = field(doc, "", "schema_version", Kind::kInteger);
-    if (v.get<int>() != kResultsSchemaVersion) {
+    // Compared as JSON numbers: get<int>() would narrow 4294967297 to 1 and accept it.
+    if (v != kResultsSchemaVersion) {
       fail("schema_version", fmt::format("version {} is not supported (this ibscope reads {})",
-                                         v.get<int>(), kResultsSchemaVersion));
+                                         v.dump(), kResultsSchemaVersion));
     }
     const json& tool = field(doc, "", "tool", Kind::kObject);
     if (field(tool, "tool", "name", Kind::kString).get<std::string>() != "ibscope") {

@@ -24,6 +24,7 @@ struct AllreduceFlags {
   std::string max_bytes = "128M";
   double factor = 2;
   std::string step_bytes = "0";
+  std::string sizes;
   int iters = 20;
   int warmup = 5;
   int check = 1;

@@ -14,7 +14,8 @@
 namespace ibscope {
 
 struct AllreduceSweepOptions {
-  SweepSpec sweep{8, 128ULL << 20, 2, 0};
+  SweepSpec sweep{.min_bytes = 8, .max_bytes = 128ULL << 20, .factor = 2, .step_bytes = 0,
+                  .explicit_bytes = {}};
   int iters = 20;
   int warmup = 5;
   bool check = true;

@@ -19,7 +19,8 @@ enum class PairsMode {
 };
 
 struct P2pOptions {
-  SweepSpec sweep{1, 4ULL << 20, 2, 0};
+  SweepSpec sweep{.min_bytes = 1, .max_bytes = 4ULL << 20, .factor = 2, .step_bytes = 0,
+                  .explicit_bytes = {}};
   int latency_iters = 1000;
   int bw_iters = 20;  ///< windows per bandwidth measurement
   int warmup = 10;

@@ -1,6 +1,7 @@
 #pragma once
 /// Message-size sweeps as nccl-tests defines them: -b min, -e max, then either -f factor
-/// (multiply) or -i increment (add). Sizes are rounded down to whole elements.
+/// (multiply) or -i increment (add), or an explicit list (--sizes). Sizes are rounded down to
+/// whole elements.
 
 #include <cstdint>
 #include <vector>
@@ -12,6 +13,7 @@ struct SweepSpec {
   std::uint64_t max_bytes = 128ULL << 20;
   double factor = 2;                ///< used when step_bytes == 0
   std::uint64_t step_bytes = 0;     ///< -i: linear increment
+  std::vector<std::uint64_t> explicit_bytes;  ///< --sizes: these sizes instead of a range
 };
 
 /// Throws UsageError on an inverted range, factor <= 1 without an increment, or a sweep of more

@@ -66,15 +66,17 @@ Comm::Comm(Bootstrap& bootstrap) : bootstrap_(bootstrap) {
 }
 
 Comm::~Comm() {
+  // Not closed cleanly (an error path): operations may still be outstanding, so force-close,
+  // which cancels them, before the worker goes away.
   for (auto& ep : endpoints_) {
-    if (ep) ep->close(0.5);
+    if (ep) ep->close(1.0, true);
   }
 }
 
 void Comm::close() {
   bootstrap_.barrier("UCX teardown");
   for (auto& ep : endpoints_) {
-    if (ep) ep->close(bootstrap_.timeout_s());
+    if (ep) ep->close(bootstrap_.timeout_s(), false);
   }
 }
 

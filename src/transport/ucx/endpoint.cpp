@@ -41,13 +41,13 @@ Endpoint::Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& r
   }
 }
 
-Endpoint::~Endpoint() { close(0.5); }
+Endpoint::~Endpoint() { close(1.0, true); }
 
-void Endpoint::close(double timeout_s) noexcept {
+void Endpoint::close(double timeout_s, bool force) noexcept {
   if (ep_ == nullptr) return;
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  param.flags = error_status_ != UCS_OK ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+  param.flags = force || error_status_ != UCS_OK ? UCP_EP_CLOSE_FLAG_FORCE : 0;
   void* req = ucp_ep_close_nbx(ep_, &param);
   ep_ = nullptr;
   if (req == nullptr || UCS_PTR_IS_ERR(req)) return;

@@ -28,9 +28,10 @@ class Endpoint {
   /// Which UCX transports carry which traffic to this peer, e.g. "tag: posix/memory,
   /// cma/memory" (parsed from ucp_ep_print_info).
   std::string transports() const;
-  /// Flushes and closes, progressing the worker for at most `timeout_s`. Never throws; falls
-  /// back to a forced close when the peer is gone.
-  void close(double timeout_s) noexcept;
+  /// Closes, progressing the worker for at most `timeout_s`. A flush close waits for outstanding
+  /// operations; a forced close (also used when the peer failed) completes them with
+  /// UCS_ERR_CANCELED, which is the only safe end on an error path. Never throws.
+  void close(double timeout_s, bool force) noexcept;
 
  private:
   std::shared_ptr<Worker> worker_;

@@ -1,0 +1,51 @@
+#pragma once
+// Runs the real ibscope binary as a child process for multi-process tests: arguments, extra
+// environment, a hard time limit (the child's process group is killed past it), and the
+// captured output, exit status and elapsed time.
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ibscope::test {
+
+struct ProcessResult {
+  int exit_code = -1;   ///< exit status, or 128 + signal
+  bool timed_out = false;
+  std::string out, err;
+  double elapsed_s = 0;
+  int pid = -1;
+};
+
+struct ProcessSpec {
+  std::vector<std::string> args;  ///< without the binary
+  std::map<std::string, std::string> env;  ///< added to (or replacing) the environment
+  double limit_s = 120;
+  std::string binary;  ///< default: the ibscope under test
+};
+
+/// Starts the process; `on_started(pid)` is called right after the fork (may be empty).
+ProcessResult run_process(const ProcessSpec& spec);
+
+/// Starts without waiting; returns the pid. Use wait_process to collect.
+struct Running {
+  int pid = -1;
+  int out_fd = -1, err_fd = -1;
+  double limit_s = 0;
+  double started_s = 0;
+};
+Running start_process(const ProcessSpec& spec);
+ProcessResult wait_process(Running& running);
+
+/// Direct children of `pid` (from /proc).
+std::vector<int> children_of(int pid);
+
+/// The "# results: PATH" (or "partial results") path printed by ibscope, or "".
+std::string results_path(const ProcessResult& r);
+
+/// A fresh empty directory under the system temp dir.
+std::string make_temp_dir();
+
+std::string ibscope_binary();
+
+}  // namespace ibscope::test

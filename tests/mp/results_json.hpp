@@ -1,0 +1,25 @@
+#pragma once
+// Loads the results file a test run wrote, through ibscope's own validating loader.
+
+#include <nlohmann/json.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "ibscope/output/results_loader.hpp"
+#include "process.hpp"
+
+namespace ibscope::test {
+
+inline nlohmann::json load_run_results(const ProcessResult& r) {
+  const std::string path = results_path(r);
+  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  REQUIRE(!path.empty());
+  return load_results(path);
+}
+
+inline std::string describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (TIMED OUT)" : "") +
+         "\n--- stdout ---\n" + r.out + "\n--- stderr ---\n" + r.err;
+}
+
+}  // namespace ibscope::test

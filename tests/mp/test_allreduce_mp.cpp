@@ -1,0 +1,116 @@
+// Multi-process all-reduce: the real binary, the local launcher, real UCX traffic between real
+// processes over shared memory and over TCP; every row verified (#wrong == 0).
+
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+
+#include "results_json.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+
+// Element counts 0, 1, p-1, a prime (1009), one above the chunk size, and a larger one.
+std::string sizes_for(int p, int element_bytes) {
+  const int e = element_bytes;
+  return fmt::format("0,{},{},{},{},{}", e, e * std::max(p - 1, 1), 1009 * e,
+                     (256 * 1024 / e + 3) * e, 3 * 1024 * 1024 + 7 * e);
+}
+
+void check_all_rows_verified(const nlohmann::json& doc, std::size_t expected_rows) {
+  const auto& rows = doc["collectives"]["rows"];
+  CHECK(rows.size() == expected_rows);
+  for (const auto& r : rows) {
+    INFO(r.dump());
+    REQUIRE(r["wrong"].is_number());
+    CHECK(r["wrong"].get<int>() == 0);
+    CHECK(r["samples_us"].size() == r["time_us"]["n"].get<std::size_t>());
+  }
+  CHECK(doc["complete"].get<bool>());
+}
+
+ProcessResult run_allreduce(int np, const std::string& sizes, const std::string& type,
+                            const std::string& op, std::map<std::string, std::string> env = {}) {
+  const std::string out = make_temp_dir();
+  return run_process({{"allreduce", "--np", std::to_string(np), "--sizes", sizes, "-d", type, "-o",
+                       op, "-n", "2", "-w", "1", "--timeout", "30", "--out", out},
+                      std::move(env),
+                      180});
+}
+
+}  // namespace
+
+TEST_CASE("allreduce over shared memory, 1 to 5 local ranks", "[mp][allreduce][shm]") {
+  for (int np : {1, 2, 3, 4, 5}) {
+    DYNAMIC_SECTION("np " << np) {
+      const auto r = run_allreduce(np, sizes_for(np, 4), "float", "sum");
+      INFO(describe(r));
+      REQUIRE(r.exit_code == 0);
+      const auto doc = load_run_results(r);
+      check_all_rows_verified(doc, 6 * 2);
+      CHECK(doc["job"]["ranks"].get<int>() == np);
+      if (np > 1) {
+        const std::string t = doc["environment"]["transports"]["0->1"].get<std::string>();
+        INFO(t);
+        CHECK((t.find("sysv") != std::string::npos || t.find("posix") != std::string::npos));
+      }
+    }
+  }
+}
+
+TEST_CASE("allreduce over UCX tcp, 2, 3 and 5 local ranks", "[mp][allreduce][tcp]") {
+  for (int np : {2, 3, 5}) {
+    DYNAMIC_SECTION("np " << np) {
+      const auto r = run_allreduce(np, sizes_for(np, 4), "float", "sum", {{"UCX_TLS", "tcp"}});
+      INFO(describe(r));
+      REQUIRE(r.exit_code == 0);
+      const auto doc = load_run_results(r);
+      check_all_rows_verified(doc, 6 * 2);
+      const std::string t = doc["environment"]["transports"]["1->0"].get<std::string>();
+      INFO(t);
+      CHECK(t.find("tcp/") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("allreduce verifies every type and op, in and out of place", "[mp][allreduce][types]") {
+  SECTION("shared memory, 3 ranks") {
+    const auto r = run_allreduce(3, "0,8,24,8008,1048584", "all", "all");
+    INFO(describe(r));
+    REQUIRE(r.exit_code == 0);
+    check_all_rows_verified(load_run_results(r), 6 * 3 * 5 * 2);
+  }
+  SECTION("tcp, 2 ranks") {
+    const auto r = run_allreduce(2, "8,8008,1048584", "all", "all", {{"UCX_TLS", "tcp"}});
+    INFO(describe(r));
+    REQUIRE(r.exit_code == 0);
+    check_all_rows_verified(load_run_results(r), 6 * 3 * 3 * 2);
+  }
+}
+
+TEST_CASE("an injected corruption is caught by #wrong and fails the run", "[mp][allreduce][verify]") {
+  const auto r = run_allreduce(2, "4096,1M", "float", "sum", {{"IBSCOPE_FAULT_CORRUPT_RANK", "1"}});
+  INFO(describe(r));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("verification failed") != std::string::npos);
+  const auto doc = load_run_results(r);
+  for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 1);
+}
+
+TEST_CASE("ibscope run: p2p and all-reduce in one job", "[mp][run]") {
+  const std::string out = make_temp_dir();
+  const auto r = run_process({{"run", "--np", "2", "-b", "8", "-e", "1M", "-f", "8", "-n", "2",
+                               "--p2p-maxbytes", "64K", "--p2p-stepfactor", "16", "--p2p-iters",
+                               "20", "--p2p-bw-iters", "2", "--out", out},
+                              {},
+                              180});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+  const auto doc = load_run_results(r);
+  CHECK(doc["command"]["subcommand"] == "run");
+  CHECK(doc["p2p"]["rows"].size() == 3 * 5);  // latency, bw, bibw x 1, 16, 256, 4K, 64K
+  CHECK(doc["collectives"]["rows"].size() == 6 * 2);  // 8 B .. 256 KiB x8, both placements
+  CHECK(r.out.find("busbw(GB/s)") != std::string::npos);
+  CHECK(r.out.find("p2p latency") != std::string::npos);
+}

@@ -1,0 +1,68 @@
+// The command line as a user meets it: usage errors exit 2 with one clear line and start no
+// ranks; help and version work.
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "results_json.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+ProcessResult run_cli(std::vector<std::string> args) { return run_process({std::move(args), {}, 30}); }
+}  // namespace
+
+TEST_CASE("usage errors exit 2 with a clear message", "[mp][cli]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"allreduce", "--bogus"}, "--bogus"},
+      {{"allreduce", "-b", "1M", "-e", "1K"}, "inverted sweep"},
+      {{"allreduce", "-b", "12Q"}, "unknown unit"},
+      {{"allreduce", "-d", "float17"}, "unknown type 'float17'"},
+      {{"allreduce", "-o", "prod"}, "unknown reduction 'prod'"},
+      {{"allreduce", "-A", "magic"}, "unknown algorithm 'magic'"},
+      {{"allreduce", "-f", "1"}, "must be > 1"},
+      {{"allreduce", "-e", "1T"}, "limit"},
+      {{"allreduce", "--timeout", "soon"}, "invalid duration"},
+      {{"p2p", "--tests", "latency,speed"}, "unknown test 'speed'"},
+      {{"p2p", "--pairs", "some"}, "'some'"},
+      {{}, "subcommand"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_cli(c.args);
+    INFO(describe(r));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.message) != std::string::npos);
+    CHECK(r.out.find("busbw") == std::string::npos);  // nothing was measured
+  }
+}
+
+TEST_CASE("validate accepts a real results file and rejects broken ones", "[mp][cli]") {
+  const std::string dir = make_temp_dir();
+  const auto ok = run_process({{"allreduce", "--np", "1", "--sizes", "64", "-n", "1", "--out", dir}, {}, 60});
+  INFO(describe(ok));
+  REQUIRE(ok.exit_code == 0);
+  const std::string path = results_path(ok);
+  const auto v = run_cli({"validate", path});
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.find("valid ibscope results") != std::string::npos);
+
+  const std::string bad = dir + "/broken.json";
+  std::ofstream(bad) << "{\"schema_version\": 1, \"tool\": ";
+  const auto b = run_cli({"validate", bad});
+  INFO(describe(b));
+  CHECK(b.exit_code == 2);
+  CHECK(b.err.find("not valid JSON") != std::string::npos);
+}
+
+TEST_CASE("help and version", "[mp][cli]") {
+  const auto h = run_cli({"allreduce", "--help"});
+  CHECK(h.exit_code == 0);
+  CHECK(h.out.find("--minbytes") != std::string::npos);
+  const auto v = run_cli({"--version"});
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.find("ibscope") != std::string::npos);
+}

@@ -1,0 +1,131 @@
+// Faults across processes: a rank that never starts, a rank killed mid-run. Nothing may hang:
+// every survivor exits non-zero, in time, with a line naming the lost rank.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <thread>
+
+#include "ibscope/bootstrap/socket.hpp"
+#include "results_json.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+
+std::uint16_t free_port() {
+  auto fd = ibscope::net::listen_tcp({"127.0.0.1", 0});
+  return ibscope::net::bound_port(fd.get());
+}
+
+int rank_of_pid(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto pos = all.find(std::string("IBSCOPE_RANK=") );
+  if (pos == std::string::npos) return -1;
+  return std::atoi(all.c_str() + pos + 13);
+}
+
+}  // namespace
+
+TEST_CASE("a rank that never starts: the others stop in time and name it", "[mp][faults]") {
+  const std::string root = fmt::format("127.0.0.1:{}", free_port());
+  const std::string out = make_temp_dir();
+  std::vector<Running> ranks;
+  for (int r = 0; r < 2; ++r) {  // rank 2 of 3 never starts
+    ranks.push_back(start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout", "3",
+                                    "--out", out},
+                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                                    {"IBSCOPE_RANK", std::to_string(r)},
+                                    {"IBSCOPE_SIZE", "3"},
+                                    {"IBSCOPE_ROOT", root},
+                                    {"IBSCOPE_TOKEN", "test-token"}},
+                                   60}));
+  }
+  for (auto& running : ranks) {
+    const auto res = wait_process(running);
+    INFO(describe(res));
+    CHECK(res.exit_code == 1);
+    CHECK(!res.timed_out);
+    CHECK(res.elapsed_s < 3 + 5 + 4);  // --timeout + client grace + slack
+    CHECK(res.err.find("rank 2 (never connected)") != std::string::npos);
+  }
+}
+
+TEST_CASE("a rank killed mid-run: the others exit non-zero naming it", "[mp][faults]") {
+  const std::string out = make_temp_dir();
+  Running job = start_process({{"allreduce", "--np", "3", "--sizes", "1M", "-n", "1000000",
+                                "--timeout", "30", "--out", out},
+                               {},
+                               90});
+  // Wait until all three ranks are up and measuring, then kill rank 1.
+  int victim = -1;
+  for (int i = 0; i < 100 && victim < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int pid : children_of(job.pid)) {
+      if (rank_of_pid(pid) == 1) victim = pid;
+    }
+  }
+  REQUIRE(victim > 0);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const auto killed_at = std::chrono::steady_clock::now();
+  ::kill(victim, SIGKILL);
+  const auto res = wait_process(job);
+  const double after_kill_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  INFO(describe(res));
+  CHECK(!res.timed_out);
+  CHECK(res.exit_code == 1);
+  CHECK(after_kill_s < 15);  // well within --timeout 30
+  CHECK(res.err.find("rank 1 (pid") != std::string::npos);        // the launcher's line
+  CHECK(res.err.find("killed by signal 9") != std::string::npos);
+  // The survivors' own errors name the lost rank too.
+  CHECK(res.err.find("ibscope[rank 0") != std::string::npos);
+  CHECK(res.err.find("rank 1 (") != std::string::npos);
+  // Rank 0 keeps what it measured before the fault, marked incomplete.
+  const auto doc = load_run_results(res);
+  CHECK_FALSE(doc["complete"].get<bool>());
+  CHECK(doc["error"]["message"].get<std::string>().find("rank 1") != std::string::npos);
+}
+
+TEST_CASE("a stranger without the job token is refused and the job completes", "[mp][faults]") {
+  const std::string root = fmt::format("127.0.0.1:{}", free_port());
+  const std::string out = make_temp_dir();
+  std::vector<Running> ranks;
+  for (int r = 0; r < 2; ++r) {
+    ranks.push_back(start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout", "10",
+                                    "--out", out},
+                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                                    {"IBSCOPE_RANK", std::to_string(r)},
+                                    {"IBSCOPE_SIZE", "2"},
+                                    {"IBSCOPE_ROOT", root},
+                                    {"IBSCOPE_TOKEN", "right-token"}},
+                                   60}));
+    if (r == 0) {
+      // A stranger claiming rank 1 with the wrong token races the real rank 1.
+      const auto stranger = start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout",
+                                            "5", "--out", out},
+                                           {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                                            {"IBSCOPE_RANK", "1"},
+                                            {"IBSCOPE_SIZE", "2"},
+                                            {"IBSCOPE_ROOT", root},
+                                            {"IBSCOPE_TOKEN", "wrong-token"}},
+                                           60});
+      Running s = stranger;
+      const auto sres = wait_process(s);
+      INFO(describe(sres));
+      CHECK(sres.exit_code == 1);
+      CHECK(sres.err.find("wrong job token") != std::string::npos);
+    }
+  }
+  const auto r0 = wait_process(ranks[0]);
+  const auto r1 = wait_process(ranks[1]);
+  INFO(describe(r0) << describe(r1));
+  CHECK(r0.exit_code == 0);
+  CHECK(r1.exit_code == 0);
+  CHECK(r0.err.find("refused connection") != std::string::npos);
+}
