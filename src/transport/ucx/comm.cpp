@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <ucp/api/ucp.h>
 
+#include <cstdlib>
 #include <utility>
 
 #include "ibscope/core/error.hpp"
@@ -49,16 +50,29 @@ bool Request::test(const Comm& comm) {
   return true;
 }
 
+bool peer_error_handling_everywhere() {
+  const char* v = std::getenv("IBSCOPE_UCX_ERR_MODE");
+  if (v == nullptr || *v == '\0' || std::string_view(v) == "auto") return false;
+  if (std::string_view(v) == "peer") return true;
+  throw UsageError(fmt::format("IBSCOPE_UCX_ERR_MODE='{}': expected auto or peer", v));
+}
+
 Comm::Comm(Bootstrap& bootstrap) : bootstrap_(bootstrap) {
   context_ = std::make_shared<Context>(static_cast<std::size_t>(bootstrap.size()));
   worker_ = std::make_shared<Worker>(context_);
   const Bytes mine = worker_->address();
   const auto all = bootstrap_.allgather(mine, "UCX worker address exchange");
   endpoints_.resize(all.size());
+  const bool always_peer = peer_error_handling_everywhere();
   for (int r = 0; r < size(); ++r) {
     if (r == rank()) continue;
+    // Peers on other hosts get UCX's peer failure detection. Same-host peers don't: UCX 1.13
+    // then refuses its single-copy shared memory transport (cma lacks RMA invalidation), halving
+    // intra-node bandwidth; a same-host rank that dies is caught by the bootstrap instead (its
+    // store connection closes) and by the deadlines.
+    const bool peer_mode = always_peer || bootstrap_.host(r) != bootstrap_.host(rank());
     endpoints_[static_cast<std::size_t>(r)] =
-        std::make_unique<Endpoint>(worker_, r, all[static_cast<std::size_t>(r)]);
+        std::make_unique<Endpoint>(worker_, r, all[static_cast<std::size_t>(r)], peer_mode);
   }
   // Wireup completes lazily; a barrier here makes sure every rank has its endpoints before
   // anyone sends.

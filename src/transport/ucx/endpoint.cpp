@@ -23,13 +23,14 @@ void error_trampoline(void* arg, ucp_ep_h ep, ucs_status_t status) {
 }
 }  // namespace
 
-Endpoint::Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& remote_address)
-    : worker_(std::move(worker)), peer_(peer_rank) {
+Endpoint::Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& remote_address,
+                   bool peer_error_handling)
+    : worker_(std::move(worker)), peer_(peer_rank), peer_error_handling_(peer_error_handling) {
   ucp_ep_params_t params{};
   params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                       UCP_EP_PARAM_FIELD_ERR_HANDLER;
   params.address = reinterpret_cast<const ucp_address_t*>(remote_address.data());
-  params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  params.err_mode = peer_error_handling ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
   params.err_handler.cb = error_trampoline;
   params.err_handler.arg = &error_status_;
   const ucs_status_t st = ucp_ep_create(worker_->get(), &params, &ep_);

@@ -52,6 +52,10 @@ class Request {
   bool is_send_ = false;
 };
 
+/// IBSCOPE_UCX_ERR_MODE: "auto" (default: UCP_ERR_HANDLING_MODE_PEER for peers on other hosts
+/// only) or "peer" (for every peer, at the cost of UCX's single-copy shared memory path).
+bool peer_error_handling_everywhere();
+
 class Comm {
  public:
   /// Creates the UCX objects and connects to every peer. Collective over `bootstrap`.

@@ -1,6 +1,7 @@
 #pragma once
-/// UCX endpoint (ucp_ep_h) to one peer rank, created with UCP_ERR_HANDLING_MODE_PEER so that a
-/// dead peer turns into an error status on this endpoint instead of a hang.
+/// UCX endpoint (ucp_ep_h) to one peer rank. With peer error handling
+/// (UCP_ERR_HANDLING_MODE_PEER) a dead peer turns into an error status on this endpoint instead
+/// of a hang.
 
 #include <memory>
 #include <string>
@@ -15,7 +16,8 @@ namespace ibscope::ucx {
 class Endpoint {
  public:
   /// Connects to `peer_rank` at `remote_address` (from the bootstrap). Throws SystemError.
-  Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& remote_address);
+  Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& remote_address,
+           bool peer_error_handling);
   /// Force-closes if close() was not called. noexcept.
   ~Endpoint();
   Endpoint(const Endpoint&) = delete;
@@ -25,6 +27,7 @@ class Endpoint {
   int peer() const noexcept { return peer_; }
   /// UCS_OK (0) while healthy; the status the error callback reported otherwise.
   int error_status() const noexcept { return error_status_; }
+  bool peer_error_handling() const noexcept { return peer_error_handling_; }
   /// Which UCX transports carry which traffic to this peer, e.g. "tag: posix/memory,
   /// cma/memory" (parsed from ucp_ep_print_info).
   std::string transports() const;
@@ -38,6 +41,7 @@ class Endpoint {
   int peer_;
   ucp_ep* ep_ = nullptr;
   int error_status_ = 0;
+  bool peer_error_handling_;
 };
 
 /// Summarises ucp_ep_print_info text: the distinct "transport/device" pairs per lane purpose.
