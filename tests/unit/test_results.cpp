@@ -1,0 +1,386 @@
+// Results file: write, read back, never overwrite, and reject malformed files with a message
+// that names the file and the JSON path.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/measure/records.hpp"
+#include "ibscope/measure/stats.hpp"
+#include "ibscope/output/results_document.hpp"
+#include "ibscope/output/results_loader.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A fresh directory under the system temp folder, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ibscope-test-results-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::vector<std::string> list_dir(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::size_t fields_in(const std::string& csv_line) {
+  return static_cast<std::size_t>(std::count(csv_line.begin(), csv_line.end(), ',')) + 1;
+}
+
+ibscope::CollectiveRow sample_collective_row() {
+  ibscope::CollectiveRow row;
+  row.collective = "allreduce";
+  row.algorithm = "ring";
+  row.type = "float";
+  row.op = "sum";
+  row.in_place = true;
+  row.size_bytes = 1 << 20;
+  row.count = (1 << 20) / 4;
+  row.ranks = 8;
+  row.samples_us = {10.5, 12.0, 11.25};
+  row.time_us = ibscope::summarize(row.samples_us);
+  row.algbw_gbps = 93.5;
+  row.busbw_gbps = 163.625;
+  row.wrong = 0;
+  return row;
+}
+
+ibscope::P2pRow sample_p2p_row() {
+  ibscope::P2pRow row;
+  row.test = "bw";
+  row.rank_a = 0;
+  row.rank_b = 3;
+  row.host_a = "node-a";
+  row.host_b = "node-b";
+  row.size_bytes = 4096;
+  row.window = 64;
+  row.samples_us = {20.0, 22.0};
+  row.time_us = ibscope::summarize(row.samples_us);
+  row.bw_gbps = 12.5;
+  row.peak_bw_gbps = 13.25;
+  row.msg_rate_mps = 3.0;
+  row.transports = "rc_mlx5/mlx5_0:1";
+  return row;
+}
+
+ibscope::ResultsDocument sample_document() {
+  ibscope::ResultsDocument doc("allreduce", {"ibscope", "allreduce", "-b", "8", "-e", "1M"});
+  doc.add_warning("debug build");
+  doc.set_params("collectives", {{"iters", 20}, {"warmup", 5}});
+  doc.job()["ranks"] = 8;
+  doc.environment()["UCX_TLS"] = "rc";
+  doc.add_row(sample_collective_row());
+  doc.add_row(sample_p2p_row());
+  return doc;
+}
+
+// Writes `doc` to a file in `dir` and expects load_results to reject it with a message that
+// contains the file name and every one of `needles`.
+void expect_rejected(const fs::path& dir, const std::string& name, const std::string& text,
+                     const std::vector<std::string>& needles) {
+  const fs::path file = dir / name;
+  write_text(file, text);
+  INFO("case " << name);
+  try {
+    ibscope::load_results(file);
+    FAIL("accepted " << name);
+  } catch (const ibscope::UsageError& e) {
+    const std::string what = e.what();
+    INFO("message: " << what);
+    CHECK(what.find(file.string()) != std::string::npos);
+    for (const auto& needle : needles) {
+      INFO("missing: " << needle);
+      CHECK(what.find(needle) != std::string::npos);
+    }
+    CHECK(e.kind() == ibscope::ErrorKind::kUsage);
+  }
+}
+
+void expect_rejected(const fs::path& dir, const std::string& name,
+                     const std::function<void(json&)>& mutate,
+                     const std::vector<std::string>& needles) {
+  json doc = sample_document().json();
+  mutate(doc);
+  expect_rejected(dir, name, doc.dump(1), needles);
+}
+
+}  // namespace
+
+TEST_CASE("results: written file loads back with every field", "[results]") {
+  TempDir tmp;
+  ibscope::ResultsDocument doc = sample_document();
+  const fs::path path = doc.write(tmp.path() / "nested" / "dir");  // created on demand
+  REQUIRE(fs::exists(path));
+  CHECK(path.parent_path() == tmp.path() / "nested" / "dir");
+  const std::string name = path.filename().string();
+  CHECK(name.rfind("ibscope-allreduce-", 0) == 0);
+  CHECK(path.extension() == ".json");
+
+  const json j = ibscope::load_results(path);
+  CHECK(j["schema_version"] == ibscope::kResultsSchemaVersion);
+  CHECK(j["tool"]["name"] == "ibscope");
+  CHECK(j["command"]["subcommand"] == "allreduce");
+  CHECK(j["command"]["argv"] == json::array({"ibscope", "allreduce", "-b", "8", "-e", "1M"}));
+  CHECK(j["complete"] == true);
+  CHECK(j["error"].is_null());
+  CHECK(j["finished_utc"].is_string());
+  CHECK(j["started_utc"].get<std::string>().size() == 20);  // 2026-12-02T13:45:07Z
+  CHECK(j["warnings"] == json::array({"debug build"}));
+  CHECK(j["collectives"]["params"]["iters"] == 20);
+  CHECK(j["job"]["ranks"] == 8);
+  CHECK(j["environment"]["UCX_TLS"] == "rc");
+
+  REQUIRE(j["collectives"]["rows"].size() == 1);
+  const json& c = j["collectives"]["rows"][0];
+  const auto want_c = sample_collective_row();
+  CHECK(c["collective"] == "allreduce");
+  CHECK(c["algorithm"] == "ring");
+  CHECK(c["type"] == "float");
+  CHECK(c["op"] == "sum");
+  CHECK(c["in_place"] == true);
+  CHECK(c["size_bytes"] == want_c.size_bytes);
+  CHECK(c["count"] == want_c.count);
+  CHECK(c["ranks"] == 8);
+  CHECK(c["time_us"]["n"] == 3);
+  CHECK(c["time_us"]["min"] == 10.5);
+  CHECK(c["time_us"]["max"] == 12.0);
+  CHECK(c["time_us"]["p50"] == 11.25);
+  CHECK(c["time_us"]["mean"].get<double>() == Approx(want_c.time_us.mean));
+  CHECK(c["time_us"]["sd"].get<double>() == Approx(want_c.time_us.sd));
+  CHECK(c["algbw_gbps"] == 93.5);
+  CHECK(c["busbw_gbps"] == 163.625);
+  CHECK(c["wrong"] == 0);
+  CHECK(c["samples_us"] == json::array({10.5, 12.0, 11.25}));
+
+  REQUIRE(j["p2p"]["rows"].size() == 1);
+  const json& p = j["p2p"]["rows"][0];
+  CHECK(p["test"] == "bw");
+  CHECK(p["rank_a"] == 0);
+  CHECK(p["rank_b"] == 3);
+  CHECK(p["host_a"] == "node-a");
+  CHECK(p["host_b"] == "node-b");
+  CHECK(p["size_bytes"] == 4096);
+  CHECK(p["window"] == 64);
+  CHECK(p["time_us"]["p50"] == 21.0);
+  CHECK(p["bw_gbps"] == 12.5);
+  CHECK(p["peak_bw_gbps"] == 13.25);
+  CHECK(p["msg_rate_mps"] == 3.0);
+  CHECK(p["transports"] == "rc_mlx5/mlx5_0:1");
+  CHECK(p["samples_us"] == json::array({20.0, 22.0}));
+
+  // What was written is what the document holds.
+  CHECK(j == doc.json());
+}
+
+TEST_CASE("results: a failed run without a verification count still loads", "[results]") {
+  TempDir tmp;
+  ibscope::ResultsDocument doc("p2p", {"ibscope", "p2p"});
+  auto row = sample_collective_row();
+  row.wrong.reset();  // -c 0
+  doc.add_row(row);
+  doc.set_error("timeout", "rank 3 never arrived");
+  const json j = ibscope::load_results(doc.write(tmp.path()));
+  CHECK(j["complete"] == false);
+  CHECK(j["error"]["kind"] == "timeout");
+  CHECK(j["error"]["message"] == "rank 3 never arrived");
+  CHECK(j["collectives"]["rows"][0]["wrong"].is_null());
+  CHECK(j["p2p"]["rows"].empty());
+}
+
+TEST_CASE("results: writing twice gives two files and no temp files", "[results]") {
+  TempDir tmp;
+  ibscope::ResultsDocument doc = sample_document();
+  const fs::path first = doc.write(tmp.path());
+  const fs::path second = doc.write(tmp.path());
+  CHECK(first != second);
+  CHECK(fs::exists(first));
+  CHECK(fs::exists(second));
+  const auto names = list_dir(tmp.path());
+  CHECK(names.size() == 2);
+  for (const auto& n : names) {
+    CHECK(n.rfind("ibscope-allreduce-", 0) == 0);
+    CHECK(n.find(".tmp") == std::string::npos);
+  }
+  ibscope::load_results(first);
+  ibscope::load_results(second);
+}
+
+TEST_CASE("results: write_file_exclusive never replaces an existing file", "[results]") {
+  TempDir tmp;
+  const fs::path target = tmp.path() / "out.json";
+  ibscope::write_file_exclusive(target, "first\n");
+  CHECK(read_text(target) == "first\n");
+  try {
+    ibscope::write_file_exclusive(target, "second\n");
+    FAIL("overwrote an existing file");
+  } catch (const ibscope::SystemError& e) {
+    CHECK(e.errno_value() == EEXIST);
+    CHECK(e.kind() == ibscope::ErrorKind::kSystem);
+    CHECK(std::string(e.what()).find("out.json") != std::string::npos);
+  }
+  CHECK(read_text(target) == "first\n");
+  CHECK(list_dir(tmp.path()) == std::vector<std::string>{"out.json"});
+
+  // Empty content is a valid (empty) file.
+  ibscope::write_file_exclusive(tmp.path() / "empty", "");
+  CHECK(fs::file_size(tmp.path() / "empty") == 0);
+
+  // A missing folder is a SystemError, not a crash, and leaves nothing behind.
+  CHECK_THROWS_AS(ibscope::write_file_exclusive(tmp.path() / "missing" / "x.json", "x"),
+                  ibscope::SystemError);
+  CHECK(list_dir(tmp.path()) == std::vector<std::string>{"empty", "out.json"});
+}
+
+TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
+  TempDir tmp;
+  ibscope::ResultsDocument doc = sample_document();
+  auto second = sample_collective_row();
+  second.size_bytes = 2 << 20;
+  second.wrong.reset();
+  doc.add_row(second);
+  const fs::path json_path = doc.write(tmp.path());
+  const fs::path csv_path = doc.write_csv(json_path);
+  CHECK(csv_path.parent_path() == json_path.parent_path());
+  CHECK(csv_path.stem() == json_path.stem());
+  CHECK(csv_path.extension() == ".csv");
+
+  const auto lines = lines_of(read_text(csv_path));
+  REQUIRE(lines.size() == 5);  // collective header + 2 rows, p2p header + 1 row
+  CHECK(lines[0].rfind("section,collective,algorithm,type,op,", 0) == 0);
+  CHECK(lines[1].rfind("collectives,allreduce,ring,float,sum,1,1048576,262144,8,", 0) == 0);
+  CHECK(lines[1].substr(lines[1].size() - 2) == ",0");  // wrong == 0
+  CHECK(lines[2].rfind("collectives,allreduce,ring,float,sum,1,2097152,", 0) == 0);
+  CHECK(lines[2].back() == ',');  // wrong unknown: empty field
+  CHECK(fields_in(lines[1]) == fields_in(lines[0]));
+  CHECK(fields_in(lines[2]) == fields_in(lines[0]));
+  CHECK(lines[3].rfind("section,test,rank_a,rank_b,", 0) == 0);
+  CHECK(lines[4].rfind("p2p,bw,0,3,node-a,node-b,4096,64,", 0) == 0);
+  CHECK(fields_in(lines[4]) == fields_in(lines[3]));
+
+  // The CSV is never overwritten either.
+  CHECK_THROWS_AS(doc.write_csv(json_path), ibscope::SystemError);
+
+  // Only one section: one header.
+  TempDir tmp2;
+  ibscope::ResultsDocument p2p_only("p2p", {"ibscope", "p2p"});
+  p2p_only.add_row(sample_p2p_row());
+  p2p_only.add_row(sample_p2p_row());
+  const auto p2p_lines = lines_of(read_text(p2p_only.write_csv(p2p_only.write(tmp2.path()))));
+  REQUIRE(p2p_lines.size() == 3);
+  CHECK(p2p_lines[0].rfind("section,test,", 0) == 0);
+}
+
+TEST_CASE("results: the loader rejects malformed files naming file and JSON path", "[results]") {
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+
+  expect_rejected(dir, "text.json", std::string("this is not { json"), {"not valid JSON"});
+  expect_rejected(dir, "empty.json", std::string(""), {"not valid JSON"});
+  expect_rejected(dir, "array.json", std::string("[1, 2, 3]"), {"object"});
+  expect_rejected(dir, "no-version.json", [](json& d) { d.erase("schema_version"); },
+                  {"schema_version", "missing"});
+  expect_rejected(dir, "version-999.json", [](json& d) { d["schema_version"] = 999; },
+                  {"schema_version", "999"});
+  expect_rejected(dir, "version-string.json", [](json& d) { d["schema_version"] = "1"; },
+                  {"schema_version", "expected an integer"});
+  expect_rejected(dir, "other-tool.json", [](json& d) { d["tool"]["name"] = "nccl-tests"; },
+                  {"tool.name"});
+  expect_rejected(dir, "p50-string.json",
+                  [](json& d) { d["collectives"]["rows"][0]["time_us"]["p50"] = "fast"; },
+                  {"collectives.rows[0].time_us.p50", "expected a number", "string"});
+  expect_rejected(dir, "no-busbw.json",
+                  [](json& d) { d["collectives"]["rows"][0].erase("busbw_gbps"); },
+                  {"collectives.rows[0].busbw_gbps", "missing"});
+  expect_rejected(dir, "sample-string.json",
+                  [](json& d) { d["collectives"]["rows"][0]["samples_us"][1] = "12"; },
+                  {"collectives.rows[0].samples_us[1]", "number"});
+  expect_rejected(dir, "p2p-test.json", [](json& d) { d["p2p"]["rows"][0]["test"] = "alltoall"; },
+                  {"p2p.rows[0].test", "alltoall"});
+  expect_rejected(dir, "negative-time.json",
+                  [](json& d) { d["collectives"]["rows"][0]["time_us"]["min"] = -1.0; },
+                  {"collectives.rows[0].time_us.min", "negative"});
+  expect_rejected(dir, "negative-p2p-time.json",
+                  [](json& d) { d["p2p"]["rows"][0]["time_us"]["mean"] = -3; },
+                  {"p2p.rows[0].time_us.mean", "negative"});
+  expect_rejected(dir, "rows-object.json", [](json& d) { d["p2p"]["rows"] = json::object(); },
+                  {"p2p.rows", "expected an array"});
+  expect_rejected(dir, "wrong-float.json",
+                  [](json& d) { d["collectives"]["rows"][0]["wrong"] = 0.5; },
+                  {"collectives.rows[0].wrong"});
+  expect_rejected(dir, "nan-bw.json", [](json& d) { d["p2p"]["rows"][0]["bw_gbps"] = nullptr; },
+                  {"p2p.rows[0].bw_gbps", "null"});
+}
+
+TEST_CASE("results: schema_version is compared exactly and not truncated", "[results]") {
+  TempDir tmp;
+  // 2^32 + 1 would read as 1 if narrowed to int.
+  expect_rejected(tmp.path(), "version-huge.json",
+                  [](json& d) { d["schema_version"] = 4294967297ULL; },
+                  {"schema_version", "4294967297"});
+  expect_rejected(tmp.path(), "version-negative.json",
+                  [](json& d) { d["schema_version"] = -4294967295LL; }, {"schema_version"});
+}
+
+TEST_CASE("results: a missing file is a usage error naming it", "[results]") {
+  TempDir tmp;
+  const fs::path missing = tmp.path() / "does-not-exist.json";
+  CHECK_THROWS_AS(ibscope::load_results(missing), ibscope::UsageError);
+  CHECK_THROWS_WITH(ibscope::load_results(missing),
+                    Catch::Contains(missing.string()) && Catch::Contains("cannot open"));
+}
+
+TEST_CASE("results: validate_results names the source", "[results]") {
+  json doc = sample_document().json();
+  CHECK_NOTHROW(ibscope::validate_results(doc, "memory"));
+  doc["collectives"]["rows"][0]["ranks"] = "eight";
+  CHECK_THROWS_WITH(ibscope::validate_results(doc, "memory"),
+                    Catch::StartsWith("memory: collectives.rows[0].ranks: expected an integer"));
+}
