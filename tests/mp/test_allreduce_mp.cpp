@@ -41,7 +41,7 @@ ProcessResult run_allreduce(int np, const std::string& sizes, const std::string&
 
 }  // namespace
 
-TEST_CASE("allreduce over shared memory, 1 to 5 local ranks", "[mp][allreduce][shm]") {
+TEST_CASE("allreduce over shared memory with 1 to 5 local ranks", "[mp][allreduce][shm]") {
   for (int np : {1, 2, 3, 4, 5}) {
     DYNAMIC_SECTION("np " << np) {
       const auto r = run_allreduce(np, sizes_for(np, 4), "float", "sum");
@@ -59,7 +59,7 @@ TEST_CASE("allreduce over shared memory, 1 to 5 local ranks", "[mp][allreduce][s
   }
 }
 
-TEST_CASE("allreduce over UCX tcp, 2, 3 and 5 local ranks", "[mp][allreduce][tcp]") {
+TEST_CASE("allreduce over UCX tcp with 2 3 and 5 local ranks", "[mp][allreduce][tcp]") {
   for (int np : {2, 3, 5}) {
     DYNAMIC_SECTION("np " << np) {
       const auto r = run_allreduce(np, sizes_for(np, 4), "float", "sum", {{"UCX_TLS", "tcp"}});
@@ -74,7 +74,7 @@ TEST_CASE("allreduce over UCX tcp, 2, 3 and 5 local ranks", "[mp][allreduce][tcp
   }
 }
 
-TEST_CASE("allreduce verifies every type and op, in and out of place", "[mp][allreduce][types]") {
+TEST_CASE("allreduce verifies every type and op in and out of place", "[mp][allreduce][types]") {
   SECTION("shared memory, 3 ranks") {
     const auto r = run_allreduce(3, "0,8,24,8008,1048584", "all", "all");
     INFO(describe(r));
@@ -98,7 +98,7 @@ TEST_CASE("an injected corruption is caught by #wrong and fails the run", "[mp][
   for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 1);
 }
 
-TEST_CASE("ibscope run: p2p and all-reduce in one job", "[mp][run]") {
+TEST_CASE("ibscope run does p2p and all-reduce in one job", "[mp][run]") {
   const std::string out = make_temp_dir();
   const auto r = run_process({{"run", "--np", "2", "-b", "8", "-e", "1M", "-f", "8", "-n", "2",
                                "--p2p-maxbytes", "64K", "--p2p-stepfactor", "16", "--p2p-iters",

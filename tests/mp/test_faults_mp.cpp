@@ -32,7 +32,7 @@ int rank_of_pid(int pid) {
 
 }  // namespace
 
-TEST_CASE("a rank that never starts: the others stop in time and name it", "[mp][faults]") {
+TEST_CASE("a rank that never starts makes the others stop in time naming it", "[mp][faults]") {
   const std::string root = fmt::format("127.0.0.1:{}", free_port());
   const std::string out = make_temp_dir();
   std::vector<Running> ranks;
@@ -56,7 +56,7 @@ TEST_CASE("a rank that never starts: the others stop in time and name it", "[mp]
   }
 }
 
-TEST_CASE("a rank killed mid-run: the others exit non-zero naming it", "[mp][faults]") {
+TEST_CASE("a rank killed mid-run makes the others exit non-zero naming it", "[mp][faults]") {
   const std::string out = make_temp_dir();
   Running job = start_process({{"allreduce", "--np", "3", "--sizes", "1M", "-n", "1000000",
                                 "--timeout", "30", "--out", out},
