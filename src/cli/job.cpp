@@ -84,8 +84,8 @@ void describe_job(Bootstrap& boot, ucx::Comm& comm, ResultsDocument* doc, Banner
     for (const auto& h : boot.hosts()) ranks_here += h == host ? 1 : 0;
     if (threads > 0 && ranks_here > threads) {
       banner.warnings.push_back(fmt::format(
-          "{} ranks on {} which has {} usable CPU threads: busy-polling ranks oversubscribe the "
-          "CPUs and small-message times are inflated",
+          "{} ranks on {} which has {} usable CPU threads: the ranks oversubscribe the CPUs "
+          "(they yield when idle) and times, small messages above all, are inflated",
           ranks_here, host, threads));
     }
   }

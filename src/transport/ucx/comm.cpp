@@ -8,6 +8,7 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
+#include "ibscope/topo/cpu.hpp"
 
 namespace ibscope::ucx {
 
@@ -57,7 +58,24 @@ bool peer_error_handling_everywhere() {
   throw UsageError(fmt::format("IBSCOPE_UCX_ERR_MODE='{}': expected auto or peer", v));
 }
 
-Comm::Comm(Bootstrap& bootstrap) : bootstrap_(bootstrap) {
+namespace {
+
+// IBSCOPE_YIELD_WHEN_IDLE=1|0 overrides; by default ranks yield only when this host runs more
+// ranks than this process may use CPU threads.
+bool decide_yield_when_idle(const Bootstrap& bootstrap) {
+  if (const char* v = std::getenv("IBSCOPE_YIELD_WHEN_IDLE"); v != nullptr && *v != '\0') {
+    if (std::string_view(v) == "1") return true;
+    if (std::string_view(v) == "0") return false;
+    throw UsageError(fmt::format("IBSCOPE_YIELD_WHEN_IDLE='{}': expected 0 or 1", v));
+  }
+  const int threads = topo::read_cpu_info().allowed_threads;
+  return threads > 0 && bootstrap.local_size() > threads;
+}
+
+}  // namespace
+
+Comm::Comm(Bootstrap& bootstrap)
+    : bootstrap_(bootstrap), yield_when_idle_(decide_yield_when_idle(bootstrap)) {
   context_ = std::make_shared<Context>(static_cast<std::size_t>(bootstrap.size()));
   worker_ = std::make_shared<Worker>(context_);
   const Bytes mine = worker_->address();

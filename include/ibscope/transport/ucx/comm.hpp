@@ -3,6 +3,8 @@
 /// the bootstrap, an endpoint to every peer (UCP_ERR_HANDLING_MODE_PEER), and non-blocking tagged
 /// sends and receives whose waits have deadlines and name the peer that stalled or died.
 
+#include <sched.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -76,8 +78,13 @@ class Comm {
   Request irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
                 ucp_mem* memh = nullptr);
 
-  /// One round of UCX progress.
-  void progress() noexcept { worker_->progress(); }
+  /// One round of UCX progress. When this host runs more ranks than it has CPU threads, a round
+  /// that finds nothing to do yields the CPU (as MPI's yield-when-idle does), so that the rank
+  /// that has work can run.
+  void progress() noexcept {
+    if (!worker_->progress() && yield_when_idle_) sched_yield();
+  }
+  bool yields_when_idle() const noexcept { return yield_when_idle_; }
 
   /// Throws if `peer`'s endpoint has failed (RemoteError naming rank and host).
   void check_peer(int peer, std::string_view what) const;
@@ -108,6 +115,7 @@ class Comm {
   std::shared_ptr<Context> context_;
   std::shared_ptr<Worker> worker_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;  // [rank]; self has none
+  bool yield_when_idle_ = false;
   std::uint32_t op_seq_ = 0;
   std::uint32_t health_counter_ = 0;
 };
