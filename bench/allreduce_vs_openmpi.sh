@@ -2,7 +2,7 @@
 # ibscope's all-reduce beside Open MPI's on this host, one command (see bench/README.md).
 #
 #   bench/allreduce_vs_openmpi.sh [BUILD_DIR] [--out DIR] [--ranks "2 4"] [--max SIZE]
-#                                 [--no-rabenseifner]
+#                                 [--no-rabenseifner] [--wait-idle SECONDS]
 #
 # BUILD_DIR defaults to build/release and must hold src/ibscope, bench/ibscope_bench_memcpy
 # and bench/ibscope_bench_mpi_allreduce. Raw outputs go to --out (default a new folder under
@@ -21,12 +21,14 @@ OUT=""
 RANKS="2 4"
 MAX="256M"
 RABENSEIFNER=1
+WAIT_IDLE=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) [[ $# -ge 2 ]] || usage; OUT=$2; shift 2 ;;
     --ranks) [[ $# -ge 2 ]] || usage; RANKS=$2; shift 2 ;;
     --max) [[ $# -ge 2 ]] || usage; MAX=$2; shift 2 ;;
     --no-rabenseifner) RABENSEIFNER=0; shift ;;
+    --wait-idle) [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || usage; WAIT_IDLE=$2; shift 2 ;;
     -h|--help) usage ;;
     -*) echo "unknown option: $1" >&2; usage ;;
     *) [[ -z "$BUILD" ]] || usage; BUILD=$1; shift ;;
@@ -75,19 +77,40 @@ if [[ $RABENSEIFNER -eq 1 ]]; then
   MCA[ompi-rabenseifner]="--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 6"
 fi
 
+# cpu_busy: percent of all CPU time spent outside idle/iowait over the next 2 s (the load
+# average lags by minutes, so it is shown but not used to decide).
+cpu_busy() {
+  local a b
+  a=$(head -1 /proc/stat)
+  sleep 2
+  b=$(head -1 /proc/stat)
+  python3 -c "
+a, b = [list(map(int, l.split()[1:])) for l in ('$a', '$b')]
+d = [y - x for x, y in zip(a, b)]
+idle = d[3] + d[4]
+print(round(100 * (sum(d) - idle) / max(sum(d), 1)))"
+}
+BUSY_PCT=25
+busy() { [[ $(cpu_busy) -gt $BUSY_PCT ]]; }
+if [[ $WAIT_IDLE -gt 0 ]] && busy; then
+  echo "# waiting up to ${WAIT_IDLE}s for the host to go idle (CPU busy > ${BUSY_PCT}%)" >&2
+  deadline=$((SECONDS + WAIT_IDLE))
+  while busy && [[ $SECONDS -lt $deadline ]]; do sleep 5; done
+fi
+
 START=$(date +%s)
 {
   echo "# allreduce_vs_openmpi: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $(nproc) cores"
   echo "# $("$IBSCOPE" --version 2>/dev/null | head -1) at $IBSCOPE;" \
        "checkout $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)$(git -C "$REPO" diff --quiet HEAD 2>/dev/null || echo '+dirty')"
   echo "# $(mpirun --version 2>/dev/null | head -1); UCX $(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p' | head -1)"
-  echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); CPU busy over 2 s before start: $(cpu_busy)%"
   echo "# raw outputs: $OUT"
 } | tee "$OUT/banner.txt"
-read -r LOAD1 _ < /proc/loadavg
-if python3 -c "import sys; sys.exit(0 if $LOAD1 > 0.5 * $(nproc) else 1)"; then
-  echo "# WARNING: the host is busy (load $LOAD1 on $(nproc) cores): every column will be noisy;" \
-       "rerun when it is idle" | tee -a "$OUT/banner.txt"
+PCT=$(sed -n 's/.*CPU busy over 2 s before start: \([0-9]*\)%.*/\1/p' "$OUT/banner.txt")
+if [[ ${PCT:-0} -gt $BUSY_PCT ]]; then
+  echo "# WARNING: the host is busy (${PCT}% CPU before start, $(nproc) cores): every column" \
+       "will be noisy; rerun when it is idle (--wait-idle 600)" | tee -a "$OUT/banner.txt"
 fi
 
 # run LABEL FILE CMD...: stdout to FILE, stderr to FILE.err; returns the command's status.
@@ -110,33 +133,35 @@ echo "# memcpy (single core, 256 MiB) ..." >&2
 run memcpy-before "$OUT/memcpy-before.txt" "$MEMCPY" 256M 8
 
 STATUS=0
+# Interleaved: for each block of sizes, ibscope and then every Open MPI configuration, so
+# that a burst of background load hits one block of every column, not whole columns.
 for np in $RANKS; do
   dir="$OUT/np$np"
   mkdir -p "$dir"
   echo "# $np ranks" >&2
+  declare -A FAILED=()
   for part in lat small big; do
     case $part in lat) args=("${LAT[@]}") ;; small) args=("${SMALL[@]}") ;; big) args=("${BIG[@]}") ;; esac
     if ! run "ibscope $part" "$dir/ibscope-$part.json" \
         "$IBSCOPE" allreduce --np "$np" "${args[@]}" -d float -o sum --out "$dir" --format json; then
-      echo "# ibscope $part failed: $(why "$dir/ibscope-$part.json")" | tee -a "$dir/skipped.txt" >&2
+      echo "ibscope: $part run failed: $(why "$dir/ibscope-$part.json")" | tee -a "$dir/skipped.txt" >&2
       STATUS=1
     fi
-  done
-  for v in "${VARIANTS[@]}"; do
-    # shellcheck disable=SC2206  # MCA options are meant to split on spaces
-    mca=(${MCA[$v]})
-    for part in lat small big; do
-      case $part in lat) args=("${LAT[@]}") ;; small) args=("${SMALL[@]}") ;; big) args=("${BIG[@]}") ;; esac
+    for v in "${VARIANTS[@]}"; do
+      [[ -n "${FAILED[$v]:-}" ]] && continue
+      # shellcheck disable=SC2206  # MCA options are meant to split on spaces
+      mca=(${MCA[$v]})
       run "$v $part" "$dir/$v-$part.txt" "${MPIRUN[@]}" -np "$np" "${mca[@]}" "$MPIREF" "${args[@]}"
       rc=$?
       if [[ $rc -ne 0 ]]; then
-        # A failed variant (e.g. pml ucx refusing the transports) loses its column, with the
-        # reason printed under the table; the others still run.
+        # A failed configuration (e.g. pml ucx refusing the transports) loses its column, with
+        # the reason printed under the table; the others still run.
         echo "$v: $part run failed (rc=$rc): $(why "$dir/$v-$part.txt")" >> "$dir/skipped.txt"
-        [[ $part == lat ]] && break
+        [[ $part == lat ]] && FAILED[$v]=1
       fi
     done
   done
+  unset FAILED
 done
 
 run memcpy-after "$OUT/memcpy-after.txt" "$MEMCPY" 256M 8
@@ -181,7 +206,7 @@ def load_ibscope(d):
         for r in doc.get("collectives", {}).get("rows", []):
             if r.get("in_place") or r.get("type") != "float" or r.get("op") != "sum":
                 continue
-            rows[r["size_bytes"]] = (r["time_us"]["mean"], r["busbw_gbps"])
+            rows[r["size_bytes"]] = (r["time_us"]["mean"], r["busbw_gbps"], r["time_us"]["p50"])
             wrong += r.get("wrong") or 0
     return rows, wrong
 
@@ -219,20 +244,20 @@ for np_ in ranks:
     cols = [v for v in variants if mpi[v][0]]
     print()
     print(f"== {np_} ranks, float sum, out-of-place, busbw GB/s (1e9), busbw = algbw * 2(p-1)/p ==")
-    hdr = f"{'size':>6} {'ibs t(us)':>10} {'ibscope':>8}" + "".join(f" {short.get(v, v):>7}" for v in cols)
+    hdr = f"{'size':>6} {'ibs t(us)':>10} {'ibs p50':>9} {'ibscope':>8}" + "".join(f" {short.get(v, v):>7}" for v in cols)
     hdr += f" {'bestOMPI':>8} {'ibs/best':>8} {'ibs/memcpy':>10}"
     print(hdr)
     sizes = sorted(s for s in set(ib) | {s for v in cols for s in mpi[v][0]} if s >= 1024)
     misses = 0
     for s in sizes:
-        ibb = ib.get(s, (None, None))[1]
+        ibt, ibb, ibp = ib.get(s, (None, None, None))
         vals = [mpi[v][0].get(s, (None, None))[1] for v in cols]
         known = [(x, v) for x, v in zip(vals, cols) if x is not None]
         best, best_v = max(known) if known else (None, None)
         ratio = ibb / best if ibb is not None and best else None
         frac = ibb / memcpy if ibb is not None and memcpy else None
-        ibt = ib.get(s, (None, None))[0]
         line = f"{fmt_size(s):>6} " + (f"{ibt:10.1f}" if ibt is not None else f"{'-':>10}")
+        line += f" {ibp:9.1f}" if ibp is not None else f" {'-':>9}"
         line += f" {bw(ibb, 8)}" + "".join(f" {bw(x, 7)}" for x in vals) + f" {bw(best, 8)}"
         line += (f" {ratio:8.2f}" if ratio is not None else f" {'-':>8}")
         line += (f" {frac:10.2f}" if frac is not None else f" {'-':>10}")
@@ -242,10 +267,12 @@ for np_ in ranks:
                 line += " *"
                 misses += 1
         print(line)
-    lat = [("ibscope", ib.get(8, (None,))[0])] + [(short.get(v, v), mpi[v][0].get(8, (None,))[0])
+    ib8 = ib.get(8, (None, None, None))
+    lat = [("ibscope", ib8[0])] + [(short.get(v, v), mpi[v][0].get(8, (None,))[0])
                                                   for v in cols]
     print("8 B latency, mean of per-iteration max over ranks (us): "
-          + ", ".join(f"{n} {t:.2f}" if t is not None else f"{n} -" for n, t in lat))
+          + ", ".join(f"{n} {t:.2f}" if t is not None else f"{n} -" for n, t in lat)
+          + (f" (ibscope p50 {ib8[2]:.2f})" if ib8[2] is not None else ""))
     wrong = {"ibscope": ib_wrong, **{short.get(v, v): mpi[v][1] for v in cols}}
     if any(wrong.values()):
         any_wrong = True
