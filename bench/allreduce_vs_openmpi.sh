@@ -61,9 +61,15 @@ case "$OUT/" in
 esac
 
 # Sizes: factor 4 from 1 KiB; big sizes get fewer iterations so 2 + 4 ranks fit in minutes.
+MAX_BYTES=$(numfmt --from=iec "${MAX%B}" 2>/dev/null) || { echo "bad --max: $MAX" >&2; exit 2; }
+PARTS=(lat small big)
 SMALL=(-b 1K -e 4M -f 4 -n 20 -w 5)
 BIG=(-b 16M -e "$MAX" -f 4 -n 10 -w 3)
 LAT=(-b 8 -e 8 -n 200 -w 20)
+if (( MAX_BYTES < 16 << 20 )); then
+  SMALL=(-b 1K -e "$MAX" -f 4 -n 20 -w 5)
+  PARTS=(lat small)
+fi
 RUN_TIMEOUT=300  # seconds per invocation; a hung run costs one column, not the whole bench
 
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
@@ -98,6 +104,11 @@ if [[ $WAIT_IDLE -gt 0 ]] && busy; then
   while busy && [[ $SECONDS -lt $deadline ]]; do sleep 5; done
 fi
 
+# busy_jiffies: CPU time used by everything since boot; our_jiffies: by this script's
+# finished children (their user + system time, which includes the ranks under mpirun).
+busy_jiffies() { awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+our_jiffies() { awk '{ print $16 + $17 }' "/proc/$$/stat"; }
+
 START=$(date +%s)
 {
   echo "# allreduce_vs_openmpi: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $(nproc) cores"
@@ -129,6 +140,8 @@ why() {
   grep -v '^\s*$' "$1.err" | grep -v -- '^-\+$' | tail -4 | tr '\n' ' ' | cut -c1-300
 }
 
+BUSY0=$(busy_jiffies)
+OURS0=$(our_jiffies)
 echo "# memcpy (single core, 256 MiB) ..." >&2
 run memcpy-before "$OUT/memcpy-before.txt" "$MEMCPY" 256M 8
 
@@ -140,7 +153,7 @@ for np in $RANKS; do
   mkdir -p "$dir"
   echo "# $np ranks" >&2
   declare -A FAILED=()
-  for part in lat small big; do
+  for part in "${PARTS[@]}"; do
     case $part in lat) args=("${LAT[@]}") ;; small) args=("${SMALL[@]}") ;; big) args=("${BIG[@]}") ;; esac
     if ! run "ibscope $part" "$dir/ibscope-$part.json" \
         "$IBSCOPE" allreduce --np "$np" "${args[@]}" -d float -o sum --out "$dir" --format json; then
@@ -165,9 +178,13 @@ for np in $RANKS; do
 done
 
 run memcpy-after "$OUT/memcpy-after.txt" "$MEMCPY" 256M 8
-LOAD_AFTER="# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "$LOAD_AFTER" >> "$OUT/banner.txt"
 ELAPSED=$(( $(date +%s) - START ))
+# CPU time that other processes took while the bench ran: the noise in every column.
+HZ=$(getconf CLK_TCK)
+OTHER=$(( ($(busy_jiffies) - BUSY0) - ($(our_jiffies) - OURS0) ))
+(( OTHER < 0 )) && OTHER=0
+LOAD_AFTER="# load average after: $(cut -d' ' -f1-3 /proc/loadavg); other processes used $((OTHER / HZ)) CPU-s during the ${ELAPSED} s run ($(( 100 * OTHER / HZ / (ELAPSED * $(nproc) > 0 ? ELAPSED * $(nproc) : 1) ))% of the machine)"
+echo "$LOAD_AFTER" >> "$OUT/banner.txt"
 
 python3 - "$OUT" "$ELAPSED" "$RANKS" "${VARIANTS[@]}" <<'PY' | tee "$OUT/summary.txt" || STATUS=1
 import json, os, sys
