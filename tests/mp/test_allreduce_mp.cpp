@@ -114,3 +114,14 @@ TEST_CASE("ibscope run does p2p and all-reduce in one job", "[mp][run]") {
   CHECK(r.out.find("busbw(GB/s)") != std::string::npos);
   CHECK(r.out.find("p2p latency") != std::string::npos);
 }
+
+TEST_CASE("large messages complete without stalling", "[mp][allreduce][large]") {
+  // Regression: with every chunk posted at once, 64-128 MiB all-reduces over cma stalled.
+  const auto r = run_process({{"allreduce", "--np", "2", "--sizes", "128M", "-n", "3", "-w", "1",
+                               "--timeout", "30", "--out", make_temp_dir()},
+                              {},
+                              180});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+  check_all_rows_verified(load_run_results(r), 2);
+}

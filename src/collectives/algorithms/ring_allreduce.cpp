@@ -77,7 +77,11 @@ void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   std::deque<PendingSend> sends;
   std::vector<std::size_t> free_slots;
   for (std::size_t i = 0; i < kScratchSlots; ++i) free_slots.push_back(i);
+  // Bounded in-flight operations, like a FIFO of slots: a few chunks ahead keep the pipe full.
+  // Posting every chunk of a large message at once left hundreds of rendezvous requests queued
+  // in UCX 1.13 on both sides and could stall the exchange (seen at 64-128 MiB over cma).
   constexpr std::size_t kMaxRecvsInFlight = 8;
+  constexpr std::size_t kMaxSendsInFlight = 8;
 
   Cursor rc, sc;  // next receive / send to post
   auto advance = [&](Cursor& c, auto chunks_of) {
@@ -120,7 +124,7 @@ void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
     }
     // Post sends whose data is ready: step 0 from the input, later steps once the same chunk
     // of the previous step has been received (and reduced).
-    while (sc.step < total_steps &&
+    while (sc.step < total_steps && sends.size() < kMaxSendsInFlight &&
            (sc.step == 0 || done[static_cast<std::size_t>(sc.step - 1)] > sc.chunk)) {
       const auto span =
           pattern::chunk_of(plan[static_cast<std::size_t>(sc.step)].send, chunk_elems, sc.chunk);
