@@ -212,13 +212,29 @@ def read_memcpy(name):
     except (OSError, IndexError, ValueError):
         return None
 
+def ibscope_doc(d, part):
+    """The results document ibscope printed, or, when it failed (it then prints nothing), the
+    partial results file it names on stderr: the sizes finished before the failure."""
+    try:
+        with open(os.path.join(d, f"ibscope-{part}.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(os.path.join(d, f"ibscope-{part}.json.err")) as f:
+            for line in f:
+                if "# partial results" in line or "# results:" in line:
+                    with open(line.rsplit(": ", 1)[1].strip()) as g:
+                        return json.load(g)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
 def load_ibscope(d):
     rows, wrong = {}, 0
     for part in ("lat", "small", "big"):
-        try:
-            with open(os.path.join(d, f"ibscope-{part}.json")) as f:
-                doc = json.load(f)
-        except (OSError, ValueError):
+        doc = ibscope_doc(d, part)
+        if doc is None:
             continue
         for r in doc.get("collectives", {}).get("rows", []):
             if r.get("in_place") or r.get("type") != "float" or r.get("op") != "sum":
