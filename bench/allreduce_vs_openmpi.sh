@@ -231,17 +231,18 @@ def ibscope_doc(d, part):
     return None
 
 def load_ibscope(d):
-    rows, wrong = {}, 0
+    rows, wrong, transports = {}, 0, set()
     for part in ("lat", "small", "big"):
         doc = ibscope_doc(d, part)
         if doc is None:
             continue
+        transports.update((doc.get("environment", {}).get("transports") or {}).values())
         for r in doc.get("collectives", {}).get("rows", []):
             if r.get("in_place") or r.get("type") != "float" or r.get("op") != "sum":
                 continue
             rows[r["size_bytes"]] = (r["time_us"]["mean"], r["busbw_gbps"], r["time_us"]["p50"])
             wrong += r.get("wrong") or 0
-    return rows, wrong
+    return rows, wrong, transports
 
 def load_mpi(d, v, np_):
     rows, wrong = {}, 0
@@ -272,7 +273,7 @@ short = {"ompi-default": "def", "ompi-ucx": "ucx", "ompi-ring": "ring",
 any_wrong = False
 for np_ in ranks:
     d = os.path.join(out, f"np{np_}")
-    ib, ib_wrong = load_ibscope(d)
+    ib, ib_wrong, ib_transports = load_ibscope(d)
     mpi = {v: load_mpi(d, v, np_) for v in variants}
     cols = [v for v in variants if mpi[v][0]]
     print()
@@ -307,6 +308,8 @@ for np_ in ranks:
           + ", ".join(f"{n} {t:.2f}" if t is not None else f"{n} -" for n, t in lat)
           + (f" (ibscope p50 {ib8[2]:.2f})" if ib8[2] is not None else ""))
     wrong = {"ibscope": ib_wrong, **{short.get(v, v): mpi[v][1] for v in cols}}
+    for t in sorted(ib_transports):
+        print(f"ibscope transports: {t}")
     if any(wrong.values()):
         any_wrong = True
         print("#wrong: " + ", ".join(f"{k} {w}" for k, w in wrong.items() if w))
