@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <sstream>
 
 #include "ibscope/core/error.hpp"
@@ -101,6 +102,17 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// "a,b,c" or "all": each item parsed by `parse`; "all" anywhere means every value.
+template <typename T, typename Parse>
+std::vector<T> parse_list(const std::string& text, std::span<const T> all_values, Parse parse) {
+  std::vector<T> out;
+  for (const auto& item : split(text)) {
+    if (item == "all") return {all_values.begin(), all_values.end()};
+    out.push_back(parse(item));
+  }
+  return out;
+}
+
 }  // namespace
 
 double parse_timeout_s(const CommonFlags& f) { return units::parse_duration_s(f.timeout, "--timeout"); }
@@ -122,31 +134,13 @@ AllreduceSweepOptions to_options(const AllreduceFlags& f, double timeout_s) {
   o.warmup = f.warmup;
   o.check = f.check != 0;
   o.timeout_s = timeout_s;
-  o.types.clear();
-  for (const auto& t : split(f.type)) {
-    if (t == "all") {
-      o.types.assign(std::begin(kAllDataTypes), std::end(kAllDataTypes));
-      break;
-    }
-    o.types.push_back(parse_data_type(t));
-  }
-  o.ops.clear();
-  for (const auto& t : split(f.op)) {
-    if (t == "all") {
-      o.ops.assign(std::begin(kAllReduceOps), std::end(kAllReduceOps));
-      break;
-    }
-    o.ops.push_back(parse_reduce_op(t));
-  }
-  o.algorithms.clear();
-  for (const auto& a : split(f.algo)) {
-    if (a == "all") {
-      o.algorithms.clear();
-      for (const auto& info : allreduce_algorithms()) o.algorithms.emplace_back(info.name);
-      break;
-    }
-    o.algorithms.emplace_back(find_allreduce_algorithm(a).name);
-  }
+  o.types = parse_list<DataType>(f.type, kAllDataTypes, parse_data_type);
+  o.ops = parse_list<ReduceOp>(f.op, kAllReduceOps, parse_reduce_op);
+  std::vector<std::string> all_algorithms;
+  for (const auto& info : allreduce_algorithms()) all_algorithms.emplace_back(info.name);
+  o.algorithms = parse_list<std::string>(f.algo, all_algorithms, [](const std::string& a) {
+    return std::string(find_allreduce_algorithm(a).name);
+  });
   o.algorithm_options.chunk_bytes = units::parse_size_bytes(f.chunk, "--chunk");
   // Validates the sweep now, before any rank starts.
   for (DataType t : o.types) {

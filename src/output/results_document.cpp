@@ -151,6 +151,18 @@ std::filesystem::path ResultsDocument::write(const std::filesystem::path& dir) {
   }
 }
 
+namespace {
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
 std::filesystem::path ResultsDocument::write_csv(const std::filesystem::path& json_path) const {
   std::string csv;
   const auto& coll = doc_["collectives"]["rows"];
@@ -160,8 +172,9 @@ std::filesystem::path ResultsDocument::write_csv(const std::filesystem::path& js
     for (const auto& r : coll) {
       csv += fmt::format("collectives,{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},"
                          "{:.4f},{:.4f},{}\n",
-                         r["collective"].get<std::string>(), r["algorithm"].get<std::string>(),
-                         r["type"].get<std::string>(), r["op"].get<std::string>(),
+                         csv_field(r["collective"].get<std::string>()),
+                         csv_field(r["algorithm"].get<std::string>()),
+                         csv_field(r["type"].get<std::string>()), csv_field(r["op"].get<std::string>()),
                          r["in_place"].get<bool>() ? 1 : 0, r["size_bytes"].get<std::uint64_t>(),
                          r["count"].get<std::uint64_t>(), r["ranks"].get<int>(),
                          r["time_us"]["mean"].get<double>(), r["time_us"]["p50"].get<double>(),
@@ -178,9 +191,9 @@ std::filesystem::path ResultsDocument::write_csv(const std::filesystem::path& js
     for (const auto& r : p2p) {
       csv += fmt::format("p2p,{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},"
                          "{:.4f}\n",
-                         r["test"].get<std::string>(), r["rank_a"].get<int>(),
-                         r["rank_b"].get<int>(), r["host_a"].get<std::string>(),
-                         r["host_b"].get<std::string>(), r["size_bytes"].get<std::uint64_t>(),
+                         csv_field(r["test"].get<std::string>()), r["rank_a"].get<int>(),
+                         r["rank_b"].get<int>(), csv_field(r["host_a"].get<std::string>()),
+                         csv_field(r["host_b"].get<std::string>()), r["size_bytes"].get<std::uint64_t>(),
                          r["window"].get<int>(), r["time_us"]["mean"].get<double>(),
                          r["time_us"]["p50"].get<double>(), r["time_us"]["p99"].get<double>(),
                          r["time_us"]["min"].get<double>(), r["time_us"]["max"].get<double>(),
