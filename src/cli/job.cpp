@@ -158,6 +158,8 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       const auto path = doc->write(common.out_dir);
       if (common.format == "json") fmt::print("{}\n", doc->json().dump(1));
       if (common.format == "csv") {
+        fmt::print("{}", doc->csv());
+        std::fflush(stdout);
         const auto csv = doc->write_csv(path);
         print_results_path(fmt::format("# csv: {}", csv.string()), table);
       }

@@ -163,7 +163,7 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-std::filesystem::path ResultsDocument::write_csv(const std::filesystem::path& json_path) const {
+std::string ResultsDocument::csv() const {
   std::string csv;
   const auto& coll = doc_["collectives"]["rows"];
   if (!coll.empty()) {
@@ -201,9 +201,13 @@ std::filesystem::path ResultsDocument::write_csv(const std::filesystem::path& js
                          r["msg_rate_mps"].get<double>());
     }
   }
+  return csv;
+}
+
+std::filesystem::path ResultsDocument::write_csv(const std::filesystem::path& json_path) const {
   auto path = json_path;
   path.replace_extension(".csv");
-  write_file_exclusive(path, csv);
+  write_file_exclusive(path, csv());
   return path;
 }
 

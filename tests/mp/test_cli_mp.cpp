@@ -2,6 +2,7 @@
 // ranks; help and version work.
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <fstream>
 
 #include "results_json.hpp"
@@ -65,4 +66,18 @@ TEST_CASE("help and version", "[mp][cli]") {
   const auto v = run_cli({"--version"});
   CHECK(v.exit_code == 0);
   CHECK(v.out.find("ibscope") != std::string::npos);
+}
+
+TEST_CASE("format csv prints the rows and writes a csv beside the json", "[mp][cli]") {
+  const std::string dir = make_temp_dir();
+  const auto r = run_process(
+      {{"allreduce", "--np", "2", "--sizes", "64,1K", "-n", "1", "--format", "csv", "--out", dir},
+       {},
+       60});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("section,collective,algorithm") == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 2 * 2);
+  CHECK(r.err.find("# csv: ") != std::string::npos);
+  load_run_results(r);  // the JSON is written and valid too
 }

@@ -35,7 +35,9 @@ class ResultsDocument {
   /// atomically (temp file + fsync + link: never replaces an existing file). Creates `dir`.
   /// Returns the path. Throws SystemError.
   std::filesystem::path write(const std::filesystem::path& dir);
-  /// Same rows as CSV (one line per row, raw samples omitted), beside the JSON.
+  /// The rows as CSV (a header per section, one line per row, raw samples omitted).
+  std::string csv() const;
+  /// csv() written beside the JSON (same name, .csv), exclusively. Returns the path.
   std::filesystem::path write_csv(const std::filesystem::path& json_path) const;
 
   const nlohmann::json& json() const { return doc_; }
