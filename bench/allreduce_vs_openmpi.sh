@@ -50,6 +50,7 @@ done
 command -v mpirun >/dev/null || { echo "error: mpirun not on PATH (openmpi-bin)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "error: python3 is needed to build the tables" >&2; exit 2; }
 
+MAX_BYTES=$(numfmt --from=iec "${MAX%B}" 2>/dev/null) || { echo "bad --max: $MAX" >&2; exit 2; }
 if [[ -z "$OUT" ]]; then
   OUT=$(mktemp -d "/tmp/ibscope-bench-$(date -u +%Y%m%dT%H%M%SZ)-XXXX")
 else
@@ -61,7 +62,6 @@ case "$OUT/" in
 esac
 
 # Sizes: factor 4 from 1 KiB; big sizes get fewer iterations so 2 + 4 ranks fit in minutes.
-MAX_BYTES=$(numfmt --from=iec "${MAX%B}" 2>/dev/null) || { echo "bad --max: $MAX" >&2; exit 2; }
 PARTS=(lat small big)
 SMALL=(-b 1K -e 4M -f 4 -n 20 -w 5)
 BIG=(-b 16M -e "$MAX" -f 4 -n 10 -w 3)
