@@ -54,8 +54,8 @@ class Request {
   bool is_send_ = false;
 };
 
-/// IBSCOPE_UCX_ERR_MODE: "auto" (default: UCP_ERR_HANDLING_MODE_PEER for peers on other hosts
-/// only) or "peer" (for every peer, at the cost of UCX's single-copy shared memory path).
+/// IBSCOPE_UCX_ERR_MODE: "peer" (default: UCP_ERR_HANDLING_MODE_PEER for every peer) or "cma"
+/// (peer mode only for peers on other hosts, so that same-host peers may use UCX's cma).
 bool peer_error_handling_everywhere();
 
 class Comm {
