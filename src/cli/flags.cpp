@@ -58,24 +58,26 @@ void add_allreduce_flags(CLI::App& app, AllreduceFlags& f) {
 }
 
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
+  // `ibscope p2p` takes the nccl-tests short flags; inside `ibscope run` every p2p flag is long
+  // and prefixed, e.g. --p2p-maxbytes.
   const bool own = prefix.empty();
-  app.add_option(own ? "-b,--minbytes" : "--" + prefix + "minbytes", f.min_bytes,
-                 "p2p: smallest message size")
+  auto name = [&](const char* own_names, const char* prefixed) {
+    return own ? std::string(own_names) : "--" + prefix + prefixed;
+  };
+  app.add_option(name("-b,--minbytes", "minbytes"), f.min_bytes, "p2p: smallest message size")
       ->default_val("1");
-  app.add_option(own ? "-e,--maxbytes" : "--" + prefix + "maxbytes", f.max_bytes,
-                 "p2p: largest message size")
+  app.add_option(name("-e,--maxbytes", "maxbytes"), f.max_bytes, "p2p: largest message size")
       ->default_val("4M");
-  app.add_option(own ? "-f,--stepfactor" : "--" + prefix + "stepfactor", f.factor,
+  app.add_option(name("-f,--stepfactor", "stepfactor"), f.factor,
                  "p2p: size multiplier between steps")
       ->default_val(2);
-  app.add_option(own ? "-n,--iters" : "--" + prefix + "iters", f.latency_iters,
-                 "p2p: latency round trips per size")
+  app.add_option(name("-n,--iters", "iters"), f.latency_iters, "p2p: latency round trips per size")
       ->default_val(1000)
       ->check(CLI::Range(1, 10000000));
   app.add_option("--" + prefix + "bw-iters", f.bw_iters, "p2p: timed windows per size")
       ->default_val(20)
       ->check(CLI::Range(1, 1000000));
-  app.add_option(own ? "-w,--warmup_iters" : "--" + prefix + "warmup", f.warmup,
+  app.add_option(name("-w,--warmup_iters", "warmup"), f.warmup,
                  "p2p: untimed iterations per size")
       ->default_val(10)
       ->check(CLI::Range(0, 1000000));

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <deque>
 
 #include "ibscope/collectives/pattern/ring.hpp"
 #include "ibscope/collectives/reduce.hpp"
@@ -14,16 +13,6 @@ RingAllreduce::RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
       chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
       scratch_(kScratchSlots * chunk_bytes_) {}
-
-namespace {
-
-// Position in the flattened schedule: ring step s (0..2(p-1)-1), chunk c within that step.
-struct Cursor {
-  int step = 0;
-  std::size_t chunk = 0;
-};
-
-}  // namespace
 
 void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
@@ -43,12 +32,9 @@ void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   const std::uint32_t seq = comm_.next_op_seq();
 
   // Per step: which segment goes out, which comes in, and their chunk counts (equal: the
-  // segment received at step s is the one sent at step s+1).
-  struct StepPlan {
-    pattern::Span send, recv;
-    std::size_t chunks;
-  };
-  std::vector<StepPlan> plan(static_cast<std::size_t>(total_steps));
+  // segment received at step s is the one sent at step s+1). Members are reused across calls.
+  auto& plan = plan_;
+  plan.resize(static_cast<std::size_t>(total_steps));
   for (int s = 0; s < total_steps; ++s) {
     const auto st = s < rs_steps ? pattern::ring_reduce_scatter_step(me, p, s)
                                  : pattern::ring_allgather_step(me, p, s - rs_steps);
@@ -62,20 +48,16 @@ void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   };
 
   // done[s]: chunks of step s received (and reduced), in order. sent[s]: sends completed.
-  std::vector<std::size_t> done(static_cast<std::size_t>(total_steps), 0);
-  std::vector<std::size_t> sent(static_cast<std::size_t>(total_steps), 0);
-  struct PendingRecv {
-    Cursor at;
-    std::size_t slot;
-    ucx::Request req;
-  };
-  struct PendingSend {
-    Cursor at;
-    ucx::Request req;
-  };
-  std::deque<PendingRecv> recvs;
-  std::deque<PendingSend> sends;
-  std::vector<std::size_t> free_slots;
+  auto& done = done_;
+  auto& sent = sent_;
+  done.assign(static_cast<std::size_t>(total_steps), 0);
+  sent.assign(static_cast<std::size_t>(total_steps), 0);
+  auto& recvs = recvs_;
+  auto& sends = sends_;
+  recvs.clear();  // empty after every successful call; cleared in case the last one threw
+  sends.clear();
+  auto& free_slots = free_slots_;
+  free_slots.clear();
   for (std::size_t i = 0; i < kScratchSlots; ++i) free_slots.push_back(i);
   // Bounded in-flight operations, like a FIFO of slots: a few chunks ahead keep the pipe full.
   // Posting every chunk of a large message at once left hundreds of rendezvous requests queued
@@ -98,7 +80,11 @@ void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   sc.chunk = static_cast<std::size_t>(-1);
   advance(sc, send_chunks);
 
-  const std::string what = fmt::format("allreduce ring ({} elements)", a.count);
+  if (what_count_ != a.count) {
+    what_ = fmt::format("allreduce ring ({} elements)", a.count);
+    what_count_ = a.count;
+  }
+  const std::string& what = what_;
   while (true) {
     // Post receives: reduce-scatter chunks need a free scratch slot; all-gather chunks land in
     // the output, but only after our own send from that region completed.
