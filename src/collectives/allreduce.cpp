@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ibscope/collectives/algorithms/rd_allreduce.hpp"
+#include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_allreduce.hpp"
 #include "ibscope/core/error.hpp"
 
@@ -14,6 +16,17 @@ const std::vector<AllreduceAlgorithmInfo>& allreduce_algorithms() {
        ring_allreduce_cost_s,
        [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
          return std::make_unique<RingAllreduce>(comm, o);
+       }},
+      {"rd", "recursive doubling of whole vectors; latency-optimal for small messages",
+       rd_allreduce_cost_s,
+       [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
+         return std::make_unique<RdAllreduce>(comm, o);
+       }},
+      {"rhd",
+       "Rabenseifner: recursive-halving reduce-scatter + recursive-doubling all-gather, chunked",
+       rhd_allreduce_cost_s,
+       [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
+         return std::make_unique<RhdAllreduce>(comm, o);
        }},
   };
   return kAlgorithms;

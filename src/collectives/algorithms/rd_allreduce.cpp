@@ -1,0 +1,105 @@
+#include "ibscope/collectives/algorithms/rd_allreduce.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "ibscope/collectives/reduce.hpp"
+
+namespace ibscope {
+
+double rd_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
+  if (p <= 1) return 0;
+  const int pow2 = pattern::pow2_floor(p);
+  const double step = c.alpha_s + n * c.beta_s_per_byte + n * c.gamma_s_per_byte;
+  double t = pattern::log2_exact(pow2) * step;
+  if (pow2 != p) t += step + c.alpha_s + n * c.beta_s_per_byte;
+  return t;
+}
+
+RdAllreduce::RdAllreduce(ucx::Comm& comm, const AlgorithmOptions& /*options*/)
+    : comm_(comm), layout_(pattern::recursive_layout(comm.rank(), comm.size())) {}
+
+void RdAllreduce::wait_both(ucx::Request& recv, ucx::Request& send, int peer,
+                            const Deadline& deadline) {
+  while (true) {
+    // Test both every round, so that a failed send is reported even while the receive waits.
+    const bool sent = send.test(comm_);
+    const bool received = recv.test(comm_);
+    if (sent && received) return;
+    comm_.progress();
+    comm_.poll_health(what_, deadline, peer);
+  }
+}
+
+void RdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
+  const std::size_t es = size_of(a.type);
+  const std::size_t bytes = a.count * es;
+  auto* out = static_cast<std::byte*>(a.recvbuf);
+  const auto* in = static_cast<const std::byte*>(a.sendbuf);
+  if (comm_.size() == 1 || a.count == 0) {
+    if (in != out && bytes > 0) std::memcpy(out, in, bytes);
+    return;
+  }
+  const std::uint32_t seq = comm_.next_op_seq();
+  const int me = comm_.rank();
+  const pattern::RecursiveLayout& l = layout_;
+  // Tag steps: 0 pre-step, 1..steps the doubling steps, steps + 1 the post-step.
+  const auto post_step = static_cast<std::uint32_t>(l.steps + 1);
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  if (what_count_ != a.count) {
+    what_ = fmt::format("allreduce rd ({} elements)", a.count);
+    what_count_ = a.count;
+  }
+
+  if (l.role == pattern::PrePostRole::kSendIdle) {
+    const int peer = l.prepost_partner;
+    const auto send_tag = ucx::make_tag(me, seq, 0, 0);
+    const auto recv_tag = ucx::make_tag(peer, seq, post_step, 0);
+    if (in != out) {
+      ucx::Request recv = comm_.irecv(peer, recv_tag, out, bytes);
+      ucx::Request send = comm_.isend(peer, send_tag, in, bytes);
+      wait_both(recv, send, peer, deadline);
+    } else {
+      // In place the result lands where our input is still being sent from.
+      ucx::Request send = comm_.isend(peer, send_tag, in, bytes);
+      comm_.wait(send, what_, deadline);
+      ucx::Request recv = comm_.irecv(peer, recv_tag, out, bytes);
+      comm_.wait(recv, what_, deadline);
+    }
+    return;
+  }
+
+  const std::byte* mine = in;  // where this rank's partial result is
+  if (l.role == pattern::PrePostRole::kReduceJoin) {
+    const int peer = l.prepost_partner;
+    ucx::Request recv = comm_.irecv(peer, ucx::make_tag(peer, seq, 0, 0), scratch_.data(), bytes);
+    comm_.wait(recv, what_, deadline);
+    // The partner is the lower rank: its vector goes first.
+    reduce(a.type, a.op, out, scratch_.data(), in, a.count);
+    mine = out;
+  }
+  for (int k = 0; k < l.steps; ++k) {
+    const int partner_new = pattern::recursive_partner(l.new_rank, k);
+    const int peer = pattern::recursive_rank_of(partner_new, l.p);
+    const auto step = static_cast<std::uint32_t>(k + 1);
+    ucx::Request recv =
+        comm_.irecv(peer, ucx::make_tag(peer, seq, step, 0), scratch_.data(), bytes);
+    ucx::Request send = comm_.isend(peer, ucx::make_tag(me, seq, step, 0), mine, bytes);
+    wait_both(recv, send, peer, deadline);
+    // Both partners compute (lower new rank's vector) op (higher's): identical bits on both.
+    if (l.new_rank < partner_new) {
+      reduce(a.type, a.op, out, mine, scratch_.data(), a.count);
+    } else {
+      reduce(a.type, a.op, out, scratch_.data(), mine, a.count);
+    }
+    mine = out;
+  }
+  if (l.role == pattern::PrePostRole::kReduceJoin) {
+    const int peer = l.prepost_partner;
+    ucx::Request send = comm_.isend(peer, ucx::make_tag(me, seq, post_step, 0), out, bytes);
+    comm_.wait(send, what_, deadline);
+  }
+}
+
+}  // namespace ibscope
