@@ -3,11 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <set>
+
 #include "ibscope/build_info.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/job.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
+#include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/results_loader.hpp"
 #include "ibscope/transport/ucx/context.hpp"
@@ -15,24 +18,58 @@
 namespace ibscope::cli {
 namespace {
 
-int allreduce_body(JobContext& ctx, const AllreduceSweepOptions& o) {
+// The best algorithm per size, when several were measured side by side.
+void print_crossovers(std::FILE* out, const TuningTable& t) {
+  for (const auto& e : t.entries) {
+    fmt::print(out, "# Fastest {} algorithm by size ({} ranks, {} hosts; median time):\n",
+               e.collective, e.ranks, e.hosts);
+    std::uint64_t below = 0;  // sizes above the previous range's bound
+    for (const auto& r : e.ranges) {
+      const std::string range =
+          r.max_bytes == UINT64_MAX
+              ? fmt::format("> {}", units::format_size(below))
+              : fmt::format("{}<= {}", below == 0 ? "" : fmt::format("> {}, ", units::format_size(below)),
+                            units::format_size(r.max_bytes));
+      fmt::print(out, "#   {:<24} {}\n", range, r.algorithm);
+      below = r.max_bytes;
+    }
+  }
+  std::fflush(out);
+}
+
+int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
   std::optional<CollectiveTable> table;
   if (ctx.table_out != nullptr) {
     table.emplace(ctx.table_out);
     table->header();
   }
   std::uint64_t wrong = 0;
-  run_allreduce_sweep(ctx.comm, o, [&](const std::vector<CollectiveRow>& rows) {
+  std::vector<CollectiveRow> all_rows;  // rows of the algorithms asked for by name
+  run_collective_sweep(ctx.comm, o, [&](const std::vector<CollectiveRow>& rows) {
     for (const auto& r : rows) {
       if (r.wrong) wrong += *r.wrong;
       if (ctx.results != nullptr) ctx.results->add_row(r);
+      // Crossovers come from algorithms run by name at every size, not from -A auto's picks.
+      if (!r.selected_by.empty()) continue;
+      all_rows.push_back(r);
+      all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
     }
     if (table) table->rows(rows);
   });
   if (table) table->footer();
+  std::set<std::string> measured;
+  for (const auto& r : all_rows) measured.insert(r.algorithm);
+  if (measured.size() >= 2) {
+    std::set<std::string> hosts(ctx.comm.bootstrap().hosts().begin(),
+                                ctx.comm.bootstrap().hosts().end());
+    const TuningTable tuning = derive_tuning(all_rows, static_cast<int>(hosts.size()));
+    if (ctx.results != nullptr) ctx.results->set_tuning(to_json(tuning));
+    if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
+  }
   if (wrong > 0) {
     if (ctx.comm.rank() == 0) {
-      log::error("all-reduce verification failed: {} wrong elements in total (see #wrong)", wrong);
+      log::error("{} verification failed: {} wrong elements in total (see #wrong)",
+                 name_of(o.collective), wrong);
     }
     return 1;
   }
@@ -51,11 +88,14 @@ int p2p_body(JobContext& ctx, const P2pOptions& o) {
   return 0;
 }
 
-nlohmann::json params_json(const AllreduceSweepOptions& o) {
+nlohmann::json params_json(const CollectiveSweepOptions& o) {
   std::vector<std::string> types, ops;
   for (auto t : o.types) types.emplace_back(name_of(t));
   for (auto op : o.ops) ops.emplace_back(name_of(op));
-  return {{"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
+  return {{"collective", name_of(o.collective)},
+          {"root", o.root},
+          {"tuning_source", o.tuning ? nlohmann::json(o.tuning->source) : nlohmann::json()},
+          {"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
           {"step_factor", o.sweep.factor},  {"step_bytes", o.sweep.step_bytes},
           {"iters", o.iters},               {"warmup_iters", o.warmup},
           {"check", o.check},               {"types", types},
@@ -69,6 +109,24 @@ nlohmann::json params_json(const P2pOptions& o) {
           {"bw_iters", o.bw_iters},         {"warmup_iters", o.warmup},
           {"window", o.window},             {"pairs", o.pairs == PairsMode::kAll ? "all" : "first"},
           {"timeout_s", o.timeout_s}};
+}
+
+int list_algorithms() {
+  // The cost of each at a reference point makes the formulas concrete: 2 us and 10 GB/s per
+  // link, 8 ranks, 1 MiB.
+  const LinkCost ref{2e-6, 1e-10, 0};
+  fmt::print("# {:<15} {:<6} {:>14}  {}\n", "collective", "algo", "cost(us)@ref", "description");
+  for (Collective c : kAllCollectives) {
+    for (const auto& a : algorithms_for(c)) {
+      fmt::print("  {:<15} {:<6} {:>14.1f}  {}\n", name_of(c), a.name,
+                 a.cost_s(ref, 1 << 20, 8) * 1e6, a.description);
+    }
+  }
+  fmt::print("# cost@ref: the alpha-beta model of each algorithm's file for 8 ranks, 1 MiB, "
+             "alpha 2 us, 10 GB/s per link, no reduction cost.\n"
+             "# -A auto without --tuning: all-reduce uses rd up to 16 KiB, rhd up to 512 KiB, "
+             "ring above (where registered); the other collectives use ring.\n");
+  return 0;
 }
 
 int validate_files(const std::vector<std::string>& files) {
@@ -93,29 +151,50 @@ int run(int argc, char** argv) {
       "Examples:\n"
       "  ibscope run                          # embedded default: 2 local ranks, p2p + all-reduce\n"
       "  ibscope allreduce --np 4 -b 8 -e 256M -d float -o sum\n"
+      "  ibscope allreduce --np 4 -A all      # every algorithm side by side + crossovers\n"
+      "  ibscope allreduce --np 4 -A auto --tuning results/ibscope-allreduce-....json\n"
+      "  ibscope broadcast --np 4 -r 2 -e 64M\n"
       "  ibscope p2p --np 2 --tests latency -e 64K\n"
       "  srun --mpi=pmix -N 16 ibscope run     # one rank per node across a cluster\n"
       "  ibscope validate results/*.json\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
   CommonFlags common;
-  AllreduceFlags ar_flags;
+  CollectiveFlags ar_flags;
   P2pFlags p2p_flags;
   bool skip_p2p = false, skip_allreduce = false;
 
   auto* run_cmd = app.add_subcommand(
       "run", "The whole suite: p2p sweep between rank pairs, then the all-reduce sweep");
   add_common_flags(*run_cmd, common);
-  add_allreduce_flags(*run_cmd, ar_flags);
+  add_collective_flags(*run_cmd, ar_flags, Collective::kAllreduce);
   add_p2p_flags(*run_cmd, p2p_flags, "p2p-");
   run_cmd->add_flag("--skip-p2p", skip_p2p, "Do not run the p2p sweep");
   run_cmd->add_flag("--skip-allreduce", skip_allreduce, "Do not run the all-reduce sweep");
 
-  auto* ar_cmd = app.add_subcommand(
-      "allreduce", "All-reduce sweep, nccl-tests columns (time, algbw, busbw, #wrong)");
-  ar_cmd->alias("all_reduce");
-  add_common_flags(*ar_cmd, common);
-  add_allreduce_flags(*ar_cmd, ar_flags);
+  // One subcommand per collective, with nccl-tests' names as aliases.
+  struct CollectiveCommand {
+    Collective collective;
+    const char* name;
+    std::vector<const char*> aliases;
+    const char* description;
+    CLI::App* app = nullptr;
+  };
+  std::vector<CollectiveCommand> collective_cmds = {
+      {Collective::kAllreduce, "allreduce", {"all_reduce"},
+       "All-reduce sweep, nccl-tests columns (time, algbw, busbw, #wrong)"},
+      {Collective::kReduceScatter, "reduce_scatter", {"reducescatter", "reduce-scatter"},
+       "Reduce-scatter sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
+      {Collective::kAllgather, "allgather", {"all_gather"},
+       "All-gather sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
+      {Collective::kBroadcast, "broadcast", {"bcast"}, "Broadcast sweep from --root (busbw = algbw)"},
+  };
+  for (auto& cc : collective_cmds) {
+    cc.app = app.add_subcommand(cc.name, cc.description);
+    for (const char* alias : cc.aliases) cc.app->alias(alias);
+    add_common_flags(*cc.app, common);
+    add_collective_flags(*cc.app, ar_flags, cc.collective);
+  }
 
   auto* p2p_cmd = app.add_subcommand(
       "p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
@@ -144,19 +223,14 @@ int run(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   try {
     if (*validate_cmd) return validate_files(files);
-    if (*algos_cmd) {
-      fmt::print("# {:<10} {}\n", "algorithm", "description");
-      for (const auto& a : allreduce_algorithms()) {
-        fmt::print("  {:<10} {}\n", a.name, a.description);
-      }
-      return 0;
-    }
+    if (*algos_cmd) return list_algorithms();
     const double timeout_s = parse_timeout_s(common);
-    if (*ar_cmd) {
-      const auto o = to_options(ar_flags, timeout_s);
-      return run_job("allreduce", common, args, [&](JobContext& ctx) {
+    for (const auto& cc : collective_cmds) {
+      if (!*cc.app) continue;
+      const auto o = to_options(ar_flags, cc.collective, timeout_s);
+      return run_job(cc.name, common, args, [&](JobContext& ctx) {
         if (ctx.results) ctx.results->set_params("collectives", params_json(o));
-        return allreduce_body(ctx, o);
+        return collective_body(ctx, o);
       });
     }
     if (*p2p_cmd) {
@@ -167,7 +241,7 @@ int run(int argc, char** argv) {
       });
     }
     if (*run_cmd) {
-      const auto ar = to_options(ar_flags, timeout_s);
+      const auto ar = to_options(ar_flags, Collective::kAllreduce, timeout_s);
       const auto p2p = to_options(p2p_flags, timeout_s);
       return run_job("run", common, args, [&](JobContext& ctx) {
         int status = 0;
@@ -177,7 +251,7 @@ int run(int argc, char** argv) {
         }
         if (!skip_allreduce) {
           if (ctx.results) ctx.results->set_params("collectives", params_json(ar));
-          status = std::max(status, allreduce_body(ctx, ar));
+          status = std::max(status, collective_body(ctx, ar));
         }
         return status;
       });

@@ -8,6 +8,7 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/output/results_loader.hpp"
 
 namespace ibscope::cli {
 
@@ -28,7 +29,7 @@ void add_common_flags(CLI::App& app, CommonFlags& f) {
   app.add_flag("-q,--quiet", f.quiet, "No banner or tables; errors and the results path only");
 }
 
-void add_allreduce_flags(CLI::App& app, AllreduceFlags& f) {
+void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
   app.add_option("-b,--minbytes", f.min_bytes, "Smallest message size (K/M/G suffixes)")
       ->default_val("8");
   app.add_option("-e,--maxbytes", f.max_bytes, "Largest message size")->default_val("128M");
@@ -50,11 +51,26 @@ void add_allreduce_flags(CLI::App& app, AllreduceFlags& f) {
   app.add_option("-d,--datatype", f.type,
                  "float, double, int32, int64, half, bfloat16, a comma list, or all")
       ->default_val("float");
-  app.add_option("-o,--op", f.op, "sum, min, max, a comma list, or all")->default_val("sum");
-  app.add_option("-A,--algo", f.algo, "All-reduce algorithm: ring, a comma list, or all")
+  if (reduces(c)) {
+    app.add_option("-o,--op", f.op, "sum, min, max, a comma list, or all")->default_val("sum");
+  }
+  std::string names;
+  for (const auto& a : algorithms_for(c)) names += fmt::format("{}, ", a.name);
+  app.add_option("-A,--algo", f.algo,
+                 fmt::format("Algorithm: {}a comma list, all (each side by side, and the "
+                             "measured crossovers saved as a tuning table), or auto (per size: "
+                             "--tuning table, else the default rule; see 'ibscope algorithms')",
+                             names))
       ->default_val("ring");
+  app.add_option("--tuning", f.tuning,
+                 "Results file of an earlier '-A all' run whose tuning table -A auto uses")
+      ->check(CLI::ExistingFile);
   app.add_option("--chunk", f.chunk, "Pipeline chunk size (0 = the algorithm's default)")
       ->default_val("0");
+  if (c == Collective::kBroadcast) {
+    app.add_option("-r,--root", f.root, "Broadcast root rank")->default_val(0)->check(
+        CLI::NonNegativeNumber);
+  }
 }
 
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
@@ -119,8 +135,10 @@ std::vector<T> parse_list(const std::string& text, std::span<const T> all_values
 
 double parse_timeout_s(const CommonFlags& f) { return units::parse_duration_s(f.timeout, "--timeout"); }
 
-AllreduceSweepOptions to_options(const AllreduceFlags& f, double timeout_s) {
-  AllreduceSweepOptions o;
+CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double timeout_s) {
+  CollectiveSweepOptions o;
+  o.collective = c;
+  o.root = f.root;
   o.sweep.min_bytes = units::parse_size_bytes(f.min_bytes, "-b/--minbytes");
   o.sweep.max_bytes = units::parse_size_bytes(f.max_bytes, "-e/--maxbytes");
   o.sweep.factor = f.factor;
@@ -139,11 +157,28 @@ AllreduceSweepOptions to_options(const AllreduceFlags& f, double timeout_s) {
   o.types = parse_list<DataType>(f.type, kAllDataTypes, parse_data_type);
   o.ops = parse_list<ReduceOp>(f.op, kAllReduceOps, parse_reduce_op);
   std::vector<std::string> all_algorithms;
-  for (const auto& info : allreduce_algorithms()) all_algorithms.emplace_back(info.name);
-  o.algorithms = parse_list<std::string>(f.algo, all_algorithms, [](const std::string& a) {
-    return std::string(find_allreduce_algorithm(a).name);
+  for (const auto& info : algorithms_for(c)) all_algorithms.emplace_back(info.name);
+  o.algorithms = parse_list<std::string>(f.algo, all_algorithms, [c](const std::string& a) {
+    if (a == kAutoAlgorithm) return a;
+    return std::string(find_algorithm(c, a).name);
   });
+  if (!f.tuning.empty()) {
+    if (std::find(o.algorithms.begin(), o.algorithms.end(), kAutoAlgorithm) ==
+        o.algorithms.end()) {
+      throw UsageError("--tuning is used only by -A auto: add -A auto, or drop --tuning");
+    }
+    o.tuning = load_tuning(f.tuning);
+  }
   o.algorithm_options.chunk_bytes = units::parse_size_bytes(f.chunk, "--chunk");
+  // A chunk index has 20 bits in the tag (transport/ucx/comm.hpp).
+  constexpr std::uint64_t kMaxChunks = 1ULL << 20;
+  if (o.algorithm_options.chunk_bytes != 0 &&
+      o.sweep.max_bytes / o.algorithm_options.chunk_bytes >= kMaxChunks) {
+    throw UsageError(fmt::format("--chunk {}: {} would need more than {} chunks; use a larger "
+                                 "--chunk",
+                                 units::format_size(o.algorithm_options.chunk_bytes),
+                                 units::format_size(o.sweep.max_bytes), kMaxChunks));
+  }
   // Validates the sweep now, before any rank starts.
   for (DataType t : o.types) {
     const auto sizes = sweep_sizes(o.sweep, size_of(t));

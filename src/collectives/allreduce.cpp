@@ -33,12 +33,7 @@ const std::vector<AllreduceAlgorithmInfo>& allreduce_algorithms() {
 }
 
 const AllreduceAlgorithmInfo& find_allreduce_algorithm(std::string_view name) {
-  std::string names;
-  for (const auto& a : allreduce_algorithms()) {
-    if (a.name == name) return a;
-    names += names.empty() ? std::string(a.name) : fmt::format(", {}", a.name);
-  }
-  throw UsageError(fmt::format("-A/--algo: unknown algorithm '{}' (available: {})", name, names));
+  return find_algorithm(Collective::kAllreduce, name);
 }
 
 }  // namespace ibscope

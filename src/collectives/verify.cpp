@@ -44,9 +44,9 @@ VerifiablePattern::VerifiablePattern(DataType type, ReduceOp op, int nranks)
     modulus_ = kMinMaxPeriod;
     period_ = kMinMaxPeriod;
   }
-  std::vector<double> row(period_);
-  for (std::size_t i = 0; i < period_; ++i) row[i] = expected(i);
-  expected_row_ = typed_row(row);
+  std::vector<double> rows(2 * period_);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = expected(i % period_);
+  expected_rows_ = typed_row(rows);
 }
 
 double VerifiablePattern::input(int rank, std::size_t i) const {
@@ -81,14 +81,22 @@ std::vector<std::byte> VerifiablePattern::typed_row(const std::vector<double>& v
   return row;
 }
 
-void VerifiablePattern::fill_input(int rank, void* buffer, std::size_t count) const {
-  std::vector<double> values(period_);
-  for (std::size_t i = 0; i < period_; ++i) values[i] = input(rank, i);
-  const auto row = typed_row(values);
+std::vector<std::byte> VerifiablePattern::input_rows(int rank) const {
+  std::vector<double> values(2 * period_);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = input(rank, i % period_);
+  return typed_row(values);
+}
+
+void VerifiablePattern::fill_input(int rank, void* buffer, std::size_t count,
+                                   std::size_t first_index) const {
+  const auto rows = input_rows(rank);
+  const std::size_t es = size_of(type_);
+  const std::byte* row = rows.data() + (first_index % period_) * es;
+  const std::size_t row_bytes = period_ * es;
   auto* out = static_cast<std::byte*>(buffer);
-  const std::size_t total = count * size_of(type_);
-  for (std::size_t done = 0; done < total; done += row.size()) {
-    std::memcpy(out + done, row.data(), std::min(row.size(), total - done));
+  const std::size_t total = count * es;
+  for (std::size_t done = 0; done < total; done += row_bytes) {
+    std::memcpy(out + done, row, std::min(row_bytes, total - done));
   }
 }
 
@@ -100,17 +108,31 @@ void VerifiablePattern::fill_poison(void* buffer, std::size_t count) const {
   for (std::size_t i = 0; i < count; ++i) std::memcpy(out + i * row.size(), row.data(), row.size());
 }
 
-std::size_t VerifiablePattern::count_wrong(const void* buffer, std::size_t count) const {
+std::size_t VerifiablePattern::count_wrong(const void* buffer, std::size_t count,
+                                           std::size_t first_index) const {
+  return count_mismatch(expected_rows_, buffer, count, first_index);
+}
+
+std::size_t VerifiablePattern::count_wrong_input(int rank, const void* buffer, std::size_t count,
+                                                 std::size_t first_index) const {
+  return count_mismatch(input_rows(rank), buffer, count, first_index);
+}
+
+std::size_t VerifiablePattern::count_mismatch(const std::vector<std::byte>& rows,
+                                              const void* buffer, std::size_t count,
+                                              std::size_t first_index) const {
+  // One period at a time with memcmp; element by element only inside a period that differs.
   const std::size_t es = size_of(type_);
-  const std::size_t row_bytes = expected_row_.size();
+  const std::size_t row_bytes = period_ * es;
+  const std::byte* row = rows.data() + (first_index % period_) * es;
   const auto* in = static_cast<const std::byte*>(buffer);
   const std::size_t total = count * es;
   std::size_t wrong = 0;
   for (std::size_t done = 0; done < total; done += row_bytes) {
     const std::size_t n = std::min(row_bytes, total - done);
-    if (std::memcmp(in + done, expected_row_.data(), n) == 0) continue;
+    if (std::memcmp(in + done, row, n) == 0) continue;
     for (std::size_t e = 0; e < n; e += es) {
-      wrong += std::memcmp(in + done + e, expected_row_.data() + e, es) != 0 ? 1 : 0;
+      wrong += std::memcmp(in + done + e, row + e, es) != 0 ? 1 : 0;
     }
   }
   return wrong;

@@ -19,9 +19,9 @@ void print_banner(std::FILE* out, const BannerInfo& b) {
 
 void CollectiveTable::header() {
   fmt::print(out_, "#\n");
-  fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>6}   {:^39}   {:^39}\n", "", "", "", "", "",
+  fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>9}   {:^39}   {:^39}\n", "", "", "", "", "",
              "out-of-place", "in-place");
-  fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>6}   {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9} {:>9}\n",
+  fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>9}   {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9} {:>9}\n",
              "size(B)", "count(elts)", "type", "redop", "algo", "time(us)", "algbw(GB/s)",
              "busbw(GB/s)", "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
   std::fflush(out_);
@@ -36,8 +36,11 @@ std::string wrong_text(const CollectiveRow& r) {
 void CollectiveTable::rows(const std::vector<CollectiveRow>& rows) {
   if (rows.empty()) return;
   const CollectiveRow& first = rows.front();
-  std::string line = fmt::format("  {:>12} {:>12} {:>8} {:>6} {:>6}", first.size_bytes,
-                                 first.count, first.type, first.op, first.algorithm);
+  // Rows picked by -A auto say so: "auto:rd".
+  const std::string algo =
+      first.selected_by.empty() ? first.algorithm : fmt::format("auto:{}", first.algorithm);
+  std::string line = fmt::format("  {:>12} {:>12} {:>8} {:>6} {:>9}", first.size_bytes,
+                                 first.count, first.type, first.op, algo);
   const CollectiveRow* oop = nullptr;
   const CollectiveRow* ip = nullptr;
   for (const auto& r : rows) (r.in_place ? ip : oop) = &r;

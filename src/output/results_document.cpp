@@ -42,6 +42,8 @@ nlohmann::json to_json(const CollectiveRow& r) {
                       {"busbw_gbps", r.busbw_gbps},
                       {"wrong", r.wrong ? nlohmann::json(*r.wrong) : nlohmann::json(nullptr)},
                       {"samples_us", r.samples_us}};
+  if (!r.selected_by.empty()) j["selected_by"] = r.selected_by;
+  if (r.root >= 0) j["root"] = r.root;
   return j;
 }
 

@@ -175,4 +175,14 @@ nlohmann::json load_results(const std::filesystem::path& path) {
   return doc;
 }
 
+TuningTable load_tuning(const std::filesystem::path& path) {
+  const auto doc = load_results(path);
+  if (!doc.contains("tuning") || doc["tuning"].is_null()) {
+    throw UsageError(fmt::format("--tuning {}: this results file has no tuning table (one is "
+                                 "written by a sweep of several algorithms, e.g. -A all)",
+                                 path.string()));
+  }
+  return tuning_from_json(doc["tuning"], path.string());
+}
+
 }  // namespace ibscope

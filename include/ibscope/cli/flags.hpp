@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "ibscope/collectives/allreduce_sweep.hpp"
+#include "ibscope/collectives/collective_sweep.hpp"
 #include "ibscope/measure/p2p.hpp"
 
 namespace ibscope::cli {
@@ -19,7 +19,7 @@ struct CommonFlags {
   bool quiet = false;
 };
 
-struct AllreduceFlags {
+struct CollectiveFlags {
   std::string min_bytes = "8";
   std::string max_bytes = "128M";
   double factor = 2;
@@ -32,6 +32,8 @@ struct AllreduceFlags {
   std::string op = "sum";
   std::string algo = "ring";
   std::string chunk = "0";
+  std::string tuning;
+  int root = 0;
 };
 
 struct P2pFlags {
@@ -47,12 +49,13 @@ struct P2pFlags {
 };
 
 void add_common_flags(CLI::App& app, CommonFlags& f);
-void add_allreduce_flags(CLI::App& app, AllreduceFlags& f);
+/// The nccl-tests flags of one collective's sweep (--root only for broadcast).
+void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c);
 /// `prefix` is "" for `ibscope p2p` and "p2p-" inside `ibscope run`.
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix);
 
 double parse_timeout_s(const CommonFlags& f);
-AllreduceSweepOptions to_options(const AllreduceFlags& f, double timeout_s);
+CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double timeout_s);
 P2pOptions to_options(const P2pFlags& f, double timeout_s);
 
 }  // namespace ibscope::cli

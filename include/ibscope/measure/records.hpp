@@ -12,17 +12,19 @@
 namespace ibscope {
 
 struct CollectiveRow {
-  std::string collective;  ///< "allreduce"
-  std::string algorithm;   ///< "ring"
+  std::string collective;  ///< "allreduce", "reduce_scatter", "allgather", "broadcast"
+  std::string algorithm;   ///< the algorithm that ran: "ring", "rd", ...
+  std::string selected_by;  ///< empty when asked for by name; "auto: <rule or tuning file>"
   std::string type;        ///< "float"
-  std::string op;          ///< "sum"
+  std::string op;          ///< "sum"; "none" for collectives that do not reduce
+  int root = -1;           ///< broadcast root; -1 otherwise
   bool in_place = false;
   std::uint64_t size_bytes = 0;
   std::uint64_t count = 0;
   int ranks = 0;
   Stats time_us;                  ///< per iteration, max over ranks
   double algbw_gbps = 0;          ///< size / mean time
-  double busbw_gbps = 0;          ///< algbw x 2(p-1)/p for all-reduce
+  double busbw_gbps = 0;          ///< algbw x busbw_factor(collective, p) (nccl-tests)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; empty when -c 0
   std::vector<double> samples_us;
 };

@@ -26,6 +26,8 @@ class ResultsDocument {
   nlohmann::json& environment() { return doc_["environment"]; }
   void add_warning(const std::string& warning);
   void set_params(const std::string& section, nlohmann::json params);
+  /// The "tuning" section: crossover points measured by this run (collectives/tuning.hpp).
+  void set_tuning(nlohmann::json tuning) { doc_["tuning"] = std::move(tuning); }
   void add_row(const CollectiveRow& row);
   void add_row(const P2pRow& row);
   /// Marks the run failed (written with complete = false).

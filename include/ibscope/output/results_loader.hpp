@@ -9,11 +9,16 @@
 #include <filesystem>
 #include <string_view>
 
+#include "ibscope/collectives/tuning.hpp"
+
 namespace ibscope {
 
 /// Parses and validates; throws UsageError (exit status 2) on anything malformed.
 nlohmann::json load_results(const std::filesystem::path& path);
 /// Validates an already parsed document; `source` names it in messages.
 void validate_results(const nlohmann::json& doc, std::string_view source);
+/// The tuning table (collectives/tuning.hpp) saved in a results file by an `-A all` sweep.
+/// Throws UsageError when the file is malformed or has no table.
+TuningTable load_tuning(const std::filesystem::path& path);
 
 }  // namespace ibscope

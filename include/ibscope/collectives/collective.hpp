@@ -1,0 +1,87 @@
+#pragma once
+/// The collectives ibscope measures, their buffer conventions, and the algorithm interface and
+/// registry they share. Lifecycle (as in UCC): construct an algorithm with the communicator
+/// (init: scratch and registrations, not timed), then run() any number of times (start +
+/// progress + wait: timed).
+///
+/// Buffer conventions (nccl-tests'): `count` is always the element count of the full vector,
+/// and the vector is cut into p blocks whose sizes differ by at most one element (block_of()).
+///   allreduce       send: count        recv: count       in place: send == recv
+///   reduce_scatter  send: count        recv: block(me)   in place: recv == send + block offset
+///   allgather       send: block(me)    recv: count       in place: send == recv + block offset
+///   broadcast       send: count (root) recv: count       in place: send == recv
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ibscope/collectives/cost.hpp"
+#include "ibscope/collectives/datatype.hpp"
+#include "ibscope/collectives/pattern/ring.hpp"
+#include "ibscope/core/clock.hpp"
+
+namespace ibscope {
+
+namespace ucx {
+class Comm;
+}
+
+enum class Collective { kAllreduce, kReduceScatter, kAllgather, kBroadcast };
+inline constexpr Collective kAllCollectives[] = {Collective::kAllreduce,
+                                                 Collective::kReduceScatter,
+                                                 Collective::kAllgather, Collective::kBroadcast};
+
+/// "allreduce", "reduce_scatter", "allgather", "broadcast".
+std::string_view name_of(Collective c) noexcept;
+/// nccl-tests bus bandwidth factor: 2(p-1)/p for all-reduce, (p-1)/p for reduce-scatter and
+/// all-gather, 1 for broadcast (0 for p == 1: nothing crosses a link).
+double busbw_factor(Collective c, int p) noexcept;
+/// Whether the collective reduces (the op applies) or only moves data.
+bool reduces(Collective c) noexcept;
+
+/// Block `rank` of a `count`-element vector over p ranks (the first count % p blocks get one
+/// element more): what reduce_scatter leaves on, and allgather takes from, rank `rank`.
+inline pattern::Span block_of(std::size_t count, int p, int rank) noexcept {
+  return pattern::ring_segment(count, p, rank);
+}
+
+struct CollectiveArgs {
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  std::size_t count = 0;  ///< elements of the full vector (see the table above)
+  DataType type = DataType::kFloat32;
+  ReduceOp op = ReduceOp::kSum;  ///< ignored by allgather and broadcast
+  int root = 0;                  ///< broadcast only
+};
+
+struct AlgorithmOptions {
+  std::size_t chunk_bytes = 0;  ///< pipeline chunk; 0 = the algorithm's default
+};
+
+class CollectiveAlgorithm {
+ public:
+  virtual ~CollectiveAlgorithm() = default;
+  /// Runs one collective to completion. Every wait ends by `deadline` (TimeoutError naming the
+  /// stalled peer); a dead peer gives RemoteError. Never writes the send buffer (unless it is
+  /// the receive buffer: in place).
+  virtual void run(const CollectiveArgs& args, const Deadline& deadline) = 0;
+};
+
+struct CollectiveAlgorithmInfo {
+  std::string_view name;
+  std::string_view description;
+  /// Alpha-beta-gamma cost of one call on n bytes (the full vector), the formula the
+  /// algorithm's file documents and the model uses.
+  std::function<double(const LinkCost&, double n_bytes, int p)> cost_s;
+  std::function<std::unique_ptr<CollectiveAlgorithm>(ucx::Comm&, const AlgorithmOptions&)> create;
+};
+
+/// Every registered algorithm of a collective, in presentation order (never empty).
+std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c);
+/// Looks one up by name; throws UsageError listing the names for that collective.
+const CollectiveAlgorithmInfo& find_algorithm(Collective c, std::string_view name);
+
+}  // namespace ibscope

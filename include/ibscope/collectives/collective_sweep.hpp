@@ -1,0 +1,57 @@
+#pragma once
+/// The collective measurement: for each type, op and size of the sweep, and for each algorithm
+/// side by side, a verified run (-c) and then warm-up + timed iterations, out-of-place and
+/// in-place, reported as nccl-tests rows (time = max over ranks, algbw, busbw, #wrong).
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/measure/records.hpp"
+#include "ibscope/measure/sweep.hpp"
+
+namespace ibscope {
+
+namespace ucx {
+class Comm;
+}
+
+/// The pseudo-algorithm that picks per size (tuning.hpp).
+inline constexpr std::string_view kAutoAlgorithm = "auto";
+
+struct CollectiveSweepOptions {
+  Collective collective = Collective::kAllreduce;
+  SweepSpec sweep{.min_bytes = 8, .max_bytes = 128ULL << 20, .factor = 2, .step_bytes = 0,
+                  .explicit_bytes = {}};
+  int iters = 20;
+  int warmup = 5;
+  bool check = true;
+  bool out_of_place = true;
+  bool in_place = true;
+  std::vector<DataType> types{DataType::kFloat32};
+  std::vector<ReduceOp> ops{ReduceOp::kSum};  ///< ignored by collectives that do not reduce
+  /// Names from the registry, or kAutoAlgorithm; with several, each size runs them in turn.
+  std::vector<std::string> algorithms{"ring"};
+  AlgorithmOptions algorithm_options;
+  int root = 0;                       ///< broadcast
+  std::optional<TuningTable> tuning;  ///< for auto; the default rule when none matches
+  double timeout_s = 60;
+};
+
+/// Rows measured for one (algorithm, type, op, size): out-of-place and/or in-place. Called on
+/// every rank with identical content, in sweep order.
+using CollectiveRowsSink = std::function<void(const std::vector<CollectiveRow>&)>;
+
+/// Runs the sweep across all ranks of `comm`. Throws on a failed peer or a deadline; #wrong is
+/// reported in the rows, not thrown.
+void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& options,
+                          const CollectiveRowsSink& sink);
+
+/// Test hook: IBSCOPE_FAULT_CORRUPT_RANK=<rank> makes that rank flip one element of its result
+/// after each verification run, as a bit flip on the wire would; #wrong must then be non-zero.
+int fault_corrupt_rank_from_env();
+
+}  // namespace ibscope

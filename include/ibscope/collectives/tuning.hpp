@@ -1,0 +1,63 @@
+#pragma once
+/// Algorithm selection for `-A auto`: a tuning table of measured crossover points, derived from
+/// an `-A all` sweep (pure: rows in, table out), saved in that run's results file under
+/// "tuning", and read back with `--tuning FILE`; and the documented default rule used when no
+/// table matches.
+///
+/// A table has one entry per (collective, ranks, hosts); an entry is a list of size ranges,
+/// each "sizes up to max_bytes use algorithm A", the last one open-ended. Sizes between two
+/// measured sizes take the range of the smaller one's successor, i.e. the crossover is placed
+/// just above the largest size at which the smaller-size winner was measured to win.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ibscope/collectives/collective.hpp"
+#include "ibscope/measure/records.hpp"
+
+namespace ibscope {
+
+struct TuningRange {
+  std::uint64_t max_bytes = UINT64_MAX;  ///< inclusive; UINT64_MAX = no upper bound
+  std::string algorithm;
+};
+
+struct TuningEntry {
+  std::string collective;
+  int ranks = 0;
+  int hosts = 0;
+  std::vector<TuningRange> ranges;  ///< ascending max_bytes, the last one UINT64_MAX
+};
+
+struct TuningTable {
+  std::vector<TuningEntry> entries;
+  std::string source;  ///< the file it came from, or "this run"
+};
+
+/// The winner per size among the rows of each (collective, ranks): the algorithm with the
+/// lowest sum, over the rows' types and ops, of the median time (out-of-place rows; in-place
+/// when a size has no out-of-place row). Rows with #wrong > 0 disqualify their algorithm at
+/// that size; size 0 is ignored. Entries are made only where >= 2 algorithms were measured.
+TuningTable derive_tuning(const std::vector<CollectiveRow>& rows, int hosts);
+
+/// The algorithm for `bytes`, or nothing when no entry has this collective, rank and host
+/// count.
+std::optional<std::string> select_algorithm(const TuningTable& table, Collective c, int ranks,
+                                            int hosts, std::uint64_t bytes);
+
+/// The built-in rule, from measurements on one host (docs/performance.md): for all-reduce,
+/// recursive doubling up to 16 KiB, Rabenseifner up to 512 KiB, ring above (when those
+/// algorithms are registered); the ring for the other collectives.
+std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes);
+
+nlohmann::json to_json(const TuningTable& table);
+/// Parses the "tuning" section of a results file (output/results_loader.hpp loads one from a
+/// file). Throws UsageError naming `source` and the field on anything malformed, including
+/// algorithm names this build does not have.
+TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& source);
+
+}  // namespace ibscope

@@ -1,0 +1,215 @@
+#include "ibscope/collectives/collective_sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "ibscope/collectives/verify.hpp"
+#include "ibscope/core/aligned_buffer.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/measure/timing.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+
+namespace ibscope {
+
+int fault_corrupt_rank_from_env() {
+  const char* v = std::getenv("IBSCOPE_FAULT_CORRUPT_RANK");
+  return v != nullptr && *v != '\0' ? std::atoi(v) : -1;
+}
+
+namespace {
+
+// One call's buffers, and where verification writes the input and reads the result.
+struct Layout {
+  CollectiveArgs args;
+  std::byte* input = nullptr;  // this rank's contribution (broadcast: the root's vector)
+  std::size_t input_count = 0, input_first = 0;
+  std::byte* output = nullptr;  // what this rank checks
+  std::size_t output_count = 0, output_first = 0;
+};
+
+Layout make_layout(Collective c, const ucx::Comm& comm, bool in_place, std::byte* send,
+                   std::byte* recv, std::size_t count, DataType type, ReduceOp op, int root) {
+  const std::size_t es = size_of(type);
+  const pattern::Span mine = block_of(count, comm.size(), comm.rank());
+  Layout l;
+  l.args = CollectiveArgs{nullptr, recv, count, type, op, root};
+  switch (c) {
+    case Collective::kAllreduce:
+    case Collective::kBroadcast:
+      l.args.sendbuf = in_place ? recv : send;
+      l.input = in_place ? recv : send;
+      l.input_count = count;
+      l.output = recv;
+      l.output_count = count;
+      break;
+    case Collective::kReduceScatter:
+      l.args.sendbuf = in_place ? recv : send;
+      l.args.recvbuf = in_place ? recv + mine.offset * es : recv;
+      l.input = in_place ? recv : send;
+      l.input_count = count;
+      l.output = static_cast<std::byte*>(l.args.recvbuf);
+      l.output_count = mine.count;
+      l.output_first = mine.offset;
+      break;
+    case Collective::kAllgather:
+      l.args.sendbuf = in_place ? recv + mine.offset * es : send;
+      l.input = in_place ? recv + mine.offset * es : send;
+      l.input_count = mine.count;
+      l.input_first = mine.offset;
+      l.output = recv;
+      l.output_count = count;
+      break;
+  }
+  return l;
+}
+
+// Fills the inputs of one verification run and poisons what must be overwritten.
+void prepare(Collective c, const ucx::Comm& comm, const VerifiablePattern& pattern,
+             const Layout& l, bool in_place) {
+  const int me = comm.rank();
+  if (!in_place || c == Collective::kAllgather || c == Collective::kBroadcast) {
+    pattern.fill_poison(l.output, l.output_count);
+  }
+  if (c == Collective::kBroadcast) {
+    if (me == l.args.root) pattern.fill_input(me, l.input, l.input_count);
+    return;
+  }
+  pattern.fill_input(me, l.input, l.input_count, l.input_first);
+}
+
+std::size_t count_wrong(Collective c, const ucx::Comm& comm, const VerifiablePattern& pattern,
+                        const Layout& l) {
+  switch (c) {
+    case Collective::kAllreduce:
+    case Collective::kReduceScatter:
+      return pattern.count_wrong(l.output, l.output_count, l.output_first);
+    case Collective::kBroadcast:
+      return pattern.count_wrong_input(l.args.root, l.output, l.output_count);
+    case Collective::kAllgather: {
+      std::size_t wrong = 0;
+      const std::size_t es = size_of(l.args.type);
+      for (int q = 0; q < comm.size(); ++q) {
+        const pattern::Span b = block_of(l.args.count, comm.size(), q);
+        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, b.offset);
+      }
+      return wrong;
+    }
+  }
+  return 0;
+}
+
+CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
+                       const std::string& algorithm, const std::string& selected_by,
+                       DataType type, ReduceOp op, bool in_place, std::uint64_t bytes,
+                       const std::vector<double>& samples_s, std::optional<std::uint64_t> wrong) {
+  CollectiveRow row;
+  row.collective = std::string(name_of(o.collective));
+  row.algorithm = algorithm;
+  row.selected_by = selected_by;
+  row.type = std::string(name_of(type));
+  row.op = reduces(o.collective) ? std::string(name_of(op)) : "none";
+  row.root = o.collective == Collective::kBroadcast ? o.root : -1;
+  row.in_place = in_place;
+  row.size_bytes = bytes;
+  row.count = bytes / size_of(type);
+  row.ranks = comm.size();
+  row.samples_us.reserve(samples_s.size());
+  for (double s : samples_s) row.samples_us.push_back(s * 1e6);
+  row.time_us = summarize(row.samples_us);
+  row.algbw_gbps = units::to_gb_per_s(static_cast<double>(bytes), row.time_us.mean * 1e-6);
+  row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, comm.size());
+  row.wrong = wrong;
+  return row;
+}
+
+int distinct_hosts(const Bootstrap& boot) {
+  std::map<std::string, bool> hosts;
+  for (const auto& h : boot.hosts()) hosts[h] = true;
+  return static_cast<int>(hosts.size());
+}
+
+}  // namespace
+
+void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
+                          const CollectiveRowsSink& sink) {
+  Bootstrap& boot = comm.bootstrap();
+  const Collective c = o.collective;
+  if (o.root < 0 || o.root >= comm.size()) {
+    throw UsageError(fmt::format("--root {}: not a rank of this {}-rank job", o.root, comm.size()));
+  }
+  std::uint64_t max_bytes = 0;
+  for (DataType t : o.types) {
+    for (auto b : sweep_sizes(o.sweep, size_of(t))) max_bytes = std::max(max_bytes, b);
+  }
+  AlignedBuffer send(max_bytes), recv(max_bytes);
+  const int corrupt_rank = fault_corrupt_rank_from_env();
+  const int hosts = distinct_hosts(boot);
+  // Algorithms are made once (their init is not timed) and kept for the whole sweep.
+  std::map<std::string, std::unique_ptr<CollectiveAlgorithm>> instances;
+  auto instance = [&](const std::string& name) -> CollectiveAlgorithm& {
+    auto& slot = instances[name];
+    if (!slot) slot = find_algorithm(c, name).create(comm, o.algorithm_options);
+    return *slot;
+  };
+  const std::vector<ReduceOp> no_op{ReduceOp::kSum};
+  const auto& ops = reduces(c) ? o.ops : no_op;
+
+  for (DataType type : o.types) {
+    const std::size_t es = size_of(type);
+    for (ReduceOp op : ops) {
+      const VerifiablePattern pattern(type, op, comm.size());
+      for (std::uint64_t bytes : sweep_sizes(o.sweep, es)) {
+        const std::size_t count = bytes / es;
+        for (const std::string& asked : o.algorithms) {
+          std::string name = asked;
+          std::string selected_by;
+          if (asked == kAutoAlgorithm) {
+            std::optional<std::string> pick;
+            if (o.tuning) pick = select_algorithm(*o.tuning, c, comm.size(), hosts, bytes);
+            if (pick) {
+              name = *pick;
+              selected_by = fmt::format("auto: tuning table from {}", o.tuning->source);
+            } else {
+              name = default_algorithm(c, comm.size(), bytes);
+              selected_by = "auto: default rule";
+            }
+          }
+          CollectiveAlgorithm& algo = instance(name);
+          std::vector<CollectiveRow> rows;
+          for (bool in_place : {false, true}) {
+            if ((in_place && !o.in_place) || (!in_place && !o.out_of_place)) continue;
+            const Layout l =
+                make_layout(c, comm, in_place, send.data(), recv.data(), count, type, op, o.root);
+            const std::string what = fmt::format("{} {} {} {} {} B {}", name_of(c), name,
+                                                 name_of(type), name_of(op), bytes,
+                                                 in_place ? "in-place" : "out-of-place");
+            std::optional<std::uint64_t> wrong;
+            if (o.check) {
+              prepare(c, comm, pattern, l, in_place);
+              boot.barrier(what);
+              algo.run(l.args, Deadline(o.timeout_s));
+              if (corrupt_rank == comm.rank() && l.output_count > 0) {
+                l.output[(l.output_count / 2) * es] ^= std::byte{0x40};
+              }
+              wrong = sum_over_ranks(boot, count_wrong(c, comm, pattern, l), what);
+            }
+            boot.barrier(what);
+            const auto local = time_iterations(o.warmup, o.iters, [&] {
+              algo.run(l.args, Deadline(o.timeout_s));
+            });
+            const auto samples = max_over_ranks(boot, local, what);
+            rows.push_back(make_row(comm, o, name, selected_by, type, op, in_place, bytes, samples,
+                                    wrong));
+          }
+          sink(rows);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ibscope
