@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_allreduce.hpp"
+#include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/core/error.hpp"
 
 namespace ibscope {
@@ -27,6 +29,19 @@ const std::vector<AllreduceAlgorithmInfo>& allreduce_algorithms() {
        rhd_allreduce_cost_s,
        [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
          return std::make_unique<RhdAllreduce>(comm, o);
+       }},
+      {"tree",
+       "binary tree: chunks reduced up to the root and broadcast down, pipelined; few steps",
+       tree_allreduce_cost_s,
+       [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
+         return std::make_unique<TreeAllreduce>(comm, o);
+       }},
+      {"dbt",
+       "double binary tree: two complementary pipelined trees, half the data each; log steps, "
+       "ring-like bandwidth",
+       dbt_allreduce_cost_s,
+       [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
+         return std::make_unique<DbtAllreduce>(comm, o);
        }},
   };
   return kAlgorithms;
