@@ -162,7 +162,7 @@ TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& so
       }
       if (r["max_bytes"].is_null()) {
         if (!last) throw bad(rwhere, "only the last range may be open-ended (max_bytes null)");
-      } else if (r["max_bytes"].is_number_unsigned()) {
+      } else if (r["max_bytes"].is_number_integer() && r["max_bytes"].get<std::int64_t>() >= 0) {
         range.max_bytes = r["max_bytes"].get<std::uint64_t>();
         if (j > 0 && range.max_bytes <= previous) {
           throw bad(rwhere, "max_bytes must increase from range to range");

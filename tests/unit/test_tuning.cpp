@@ -1,0 +1,139 @@
+// Tuning tables: crossovers derived from measured rows, selection by size, the default rule,
+// and the JSON round trip with clear errors for malformed tables.
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/core/error.hpp"
+
+using namespace ibscope;
+
+namespace {
+
+CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us, bool in_place = false,
+                  std::uint64_t wrong = 0) {
+  CollectiveRow r;
+  r.collective = "allreduce";
+  r.algorithm = algo;
+  r.type = "float";
+  r.op = "sum";
+  r.in_place = in_place;
+  r.size_bytes = bytes;
+  r.ranks = 4;
+  r.time_us.n = 5;
+  r.time_us.p50 = p50_us;
+  r.wrong = wrong;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("tuning: crossovers are placed at the measured sizes", "[tuning]") {
+  const std::vector<CollectiveRow> rows = {
+      row("rd", 8, 1.0),      row("ring", 8, 5.0),      // rd
+      row("rd", 1024, 2.0),   row("ring", 1024, 6.0),   // rd
+      row("rd", 65536, 50.0), row("ring", 65536, 30.0),  // ring
+      row("rd", 1 << 20, 900), row("ring", 1 << 20, 400),
+      row("rd", 0, 0.1),      row("ring", 0, 9.0),  // size 0 ignored
+  };
+  const auto t = derive_tuning(rows, 1);
+  REQUIRE(t.entries.size() == 1);
+  const auto& e = t.entries[0];
+  CHECK(e.collective == "allreduce");
+  CHECK(e.ranks == 4);
+  CHECK(e.hosts == 1);
+  REQUIRE(e.ranges.size() == 2);
+  CHECK(e.ranges[0].algorithm == "rd");
+  CHECK(e.ranges[0].max_bytes == 1024);
+  CHECK(e.ranges[1].algorithm == "ring");
+  CHECK(e.ranges[1].max_bytes == UINT64_MAX);
+  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 0) == "rd");
+  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 1024) == "rd");
+  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 1025) == "ring");
+  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 1ULL << 40) == "ring");
+  // Other rank or host counts, or another collective: no answer (the caller falls back).
+  CHECK_FALSE(select_algorithm(t, Collective::kAllreduce, 8, 1, 8));
+  CHECK_FALSE(select_algorithm(t, Collective::kAllreduce, 4, 2, 8));
+  CHECK_FALSE(select_algorithm(t, Collective::kReduceScatter, 4, 1, 8));
+}
+
+TEST_CASE("tuning: wrong results disqualify and out-of-place rows win over in-place",
+          "[tuning]") {
+  const std::vector<CollectiveRow> rows = {
+      row("rd", 64, 1.0, false, 3), row("ring", 64, 5.0),  // rd was wrong: ring
+      row("rd", 128, 9.0), row("ring", 128, 5.0),
+      row("rd", 128, 1.0, true),  // in-place faster, but out-of-place decides
+  };
+  const auto t = derive_tuning(rows, 1);
+  REQUIRE(t.entries.size() == 1);
+  REQUIRE(t.entries[0].ranges.size() == 1);
+  CHECK(t.entries[0].ranges[0].algorithm == "ring");
+}
+
+TEST_CASE("tuning: one algorithm alone makes no table", "[tuning]") {
+  CHECK(derive_tuning({row("ring", 8, 1), row("ring", 16, 1)}, 1).entries.empty());
+  CHECK(derive_tuning({}, 1).entries.empty());
+}
+
+TEST_CASE("tuning: the default rule", "[tuning]") {
+  CHECK(default_algorithm(Collective::kAllreduce, 8, 8) == "rd");
+  CHECK(default_algorithm(Collective::kAllreduce, 8, 16 * 1024) == "rd");
+  CHECK(default_algorithm(Collective::kAllreduce, 8, 16 * 1024 + 1) == "rhd");
+  CHECK(default_algorithm(Collective::kAllreduce, 8, 512 * 1024 + 1) == "ring");
+  CHECK(default_algorithm(Collective::kAllreduce, 1, 8) == "ring");
+  CHECK(default_algorithm(Collective::kBroadcast, 8, 8) == "ring");
+  CHECK(default_algorithm(Collective::kAllgather, 8, 1 << 30) == "ring");
+}
+
+TEST_CASE("tuning: JSON round trip", "[tuning]") {
+  const auto t = derive_tuning({row("rd", 8, 1), row("ring", 8, 2), row("rd", 4096, 9),
+                                row("ring", 4096, 3)},
+                               2);
+  const auto back = tuning_from_json(to_json(t), "x.json");
+  REQUIRE(back.entries.size() == 1);
+  CHECK(back.source == "x.json");
+  CHECK(back.entries[0].hosts == 2);
+  REQUIRE(back.entries[0].ranges.size() == 2);
+  CHECK(back.entries[0].ranges[0].max_bytes == 8);
+  CHECK(back.entries[0].ranges[1].max_bytes == UINT64_MAX);
+  CHECK(to_json(t)["entries"][0]["ranges"][1]["max_bytes"].is_null());
+}
+
+TEST_CASE("tuning: malformed tables are usage errors naming the field", "[tuning]") {
+  using nlohmann::json;
+  auto entry = [](json ranges) {
+    return json{{"entries", json::array({{{"collective", "allreduce"},
+                                          {"ranks", 4},
+                                          {"hosts", 1},
+                                          {"ranges", ranges}}})}};
+  };
+  const std::vector<std::pair<json, std::string>> cases = {
+      {json::array(), "expected an object"},
+      {json{{"entries", 3}}, "expected an object"},
+      {json{{"entries", json::array({{{"collective", "allreduce"}}})}}, "entries[0]"},
+      {entry(json::array()), "non-empty"},
+      {entry(json::array({{{"max_bytes", nullptr}, {"algorithm", "magic"}}})),
+       "algorithm 'magic'"},
+      {entry(json::array({{{"max_bytes", nullptr}, {"algorithm", "ring"}},
+                          {{"max_bytes", nullptr}, {"algorithm", "ring"}}})),
+       "only the last range"},
+      {entry(json::array({{{"max_bytes", 100}, {"algorithm", "ring"}},
+                          {{"max_bytes", 50}, {"algorithm", "ring"}},
+                          {{"max_bytes", nullptr}, {"algorithm", "ring"}}})),
+       "must increase"},
+      {entry(json::array({{{"max_bytes", -1}, {"algorithm", "ring"}}})), "non-negative"},
+      {entry(json::array({{{"max_bytes", "8"}, {"algorithm", "ring"}}})), "non-negative"},
+  };
+  for (const auto& [doc, text] : cases) {
+    INFO(doc.dump());
+    CHECK_THROWS_AS(tuning_from_json(doc, "t.json"), UsageError);
+    CHECK_THROWS_WITH(tuning_from_json(doc, "t.json"),
+                      Catch::Contains(text) && Catch::Contains("t.json"));
+  }
+  json bad_collective = entry(json::array({{{"max_bytes", nullptr}, {"algorithm", "ring"}}}));
+  bad_collective["entries"][0]["collective"] = "alltoall";
+  CHECK_THROWS_WITH(tuning_from_json(bad_collective, "t.json"),
+                    Catch::Contains("unknown collective 'alltoall'"));
+}
