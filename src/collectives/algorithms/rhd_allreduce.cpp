@@ -65,8 +65,8 @@ void RhdAllreduce::exchange(const AllreduceArgs& a, std::byte* out, std::uint32_
     while (posted_send < n_send && sends_.size < kMaxInFlight) {
       const pattern::Span ch = pattern::chunk_of(x.send, ce, posted_send);
       const auto tag = ucx::make_tag(me, seq, x.step, static_cast<std::uint32_t>(posted_send));
-      sends_.push(posted_send, comm_.isend(x.peer, tag, x.send_base + ch.offset * es,
-                                           ch.count * es));
+      sends_.push(posted_send,
+                  comm_.isend(x.peer, tag, x.send_base + ch.offset * es, ch.count * es));
       ++posted_send;
     }
     bool moved = false;
@@ -150,10 +150,10 @@ void RhdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
     const int partner_new = pattern::recursive_partner(l.new_rank, l.steps - 1 - j);
     const int peer = pattern::recursive_rank_of(partner_new, l.p);
     const auto d = pattern::doubling_step(a.count, l.pow2, l.new_rank, j);
-    exchange(a, out, seq,
-             {peer, static_cast<std::uint32_t>(1 + l.steps + j), out, d.send, d.recv, nullptr,
-              false},
-             deadline);
+    exchange(
+        a, out, seq,
+        {peer, static_cast<std::uint32_t>(1 + l.steps + j), out, d.send, d.recv, nullptr, false},
+        deadline);
   }
   if (l.role == pattern::PrePostRole::kReduceJoin) {
     exchange(a, out, seq, {l.prepost_partner, post_step, out, whole, none, nullptr, false},

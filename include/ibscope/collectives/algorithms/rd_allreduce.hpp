@@ -43,7 +43,7 @@ class RdAllreduce final : public AllreduceAlgorithm {
   ucx::Comm& comm_;
   pattern::RecursiveLayout layout_;
   std::vector<std::byte> scratch_;  // the partner's vector; only grows
-  std::string what_;  // error context, reformatted only when the count changes
+  std::string what_;                // error context, reformatted only when the count changes
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 

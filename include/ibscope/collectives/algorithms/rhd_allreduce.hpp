@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ibscope/collectives/allreduce.hpp"
@@ -94,7 +95,7 @@ class RhdAllreduce final : public AllreduceAlgorithm {
   std::vector<std::byte> scratch_;  // kScratchSlots slots
   Fifo recvs_, sends_;
   std::size_t chunk_elems_ = 1;  // for the current call's type
-  std::string what_;  // error context, reformatted only when the count changes
+  std::string what_;             // error context, reformatted only when the count changes
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 

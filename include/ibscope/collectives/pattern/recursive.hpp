@@ -40,8 +40,8 @@ enum class PrePostRole {
 
 struct RecursiveLayout {
   int p = 1;
-  int pow2 = 1;          ///< p': ranks taking part in the power-of-two part
-  int steps = 0;         ///< log2 p'
+  int pow2 = 1;   ///< p': ranks taking part in the power-of-two part
+  int steps = 0;  ///< log2 p'
   PrePostRole role = PrePostRole::kNone;
   int prepost_partner = -1;  ///< rank of the pre/post partner, -1 with kNone
   int new_rank = -1;         ///< rank among the p' (0..p'-1), -1 with kSendIdle
