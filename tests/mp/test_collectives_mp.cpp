@@ -185,3 +185,16 @@ TEST_CASE("tuning and root mistakes are usage errors", "[mp][collectives][cli]")
     CHECK(r.err.find(text) != std::string::npos);
   }
 }
+
+TEST_CASE("chunks smaller than one element still move whole elements", "[mp][collectives][chunk]") {
+  // Regression: the ring's scratch slots were sized by --chunk, not by the elements a chunk
+  // carries, so --chunk 3 with 8-byte elements overran them.
+  for (const char* c : {"allreduce", "reduce_scatter", "allgather", "broadcast"}) {
+    DYNAMIC_SECTION(c) {
+      const auto r = run_collective(c, 3, "0,8,24,808", "double", {"--chunk", "3"});
+      INFO(describe(r));
+      REQUIRE(r.exit_code == 0);
+      check_verified(load_run_results(r), c, 4 * 2);
+    }
+  }
+}

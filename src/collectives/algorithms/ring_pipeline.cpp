@@ -8,8 +8,7 @@ namespace ibscope {
 
 RingPipeline::RingPipeline(ucx::Comm& comm, std::size_t chunk_bytes)
     : comm_(comm),
-      chunk_bytes_(chunk_bytes != 0 ? chunk_bytes : kDefaultChunkBytes),
-      scratch_(kScratchSlots * chunk_bytes_) {}
+      chunk_bytes_(chunk_bytes != 0 ? chunk_bytes : kDefaultChunkBytes) {}
 
 void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, ReduceOp op,
                        const Deadline& deadline, const std::string& what) {
@@ -17,6 +16,10 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
   const int me = comm_.rank();
   const std::size_t es = size_of(type);
   const std::size_t chunk_elems = std::max<std::size_t>(1, chunk_bytes_ / es);
+  // A slot holds one chunk, rounded up to a cache line so every slot stays aligned (a --chunk
+  // below one element still moves one element per chunk). Grows once, then stays.
+  const std::size_t slot_bytes = (chunk_elems * es + 63) / 64 * 64;
+  if (scratch_.size() < kScratchSlots * slot_bytes) scratch_.resize(kScratchSlots * slot_bytes);
   const int rs_steps = plan.rs_steps;
   const int total_steps = plan.rs_steps + plan.ag_steps;
   const int next = pattern::ring_next(me, p);
@@ -93,7 +96,7 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
         if (free_slots_.empty()) break;
         slot = free_slots_.back();
         free_slots_.pop_back();
-        dst = scratch_.data() + slot * chunk_bytes_;
+        dst = scratch_.data() + slot * slot_bytes;
       } else {
         if (ag_waits_for_rs_send &&
             sent_[static_cast<std::size_t>(rc.step - rs_steps)] <= rc.chunk) {
@@ -121,7 +124,7 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
       PendingRecv& r = recvs_.front();
       if (r.at.step < rs_steps) {
         const auto span = pattern::chunk_of(step(r.at.step).recv, chunk_elems, r.at.chunk);
-        reduce(type, op, reduce_dst(r.at.step, span), scratch_.data() + r.slot * chunk_bytes_,
+        reduce(type, op, reduce_dst(r.at.step, span), scratch_.data() + r.slot * slot_bytes,
                in + span.offset * es, span.count);
         free_slots_.push_back(r.slot);
       }

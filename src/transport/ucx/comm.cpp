@@ -20,12 +20,16 @@ std::uint64_t make_tag(int source_rank, std::uint32_t op_seq, std::uint32_t step
 }
 
 Request::Request(Request&& other) noexcept
-    : req_(std::exchange(other.req_, nullptr)), peer_(other.peer_), is_send_(other.is_send_) {}
+    : req_(std::exchange(other.req_, nullptr)),
+      worker_(other.worker_),
+      peer_(other.peer_),
+      is_send_(other.is_send_) {}
 
 Request& Request::operator=(Request&& other) noexcept {
   if (this != &other) {
     release();
     req_ = std::exchange(other.req_, nullptr);
+    worker_ = other.worker_;
     peer_ = other.peer_;
     is_send_ = other.is_send_;
   }
@@ -36,7 +40,12 @@ Request::~Request() { release(); }
 
 void Request::release() noexcept {
   if (req_ == nullptr) return;
-  // Still pending (an error path): UCX releases it when it completes or is cancelled.
+  // Still pending (an error path). A receive is cancelled first: its buffer may be freed right
+  // after this. UCX releases the request when it completes or is cancelled.
+  if (!is_send_ && worker_ != nullptr &&
+      ucp_request_check_status(req_) == UCS_INPROGRESS) {
+    ucp_request_cancel(worker_, req_);
+  }
   ucp_request_free(req_);
   req_ = nullptr;
 }
@@ -145,7 +154,7 @@ Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes
   ucp_request_param_t param = make_param(memh);
   void* req = ucp_tag_recv_nbx(worker_->get(), buffer, bytes, tag, ~std::uint64_t{0}, &param);
   if (UCS_PTR_IS_ERR(req)) throw_peer_error(peer, UCS_PTR_STATUS(req), "receive");
-  return Request(req, peer, false);
+  return Request(req, peer, false, worker_->get());
 }
 
 void Comm::check_peer(int peer, std::string_view what) const {

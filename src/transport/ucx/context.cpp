@@ -11,11 +11,28 @@ namespace ibscope::ucx {
 
 void destroy_context(ucp_context* context) noexcept { ucp_cleanup(context); }
 
+bool uses_shared_memory(const char* ucx_tls) noexcept {
+  if (ucx_tls == nullptr || *ucx_tls == '\0') return true;
+  const std::string_view tls(ucx_tls);
+  if (tls.front() == '^') return true;  // an exclusion list: shared memory stays unless named
+  for (std::string_view name : {"all", "sm", "shm", "mm", "posix", "sysv", "xpmem"}) {
+    std::size_t at = 0;
+    while ((at = tls.find(name, at)) != std::string_view::npos) {
+      const bool starts = at == 0 || tls[at - 1] == ',';
+      const bool ends = at + name.size() == tls.size() || tls[at + name.size()] == ',';
+      if (starts && ends) return true;
+      at += name.size();
+    }
+  }
+  return false;
+}
+
 Context::Context(std::size_t estimated_endpoints) {
   // Endpoints use UCP_ERR_HANDLING_MODE_PEER, and UCX 1.13 offers shared memory (posix, sysv)
   // to such endpoints only when MM error handling is exposed; without it same-host ranks would
-  // fall back to TCP loopback. A value the user set wins.
-  ::setenv("UCX_MM_ERROR_HANDLING", "y", 0);
+  // fall back to TCP loopback. A value the user set wins. Not set when UCX_TLS leaves shared
+  // memory out: UCX would then print an "unused env variable" warning on stdout of every rank.
+  if (uses_shared_memory(std::getenv("UCX_TLS"))) ::setenv("UCX_MM_ERROR_HANDLING", "y", 0);
   ucp_config_t* config = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
   if (st != UCS_OK) {

@@ -77,7 +77,7 @@ class RingPipeline {
 
   ucx::Comm& comm_;
   std::size_t chunk_bytes_;
-  std::vector<std::byte> scratch_;  // kScratchSlots chunks
+  std::vector<std::byte> scratch_;  // kScratchSlots chunk slots, sized on first use
   std::vector<StepPlan> steps_;
   std::vector<std::size_t> done_;  // chunks of step s received (and reduced), in order
   std::vector<std::size_t> sent_;  // sends of step s completed, in order

@@ -20,6 +20,7 @@
 #include "ibscope/transport/ucx/worker.hpp"
 
 struct ucp_mem;
+struct ucp_worker;
 
 namespace ibscope::ucx {
 
@@ -28,12 +29,15 @@ namespace ibscope::ucx {
 std::uint64_t make_tag(int source_rank, std::uint32_t op_seq, std::uint32_t step,
                        std::uint32_t chunk) noexcept;
 
-/// An outstanding send or receive. Move-only; a request dropped while pending is cancelled.
+/// An outstanding send or receive. Move-only. A receive dropped while pending (an error path)
+/// is cancelled, so that UCX never writes into a buffer its owner has freed; a pending send is
+/// released and completes on its own (UCX 1.13 cannot cancel tag sends; it only reads).
 class Request {
  public:
   Request() noexcept = default;
-  Request(void* ucx_request, int peer, bool is_send) noexcept
-      : req_(ucx_request), peer_(peer), is_send_(is_send) {}
+  /// `worker` lets a receive dropped while pending be cancelled (nullptr: not cancellable).
+  Request(void* ucx_request, int peer, bool is_send, ucp_worker* worker = nullptr) noexcept
+      : req_(ucx_request), worker_(worker), peer_(peer), is_send_(is_send) {}
   Request(Request&& other) noexcept;
   Request& operator=(Request&& other) noexcept;
   Request(const Request&) = delete;
@@ -50,6 +54,7 @@ class Request {
  private:
   void release() noexcept;
   void* req_ = nullptr;  // nullptr = complete
+  ucp_worker* worker_ = nullptr;
   int peer_ = -1;
   bool is_send_ = false;
 };

@@ -11,6 +11,10 @@ struct ucp_context;
 
 namespace ibscope::ucx {
 
+/// Whether a UCX_TLS value (nullptr: unset) lets UCX use shared memory transports.
+bool uses_shared_memory(const char* ucx_tls) noexcept;
+
+
 void destroy_context(ucp_context* context) noexcept;
 
 class Context {
