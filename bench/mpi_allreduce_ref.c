@@ -4,6 +4,7 @@
  *   per-iteration samples are reduced with MAX over ranks, and the reported time is the
  *   mean of those per-iteration maxima (nccl-tests style, same as ibscope's time_us.mean).
  *   algbw = size_bytes / time (GB = 1e9 B); busbw = algbw * 2(p-1)/p.
+ * Sizes: -b/-e/-f (geometric), or -s LIST (comma list, like ibscope's --sizes).
  * MPI_FLOAT, MPI_SUM, out-of-place. Output on rank 0, one line per size:
  *   size_bytes time_us algbw_GBps busbw_GBps wrong
  * Lines starting with '#' are comments (parameters, column names).
@@ -52,10 +53,34 @@ static float expected_value(size_t i, int nranks) {
   return (float)s;
 }
 
+/* "8,1K,4K" -> up to MAX_LIST sizes; -1 on a bad or empty entry or too many. */
+#define MAX_LIST 4096
+static int parse_list(const char* s, uint64_t* out, int* n) {
+  char buf[32];
+  *n = 0;
+  while (*s != '\0') {
+    const char* comma = strchr(s, ',');
+    size_t len = comma != NULL ? (size_t)(comma - s) : strlen(s);
+    if (len == 0 || len >= sizeof buf || *n >= MAX_LIST) return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (parse_size(buf, &out[*n]) != 0) return -1;
+    ++*n;
+    s += len;
+    if (*s == ',') {
+      ++s;
+      if (*s == '\0') return -1;
+    }
+  }
+  return *n > 0 ? 0 : -1;
+}
+
 static void usage(const char* prog) {
   fprintf(stderr,
-          "usage: %s [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-n ITERS] [-w WARMUP] [-c 0|1]\n"
-          "  sizes take K/M/G (binary) suffixes; defaults -b 8 -e 128M -f 2 -n 20 -w 5 -c 1\n",
+          "usage: %s [-b MINBYTES] [-e MAXBYTES] [-f FACTOR | -s SIZE,SIZE,...] [-n ITERS]\n"
+          "          [-w WARMUP] [-c 0|1]\n"
+          "  sizes take K/M/G (binary) suffixes; defaults -b 8 -e 128M -f 2 -n 20 -w 5 -c 1;\n"
+          "  -s measures exactly the listed sizes, in order, instead of -b/-e/-f\n",
           prog);
 }
 
@@ -68,6 +93,8 @@ int main(int argc, char** argv) {
   uint64_t min_bytes = 8, max_bytes = 128ULL << 20;
   double factor = 2.0;
   long iters = 20, warmup = 5, check = 1;
+  uint64_t list[MAX_LIST];
+  int nlist = 0;
   for (int a = 1; a < argc; ++a) {
     const char* flag = argv[a];
     const char* val = a + 1 < argc ? argv[a + 1] : NULL;
@@ -75,6 +102,7 @@ int main(int argc, char** argv) {
     if (ok && strcmp(flag, "-b") == 0) ok = parse_size(val, &min_bytes) == 0;
     else if (ok && strcmp(flag, "-e") == 0) ok = parse_size(val, &max_bytes) == 0;
     else if (ok && strcmp(flag, "-f") == 0) ok = (factor = atof(val)) > 1.0;
+    else if (ok && strcmp(flag, "-s") == 0) ok = parse_list(val, list, &nlist) == 0;
     else if (ok && strcmp(flag, "-n") == 0) ok = (iters = atol(val)) >= 1;
     else if (ok && strcmp(flag, "-w") == 0) ok = (warmup = atol(val)) >= 0;
     else if (ok && strcmp(flag, "-c") == 0) ok = (check = atol(val)) == 0 || check == 1;
@@ -88,6 +116,19 @@ int main(int argc, char** argv) {
   }
   if (min_bytes < sizeof(float)) min_bytes = sizeof(float);
   if (max_bytes < min_bytes) max_bytes = min_bytes;
+  if (nlist > 0) {
+    max_bytes = 0;
+    for (int i = 0; i < nlist; ++i) {
+      if (list[i] < sizeof(float)) list[i] = sizeof(float);
+      if (list[i] > max_bytes) max_bytes = list[i];
+    }
+  } else {
+    /* The geometric sweep, as a list. */
+    for (double b = (double)min_bytes; b <= (double)max_bytes * 1.0000001 && nlist < MAX_LIST;
+         b *= factor) {
+      list[nlist++] = (uint64_t)b;
+    }
+  }
 
   const size_t max_count = (size_t)(max_bytes / sizeof(float));
   float* send = NULL;
@@ -121,8 +162,8 @@ int main(int argc, char** argv) {
   const double bus_factor = nranks > 1 ? 2.0 * (nranks - 1) / nranks : 0.0;
   uint64_t total_wrong = 0;
   uint64_t last = 0;
-  for (double b = (double)min_bytes; b <= (double)max_bytes * 1.0000001; b *= factor) {
-    size_t count = (size_t)((uint64_t)b / sizeof(float));
+  for (int li = 0; li < nlist; ++li) {
+    size_t count = (size_t)(list[li] / sizeof(float));
     uint64_t bytes = (uint64_t)count * sizeof(float);
     if (bytes == last) continue;
     last = bytes;
