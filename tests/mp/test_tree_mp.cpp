@@ -116,6 +116,12 @@ TEST_CASE("tree and dbt with tiny chunks and chunks below the element size", "[m
     REQUIRE(r.exit_code == 0);
     check_all_rows_verified(load_run_results(r), 3 * 2 * kAlgorithms);
   }
+  SECTION("--chunk 1001 (not a multiple of the element) with floats, 3 ranks") {
+    const auto r = run_trees(3, "4036,1048588", "float", "sum", {}, {"--chunk", "1001"});
+    INFO(describe(r));
+    REQUIRE(r.exit_code == 0);
+    check_all_rows_verified(load_run_results(r), 2 * 2 * kAlgorithms);
+  }
   SECTION("--chunk 4K with 1 MiB, 7 ranks") {
     const auto r = run_trees(7, "1048588", "int32", "max", {}, {"--chunk", "4K"});
     INFO(describe(r));

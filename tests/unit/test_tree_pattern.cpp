@@ -2,7 +2,8 @@
 // the shape of each tree, the leaf/interior split of the two dbt trees, and a symbolic
 // simulation of the pipelined chunked reduce + broadcast. In the simulation each element of
 // each rank's buffer carries the set of ranks whose contribution it holds (a 64-bit mask), so a
-// chunk reduced twice, sent to the wrong rank or left incomplete shows up as a wrong mask.
+// chunk reduced twice, sent to the wrong rank or left incomplete shows up as a wrong mask. Last,
+// the cost formulas against their small- and large-message limits.
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -13,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
+#include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/collectives/pattern/tree.hpp"
 
 namespace pattern = ibscope::pattern;
@@ -423,5 +426,38 @@ TEST_CASE("tree and dbt: many chunks and a count above the chunk", "[pattern][tr
         if (!problem.empty()) FAIL(problem);
       }
     }
+  }
+}
+
+TEST_CASE("tree and dbt: cost formulas reach their small and large message limits",
+          "[tree][dbt][cost]") {
+  using ibscope::LinkCost;
+  const LinkCost alpha_only{1e-6, 0, 0};
+  const LinkCost beta_only{0, 1e-10, 0};
+  const LinkCost gamma_only{0, 0, 1e-10};
+  for (int p = 1; p <= kMaxRanks; ++p) {
+    INFO("p=" << p);
+    const double d = pattern::tree_depth(p);
+    if (p == 1) {
+      CHECK(ibscope::tree_allreduce_cost_s(beta_only, 1e9, p) == 0);
+      CHECK(ibscope::dbt_allreduce_cost_s(beta_only, 1e9, p) == 0);
+      continue;
+    }
+    // One chunk: 2 depth messages.
+    CHECK(ibscope::tree_allreduce_cost_s(alpha_only, 8, p) == Approx(2 * d * 1e-6));
+    CHECK(ibscope::dbt_allreduce_cost_s(alpha_only, 8, p) == Approx(2 * d * 1e-6));
+    // Many chunks: the busiest rank's bytes each way, 3n (tree, p >= 4) and 2n (dbt, p >= 4).
+    const double n = 1e12;
+    const double tree_beta = ibscope::tree_allreduce_cost_s(beta_only, n, p) / (n * 1e-10);
+    const double dbt_beta = ibscope::dbt_allreduce_cost_s(beta_only, n, p) / (n * 1e-10);
+    CHECK(tree_beta == Approx(p >= 4 ? 3.0 : p - 1.0).epsilon(1e-3));
+    CHECK(dbt_beta == Approx(p >= 4 ? 2.0 : p / 2.0).epsilon(1e-3));
+    CHECK(ibscope::tree_allreduce_cost_s(gamma_only, n, p) / (n * 1e-10) ==
+          Approx(std::min(2, p - 1)).epsilon(1e-3));
+    CHECK(ibscope::dbt_allreduce_cost_s(gamma_only, n, p) / (n * 1e-10) ==
+          Approx(std::min(2, p - 1) / 2.0).epsilon(1e-3));
+    // Smaller chunks cost more messages.
+    CHECK(ibscope::tree_allreduce_chunked_cost_s(alpha_only, 1e8, p, 4096) >
+          ibscope::tree_allreduce_chunked_cost_s(alpha_only, 1e8, p, 1 << 20));
   }
 }

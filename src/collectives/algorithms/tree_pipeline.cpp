@@ -9,6 +9,15 @@
 #include "ibscope/collectives/reduce.hpp"
 
 namespace ibscope {
+namespace {
+
+// Slots start on cache lines, so every element in them is aligned whatever --chunk says.
+std::size_t slot_size(std::size_t bytes) noexcept {
+  constexpr std::size_t kAlign = 64;
+  return (std::max<std::size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
+}
+
+}  // namespace
 
 TreePipeline::TreePipeline(ucx::Comm& comm, std::vector<pattern::TreeNode> trees,
                            std::size_t chunk_bytes, std::string_view name)
@@ -38,7 +47,7 @@ TreePipeline::TreePipeline(ucx::Comm& comm, std::vector<pattern::TreeNode> trees
       }
     }
   }
-  slot_bytes_ = std::max<std::size_t>(chunk_bytes_, 1);
+  slot_bytes_ = slot_size(chunk_bytes_);
   scratch_.resize(up_recv_streams_ * kWindow * slot_bytes_);
 }
 
@@ -112,7 +121,7 @@ void TreePipeline::run(const AllreduceArgs& a, const Deadline& deadline) {
   }
   for (Tree& t : trees_) t.chunks = pattern::chunk_count(t.span.count, chunk_elems);
   if (chunk_elems * es > slot_bytes_) {  // only for tiny chunks or huge counts; not timed twice
-    slot_bytes_ = chunk_elems * es;
+    slot_bytes_ = slot_size(chunk_elems * es);
     scratch_.resize(up_recv_streams_ * kWindow * slot_bytes_);
   }
   for (Stream& s : streams_) {
