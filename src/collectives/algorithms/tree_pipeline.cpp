@@ -172,28 +172,36 @@ void TreePipeline::run(const AllreduceArgs& a, const Deadline& deadline) {
     reduce(a.type, a.op, out + off, slot(s, chunk), (first ? in : out) + off, span.count);
   };
 
-  while (true) {
-    bool moved = false;
-    bool finished = true;
+  // On an error, cancel what is still pending now: the caller may free the buffers next.
+  try {
+    while (true) {
+      bool moved = false;
+      bool finished = true;
+      for (Stream& s : streams_) {
+        const std::size_t chunks = trees_[static_cast<std::size_t>(s.tree)].chunks;
+        while (s.done < s.posted && s.reqs[s.done % kWindow].test(comm_)) {
+          complete(s, s.done);
+          ++s.done;
+          moved = true;
+        }
+        while (s.posted < chunks && s.posted - s.done < kWindow && ready(s, s.posted)) {
+          post(s, s.posted);
+          ++s.posted;
+          moved = true;
+        }
+        if (s.done < chunks) finished = false;
+      }
+      if (finished) break;
+      if (!moved) {
+        comm_.progress();
+        comm_.poll_health(what_, deadline, waiting_for());
+      }
+    }
+  } catch (...) {
     for (Stream& s : streams_) {
-      const std::size_t chunks = trees_[static_cast<std::size_t>(s.tree)].chunks;
-      while (s.done < s.posted && s.reqs[s.done % kWindow].test(comm_)) {
-        complete(s, s.done);
-        ++s.done;
-        moved = true;
-      }
-      while (s.posted < chunks && s.posted - s.done < kWindow && ready(s, s.posted)) {
-        post(s, s.posted);
-        ++s.posted;
-        moved = true;
-      }
-      if (s.done < chunks) finished = false;
+      for (ucx::Request& r : s.reqs) r = ucx::Request{};
     }
-    if (finished) break;
-    if (!moved) {
-      comm_.progress();
-      comm_.poll_health(what_, deadline, waiting_for());
-    }
+    throw;
   }
 }
 
