@@ -114,7 +114,7 @@ TEST_CASE("an injected corruption is caught in every collective", "[mp][collecti
   }
 }
 
-TEST_CASE("-A all writes a tuning table that -A auto then follows", "[mp][collectives][tuning]") {
+TEST_CASE("algorithms side by side write a tuning table that auto then follows", "[mp][collectives][tuning]") {
   const auto all = run_collective("allreduce", 2, "8,64K,1M", "float", {"-A", "all"});
   INFO(describe(all));
   REQUIRE(all.exit_code == 0);
