@@ -107,7 +107,9 @@ TEST_CASE("an injected corruption is caught in every collective", "[mp][collecti
       INFO(describe(r));
       CHECK(r.exit_code == 1);
       CHECK(r.err.find("verification failed") != std::string::npos);
-      for (const auto& row : load_run_results(r)["collectives"]["rows"]) {
+      // Named: a range-for over a member of a temporary would outlive it.
+      const auto doc = load_run_results(r);
+      for (const auto& row : doc["collectives"]["rows"]) {
         CHECK(row["wrong"].get<int>() == 1);
       }
     }
@@ -160,7 +162,8 @@ TEST_CASE("algorithms side by side write a tuning table that auto then follows",
         run_collective("allreduce", 3, "8,4M", "float", {"-A", "auto", "--tuning", results});
     INFO(describe(r4));
     REQUIRE(r4.exit_code == 0);
-    for (const auto& r : load_run_results(r4)["collectives"]["rows"]) {
+    const auto doc4 = load_run_results(r4);
+    for (const auto& r : doc4["collectives"]["rows"]) {
       CHECK(r["selected_by"] == "auto: default rule");
     }
   }
