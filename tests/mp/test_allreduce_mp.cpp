@@ -5,29 +5,19 @@
 
 #include <catch2/catch.hpp>
 
+#include "collective_checks.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
 
 namespace {
 
-// Element counts 0, 1, p-1, a prime (1009), one above the chunk size, and a larger one.
-std::string sizes_for(int p, int element_bytes) {
-  const int e = element_bytes;
-  return fmt::format("0,{},{},{},{},{}", e, e * std::max(p - 1, 1), 1009 * e,
-                     (256 * 1024 / e + 3) * e, 3 * 1024 * 1024 + 7 * e);
-}
-
-void check_all_rows_verified(const nlohmann::json& doc, std::size_t expected_rows) {
-  const auto& rows = doc["collectives"]["rows"];
-  CHECK(rows.size() == expected_rows);
-  for (const auto& r : rows) {
-    INFO(r.dump());
-    REQUIRE(r["wrong"].is_number());
-    CHECK(r["wrong"].get<int>() == 0);
+// Verified, and every timed iteration kept as a raw sample.
+void check_rows(const nlohmann::json& doc, std::size_t expected_rows) {
+  check_all_rows_verified(doc, expected_rows);
+  for (const auto& r : doc["collectives"]["rows"]) {
     CHECK(r["samples_us"].size() == r["time_us"]["n"].get<std::size_t>());
   }
-  CHECK(doc["complete"].get<bool>());
 }
 
 ProcessResult run_allreduce(int np, const std::string& sizes, const std::string& type,
@@ -48,7 +38,7 @@ TEST_CASE("allreduce over shared memory with 1 to 5 local ranks", "[mp][allreduc
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
-      check_all_rows_verified(doc, 6 * 2);
+      check_rows(doc, 6 * 2);
       CHECK(doc["job"]["ranks"].get<int>() == np);
       if (np > 1) {
         const std::string t = doc["environment"]["transports"]["0->1"].get<std::string>();
@@ -66,7 +56,7 @@ TEST_CASE("allreduce over UCX tcp with 2 3 and 5 local ranks", "[mp][allreduce][
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
-      check_all_rows_verified(doc, 6 * 2);
+      check_rows(doc, 6 * 2);
       const std::string t = doc["environment"]["transports"]["1->0"].get<std::string>();
       INFO(t);
       CHECK(t.find("tcp/") != std::string::npos);
@@ -79,13 +69,13 @@ TEST_CASE("allreduce verifies every type and op in and out of place", "[mp][allr
     const auto r = run_allreduce(3, "0,8,24,8008,1048584", "all", "all");
     INFO(describe(r));
     REQUIRE(r.exit_code == 0);
-    check_all_rows_verified(load_run_results(r), 6 * 3 * 5 * 2);
+    check_rows(load_run_results(r), 6 * 3 * 5 * 2);
   }
   SECTION("tcp, 2 ranks") {
     const auto r = run_allreduce(2, "8,8008,1048584", "all", "all", {{"UCX_TLS", "tcp"}});
     INFO(describe(r));
     REQUIRE(r.exit_code == 0);
-    check_all_rows_verified(load_run_results(r), 6 * 3 * 3 * 2);
+    check_rows(load_run_results(r), 6 * 3 * 3 * 2);
   }
 }
 
@@ -123,5 +113,5 @@ TEST_CASE("large messages complete without stalling", "[mp][allreduce][large]") 
                               180});
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
-  check_all_rows_verified(load_run_results(r), 2);
+  check_rows(load_run_results(r), 2);
 }

@@ -8,18 +8,12 @@
 #include <fstream>
 #include <set>
 
+#include "collective_checks.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
 
 namespace {
-
-// Element counts 0, 1, p-1, a prime, one above the chunk size, and a larger odd one.
-std::string sizes_for(int p, int element_bytes) {
-  const int e = element_bytes;
-  return fmt::format("0,{},{},{},{},{}", e, e * std::max(p - 1, 1), 1009 * e,
-                     (256 * 1024 / e + 3) * e, 3 * 1024 * 1024 + 7 * e);
-}
 
 ProcessResult run_collective(const std::string& collective, int np, const std::string& sizes,
                              const std::string& type, std::vector<std::string> extra = {},
@@ -34,15 +28,8 @@ ProcessResult run_collective(const std::string& collective, int np, const std::s
 
 void check_verified(const nlohmann::json& doc, const std::string& collective,
                     std::size_t expected_rows) {
-  const auto& rows = doc["collectives"]["rows"];
-  CHECK(rows.size() == expected_rows);
-  for (const auto& r : rows) {
-    INFO(r.dump());
-    CHECK(r["collective"] == collective);
-    REQUIRE(r["wrong"].is_number());
-    CHECK(r["wrong"].get<int>() == 0);
-  }
-  CHECK(doc["complete"].get<bool>());
+  check_all_rows_verified(doc, expected_rows);
+  for (const auto& r : doc["collectives"]["rows"]) CHECK(r["collective"] == collective);
 }
 
 }  // namespace

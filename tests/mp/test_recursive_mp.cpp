@@ -6,32 +6,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "collective_checks.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
 
 namespace {
 
-// Element counts 0, 1, p-1, a prime (1009), one above rhd's default chunk, and 3 MiB + odd.
-std::string sizes_for(int p, int element_bytes) {
-  const int e = element_bytes;
-  return fmt::format("0,{},{},{},{},{}", e, e * std::max(p - 1, 1), 1009 * e,
-                     (256 * 1024 / e + 3) * e, 3 * 1024 * 1024 + 7 * e);
-}
 constexpr std::size_t kSizes = 6;
 constexpr std::size_t kAlgos = 2;  // rd, rhd
 constexpr std::size_t kPlacements = 2;
-
-void check_all_rows_verified(const nlohmann::json& doc, std::size_t expected_rows) {
-  const auto& rows = doc["collectives"]["rows"];
-  CHECK(rows.size() == expected_rows);
-  for (const auto& r : rows) {
-    INFO(r.dump());
-    REQUIRE(r["wrong"].is_number());
-    CHECK(r["wrong"].get<int>() == 0);
-  }
-  CHECK(doc["complete"].get<bool>());
-}
 
 ProcessResult run_recursive(int np, const std::string& sizes, const std::string& type,
                             const std::string& op, std::map<std::string, std::string> env = {},

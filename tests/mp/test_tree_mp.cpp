@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "collective_checks.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
@@ -18,25 +19,6 @@ using namespace ibscope::test;
 namespace {
 
 constexpr int kAlgorithms = 2;  // -A tree,dbt
-
-// Element counts 0, 1, p-1, a prime (1009), one above the default chunk (128 KiB), and one of
-// many chunks that is not a multiple of anything (3 MiB + 7 elements).
-std::string sizes_for(int p, int element_bytes) {
-  const int e = element_bytes;
-  return fmt::format("0,{},{},{},{},{}", e, e * std::max(p - 1, 1), 1009 * e,
-                     (128 * 1024 / e + 3) * e, 3 * 1024 * 1024 + 7 * e);
-}
-
-void check_all_rows_verified(const nlohmann::json& doc, std::size_t expected_rows) {
-  const auto& rows = doc["collectives"]["rows"];
-  CHECK(rows.size() == expected_rows);
-  for (const auto& r : rows) {
-    INFO(r.dump());
-    REQUIRE(r["wrong"].is_number());
-    CHECK(r["wrong"].get<int>() == 0);
-  }
-  CHECK(doc["complete"].get<bool>());
-}
 
 ProcessResult run_trees(int np, const std::string& sizes, const std::string& type,
                         const std::string& op, std::map<std::string, std::string> env = {},
@@ -62,7 +44,7 @@ int rank_of_pid(int pid) {
 TEST_CASE("tree and dbt over shared memory with 1 to 8 local ranks", "[mp][tree][shm]") {
   for (int np : {1, 2, 3, 4, 5, 7, 8}) {
     DYNAMIC_SECTION("np " << np) {
-      const auto r = run_trees(np, sizes_for(np, 4), "float", "sum");
+      const auto r = run_trees(np, sizes_for(np, 4, 128 * 1024), "float", "sum");
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
@@ -80,7 +62,7 @@ TEST_CASE("tree and dbt over shared memory with 1 to 8 local ranks", "[mp][tree]
 TEST_CASE("tree and dbt over UCX tcp with 2 3 and 5 local ranks", "[mp][tree][tcp]") {
   for (int np : {2, 3, 5}) {
     DYNAMIC_SECTION("np " << np) {
-      const auto r = run_trees(np, sizes_for(np, 4), "float", "sum", {{"UCX_TLS", "tcp"}});
+      const auto r = run_trees(np, sizes_for(np, 4, 128 * 1024), "float", "sum", {{"UCX_TLS", "tcp"}});
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);

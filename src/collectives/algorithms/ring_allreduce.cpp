@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 
 namespace ibscope {
 
@@ -11,12 +10,7 @@ RingAllreduce::RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
 
 void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
-  if (p == 1 || a.count == 0) {
-    if (a.sendbuf != a.recvbuf && a.count > 0) {
-      std::memcpy(a.recvbuf, a.sendbuf, a.count * size_of(a.type));
-    }
-    return;
-  }
+  if (allreduce_without_peers(a, comm_.size())) return;
   if (what_count_ != a.count) {
     what_ = fmt::format("allreduce ring ({} elements)", a.count);
     what_count_ = a.count;
