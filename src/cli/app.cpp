@@ -45,7 +45,7 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
   }
   std::uint64_t wrong = 0;
   std::vector<CollectiveRow> all_rows;  // rows of the algorithms asked for by name
-  run_collective_sweep(ctx.comm, o, [&](const std::vector<CollectiveRow>& rows) {
+  run_collective_sweep(ctx.comm(), o, [&](const std::vector<CollectiveRow>& rows) {
     for (const auto& r : rows) {
       if (r.wrong) wrong += *r.wrong;
       if (ctx.results != nullptr) ctx.results->add_row(r);
@@ -60,14 +60,14 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
   std::set<std::string> measured;
   for (const auto& r : all_rows) measured.insert(r.algorithm);
   if (measured.size() >= 2) {
-    std::set<std::string> hosts(ctx.comm.bootstrap().hosts().begin(),
-                                ctx.comm.bootstrap().hosts().end());
+    std::set<std::string> hosts(ctx.comm().bootstrap().hosts().begin(),
+                                ctx.comm().bootstrap().hosts().end());
     const TuningTable tuning = derive_tuning(all_rows, static_cast<int>(hosts.size()));
     if (ctx.results != nullptr) ctx.results->set_tuning(to_json(tuning));
     if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
   }
   if (wrong > 0) {
-    if (ctx.comm.rank() == 0) {
+    if (ctx.comm().rank() == 0) {
       log::error("{} verification failed: {} wrong elements in total (see #wrong)",
                  name_of(o.collective), wrong);
     }
@@ -79,7 +79,7 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
 int p2p_body(JobContext& ctx, const P2pOptions& o) {
   std::optional<P2pTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
-  run_p2p(ctx.comm, o, [&](const std::vector<P2pRow>& rows) {
+  run_p2p(ctx.comm(), o, [&](const std::vector<P2pRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
@@ -245,7 +245,7 @@ int run(int argc, char** argv) {
       const auto p2p = to_options(p2p_flags, timeout_s);
       return run_job("run", common, args, [&](JobContext& ctx) {
         int status = 0;
-        if (!skip_p2p && ctx.comm.size() >= 2) {
+        if (!skip_p2p && ctx.comm().size() >= 2) {
           if (ctx.results) ctx.results->set_params("p2p", params_json(p2p));
           status = std::max(status, p2p_body(ctx, p2p));
         }

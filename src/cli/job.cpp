@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "ibscope/bootstrap/launch_env.hpp"
@@ -51,17 +52,19 @@ std::string build_description() {
 }
 
 /// Gathers what describes the job (on every rank; collective) and fills the banner/results.
-void describe_job(Bootstrap& boot, ucx::Comm& comm, ResultsDocument* doc, BannerInfo& banner) {
+void describe_job(Bootstrap& boot, ucx::Comm* comm, ResultsDocument* doc, BannerInfo& banner) {
   const topo::CpuInfo cpu = topo::read_cpu_info();
   std::vector<std::string> mine;
   mine.push_back(std::to_string(cpu.allowed_threads));
-  for (int r = 0; r < comm.size(); ++r) mine.push_back(comm.transports(r));
+  if (comm != nullptr) {
+    for (int r = 0; r < comm->size(); ++r) mine.push_back(comm->transports(r));
+  }
   const auto all = boot.allgather(as_bytes(join_lines(mine)), "job description");
 
   banner.ranks = boot.size();
   banner.bootstrap = std::string(boot.kind());
   banner.hosts = boot.hosts();
-  banner.ucx_version = ucx::Context::version();
+  if (comm != nullptr) banner.ucx_version = ucx::Context::version();
   banner.build = build_description();
 
   nlohmann::json transports = nlohmann::json::object();
@@ -100,9 +103,9 @@ void describe_job(Bootstrap& boot, ucx::Comm& comm, ResultsDocument* doc, Banner
   job["hosts"] = boot.hosts();
   job["threads_per_host"] = threads_per_host;
   auto& env = doc->environment();
-  env["ucx_version"] = banner.ucx_version;
+  if (comm != nullptr) env["ucx_version"] = banner.ucx_version;
   env["build"] = banner.build;
-  env["transports"] = transports;
+  if (comm != nullptr) env["transports"] = transports;
   nlohmann::json ucx_env = nlohmann::json::object();
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view kv(*e);
@@ -126,8 +129,14 @@ void print_results_path(const std::string& line, bool table) {
 
 }  // namespace
 
+ucx::Comm& JobContext::comm() const {
+  if (comm_ptr == nullptr) throw std::logic_error("this job did not connect UCX");
+  return *comm_ptr;
+}
+
 int run_job(const std::string& subcommand, const CommonFlags& common,
-            const std::vector<std::string>& argv, const JobBody& body) {
+            const std::vector<std::string>& argv, const JobBody& body,
+            JobTransport transport) {
   std::unique_ptr<Bootstrap> boot;
   std::unique_ptr<ResultsDocument> doc;
   const bool table = common.format == "table" && !common.quiet;
@@ -140,20 +149,22 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     if (env.kind == LaunchKind::kTcp) log::set_identity(env.rank, local_hostname());
     boot = env.kind == LaunchKind::kLocal ? make_single_bootstrap(timeout_s)
                                           : connect_bootstrap(env, timeout_s);
-    ucx::Comm comm(*boot);
+    std::optional<ucx::Comm> comm;
+    if (transport == JobTransport::kUcx) comm.emplace(*boot);
+    ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
     if (boot->rank() == 0) doc = std::make_unique<ResultsDocument>(subcommand, argv);
     BannerInfo banner;
     banner.command = subcommand;
-    describe_job(*boot, comm, doc.get(), banner);
+    describe_job(*boot, comm_ptr, doc.get(), banner);
     if (boot->rank() == 0 && table) print_banner(stdout, banner);
     if (boot->rank() == 0 && !table) {
       for (const auto& w : banner.warnings) log::warn("{}", w);
     }
 
-    JobContext ctx{*boot, comm, doc.get(), boot->rank() == 0 && table ? stdout : nullptr,
+    JobContext ctx{*boot, comm_ptr, doc.get(), boot->rank() == 0 && table ? stdout : nullptr,
                    timeout_s};
     const int status = body(ctx);
-    comm.close();
+    if (comm) comm->close();
     if (doc) {
       const auto path = doc->write(common.out_dir);
       if (common.format == "json") fmt::print("{}\n", doc->json().dump(1));

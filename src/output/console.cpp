@@ -7,8 +7,9 @@
 namespace ibscope {
 
 void print_banner(std::FILE* out, const BannerInfo& b) {
-  fmt::print(out, "# ibscope {}: {} ranks, bootstrap {}, UCX {}, build {}\n", b.command, b.ranks,
-             b.bootstrap, b.ucx_version, b.build);
+  fmt::print(out, "# ibscope {}: {} ranks, bootstrap {}, {}build {}\n", b.command, b.ranks,
+             b.bootstrap, b.ucx_version.empty() ? "" : fmt::format("UCX {}, ", b.ucx_version),
+             b.build);
   for (std::size_t r = 0; r < b.hosts.size(); ++r) {
     fmt::print(out, "#   rank {:>4}  host {}\n", r, b.hosts[r]);
   }

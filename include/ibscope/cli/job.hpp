@@ -16,12 +16,19 @@
 
 namespace ibscope::cli {
 
+/// What a job connects before its body runs: UCX endpoints to every rank (collectives, p2p),
+/// or nothing beyond the bootstrap (verbs probes and topology bring up their own transport).
+enum class JobTransport { kUcx, kBootstrapOnly };
+
 struct JobContext {
   Bootstrap& bootstrap;
-  ucx::Comm& comm;
+  ucx::Comm* comm_ptr;  ///< nullptr for JobTransport::kBootstrapOnly
   ResultsDocument* results;  ///< rank 0 only; nullptr elsewhere
   std::FILE* table_out;      ///< where tables go; nullptr when not printing tables
   double timeout_s;
+
+  /// The UCX communicator; only for jobs started with JobTransport::kUcx.
+  ucx::Comm& comm() const;
 };
 
 /// Returns the exit status the body wants (0, or 1 when a check failed).
@@ -30,6 +37,7 @@ using JobBody = std::function<int(JobContext&)>;
 /// Runs `body` on every rank. `argv` is the full command line (re-executed by the local
 /// launcher). Never throws: errors are printed as one line and become exit statuses.
 int run_job(const std::string& subcommand, const CommonFlags& common,
-            const std::vector<std::string>& argv, const JobBody& body);
+            const std::vector<std::string>& argv, const JobBody& body,
+            JobTransport transport = JobTransport::kUcx);
 
 }  // namespace ibscope::cli

@@ -15,7 +15,7 @@ struct BannerInfo {
   int ranks = 0;
   std::string bootstrap;
   std::vector<std::string> hosts;  ///< one per rank
-  std::string ucx_version;
+  std::string ucx_version;  ///< empty when the job does not use UCX
   std::vector<std::string> transports;  ///< distinct "peer-pair: transports" summaries
   std::string build;
   std::vector<std::string> warnings;
