@@ -11,6 +11,7 @@ packages=(
   libhwloc-dev hwloc
   libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
   libpmix-dev openmpi-bin libopenmpi-dev
+  qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils perftest iproute2
 )
 
 missing=()
