@@ -53,6 +53,9 @@ read -r kernel_release </proc/sys/kernel/osrelease
 echo "guest: up at $(uptime_s) s, kernel $kernel_release"
 echo "guest.sh $(uptime_s)" >>"$ctl/times"
 
+# A hostname (the kernel's default is "(none)"): UCX and the results files record it.
+echo ibscope-rxe >/proc/sys/kernel/hostname
+
 # Two rxe devices on the two ends of one veth pair. Both addresses are local, so without the
 # rules below traffic between them would go through lo, where rxe drops it: the local table
 # moves from pref 0 to 100, and locally generated packets (iif lo) to the other end's address
