@@ -8,6 +8,7 @@
 #include "ibscope/build_info.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/job.hpp"
+#include "ibscope/cli/topo_command.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
@@ -156,6 +157,7 @@ int run(int argc, char** argv) {
       "  ibscope broadcast --np 4 -r 2 -e 64M\n"
       "  ibscope p2p --np 2 --tests latency -e 64K\n"
       "  srun --mpi=pmix -N 16 ibscope run     # one rank per node across a cluster\n"
+      "  ibscope topo --np 1                   # NUMA, NICs, GPUs and their distances\n"
       "  ibscope validate results/*.json\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
@@ -207,6 +209,11 @@ int run(int argc, char** argv) {
 
   auto* algos_cmd = app.add_subcommand("algorithms", "List the collective algorithms");
 
+  auto* topo_cmd = app.add_subcommand(
+      "topo", "Topology of every host in the job: NUMA nodes and CPUs, RDMA NICs (ports, rates, "
+              "MTU, GIDs, PCIe path), GPUs and GPU<->NIC distance classes");
+  add_common_flags(*topo_cmd, common);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -232,6 +239,9 @@ int run(int argc, char** argv) {
         if (ctx.results) ctx.results->set_params("collectives", params_json(o));
         return collective_body(ctx, o);
       });
+    }
+    if (*topo_cmd) {
+      return run_job("topo", common, args, topo_body, JobTransport::kBootstrapOnly);
     }
     if (*p2p_cmd) {
       const auto o = to_options(p2p_flags, timeout_s);

@@ -11,6 +11,7 @@
 #include "ibscope/bootstrap/local_launcher.hpp"
 #include "ibscope/build_info.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/output/topology_table.hpp"
 
 namespace ibscope {
 
@@ -203,6 +204,7 @@ std::string ResultsDocument::csv() const {
                          r["msg_rate_mps"].get<double>());
     }
   }
+  if (doc_.contains("topology")) csv += topology_csv(doc_["topology"]);
   return csv;
 }
 

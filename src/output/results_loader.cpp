@@ -7,6 +7,7 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/output/results_document.hpp"
+#include "ibscope/topo/topology_json.hpp"
 
 namespace ibscope {
 namespace {
@@ -142,6 +143,8 @@ class Validator {
     field(doc, "", "job", Kind::kObject);
     field(doc, "", "environment", Kind::kObject);
     field(doc, "", "warnings", Kind::kArray);
+    // Written by `ibscope topo`; the topology reader checks every field it needs.
+    if (doc.contains("topology")) topo::topology_from_section_json(doc["topology"], source_);
     section(doc, "collectives", true);
     section(doc, "p2p", false);
   }

@@ -28,6 +28,8 @@ class ResultsDocument {
   void set_params(const std::string& section, nlohmann::json params);
   /// The "tuning" section: crossover points measured by this run (collectives/tuning.hpp).
   void set_tuning(nlohmann::json tuning) { doc_["tuning"] = std::move(tuning); }
+  /// The "topology" section: one entry per host (topo/topology_json.hpp, `ibscope topo`).
+  void set_topology(nlohmann::json topology) { doc_["topology"] = std::move(topology); }
   void add_row(const CollectiveRow& row);
   void add_row(const P2pRow& row);
   /// Marks the run failed (written with complete = false).

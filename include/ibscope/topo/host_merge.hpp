@@ -1,0 +1,16 @@
+#pragma once
+/// One entry per host from one topology per rank (pure; unit-tested).
+
+#include <vector>
+
+#include "ibscope/topo/host_topology.hpp"
+
+namespace ibscope::topo {
+
+/// Groups `per_rank` by host name, in the order of each host's lowest rank. An entry keeps the
+/// topology its lowest rank reported and the union of every rank's `ranks`, ascending. When
+/// another rank on the same host reported a different topology (a container or cgroup that
+/// shows it other CPUs or devices), a note says which ranks differ.
+std::vector<HostTopology> merge_by_host(std::vector<HostTopology> per_rank);
+
+}  // namespace ibscope::topo
