@@ -9,6 +9,7 @@
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/job.hpp"
 #include "ibscope/cli/topo_command.hpp"
+#include "ibscope/cli/probe_command.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
@@ -18,6 +19,8 @@
 
 namespace ibscope::cli {
 namespace {
+
+constexpr int kMaxRanksForValidation = 1 << 20;
 
 // The best algorithm per size, when several were measured side by side.
 void print_crossovers(std::FILE* out, const TuningTable& t) {
@@ -158,6 +161,8 @@ int run(int argc, char** argv) {
       "  ibscope p2p --np 2 --tests latency -e 64K\n"
       "  srun --mpi=pmix -N 16 ibscope run     # one rank per node across a cluster\n"
       "  ibscope topo --np 1                   # NUMA, NICs, GPUs and their distances\n"
+      "  ibscope probe write_bw --np 2 -d rxe0 -a   # verbs RDMA WRITE bandwidth, 2 B .. 8 MiB\n"
+      "  srun -N 16 ibscope probe write_lat --pairs all  # every node pair, latency matrix\n"
       "  ibscope validate results/*.json\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
@@ -214,6 +219,13 @@ int run(int argc, char** argv) {
               "MTU, GIDs, PCIe path), GPUs and GPU<->NIC distance classes");
   add_common_flags(*topo_cmd, common);
 
+  ProbeFlags probe_flags;
+  auto* probe_cmd = app.add_subcommand(
+      "probe", "libibverbs probes between rank pairs, as perftest measures them (RC write/read/"
+               "send, bandwidth and latency); --pairs all runs every pair in disjoint rounds");
+  add_common_flags(*probe_cmd, common, /*short_quiet=*/false);
+  add_probe_flags(*probe_cmd, probe_flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -242,6 +254,13 @@ int run(int argc, char** argv) {
     }
     if (*topo_cmd) {
       return run_job("topo", common, args, topo_body, JobTransport::kBootstrapOnly);
+    }
+    if (*probe_cmd) {
+      // Usage errors before any rank starts; --pairs is checked against the job size later.
+      to_options(probe_flags, kMaxRanksForValidation, timeout_s);
+      return run_job(
+          "probe", common, args, [&](JobContext& ctx) { return probe_body(ctx, probe_flags); },
+          JobTransport::kBootstrapOnly);
     }
     if (*p2p_cmd) {
       const auto o = to_options(p2p_flags, timeout_s);

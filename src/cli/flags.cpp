@@ -12,7 +12,7 @@
 
 namespace ibscope::cli {
 
-void add_common_flags(CLI::App& app, CommonFlags& f) {
+void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
   app.add_option("--np", f.np,
                  "Ranks to start on this host when no launcher (srun, mpirun) started ibscope")
       ->default_val(2)
@@ -26,7 +26,7 @@ void add_common_flags(CLI::App& app, CommonFlags& f) {
   app.add_option("--format", f.format, "Console output: table, csv or json")
       ->default_val("table")
       ->check(CLI::IsMember({"table", "csv", "json"}));
-  app.add_flag("-q,--quiet", f.quiet, "No banner or tables; errors and the results path only");
+  app.add_flag(short_quiet ? "-q,--quiet" : "--quiet", f.quiet, "No banner or tables; errors and the results path only");
 }
 
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {

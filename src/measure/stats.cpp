@@ -25,6 +25,7 @@ Stats summarize(std::span<const double> samples) {
   s.max = sorted.back();
   s.p50 = percentile_sorted(sorted, 50);
   s.p99 = percentile_sorted(sorted, 99);
+  s.p99_9 = percentile_sorted(sorted, 99.9);
   // Welford: stable for long runs of nearly equal samples.
   double mean = 0, m2 = 0;
   std::size_t k = 0;

@@ -25,7 +25,7 @@ std::string utc_now_iso8601() {
 }
 
 nlohmann::json to_json(const Stats& s) {
-  return {{"n", s.n},     {"min", s.min},   {"p50", s.p50}, {"p99", s.p99},
+  return {{"n", s.n},     {"min", s.min},   {"p50", s.p50}, {"p99", s.p99}, {"p99_9", s.p99_9},
           {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
 }
 
@@ -64,6 +64,33 @@ nlohmann::json to_json(const P2pRow& r) {
           {"samples_us", r.samples_us}};
 }
 
+nlohmann::json to_json(const ProbeRow& r) {
+  nlohmann::json j = {{"test", r.test},
+                      {"rank_a", r.rank_a},
+                      {"rank_b", r.rank_b},
+                      {"host_a", r.host_a},
+                      {"host_b", r.host_b},
+                      {"device_a", r.device_a},
+                      {"device_b", r.device_b},
+                      {"bidirectional", r.bidirectional},
+                      {"size_bytes", r.size_bytes},
+                      {"iterations", r.iterations},
+                      {"qps", r.qps},
+                      {"tx_depth", r.tx_depth},
+                      {"mtu_bytes", r.mtu_bytes},
+                      {"inline_bytes", r.inline_bytes},
+                      {"gid_index_a", r.gid_index_a},
+                      {"gid_index_b", r.gid_index_b},
+                      {"line_rate_gbit", r.line_rate_gbit},
+                      {"time_us", to_json(r.time_us)},
+                      {"bw_gbps", r.bw_gbps},
+                      {"bw_gbit", r.bw_gbps * 8},
+                      {"peak_bw_gbps", r.peak_bw_gbps},
+                      {"msg_rate_mps", r.msg_rate_mps},
+                      {"samples_us", r.samples_us}};
+  return j;
+}
+
 ResultsDocument::ResultsDocument(std::string subcommand, std::vector<std::string> argv)
     : subcommand_(std::move(subcommand)) {
   doc_["schema_version"] = kResultsSchemaVersion;
@@ -87,6 +114,7 @@ void ResultsDocument::add_warning(const std::string& w) { doc_["warnings"].push_
 
 void ResultsDocument::set_params(const std::string& section, nlohmann::json params) {
   doc_[section]["params"] = std::move(params);
+  if (!doc_[section].contains("rows")) doc_[section]["rows"] = nlohmann::json::array();
 }
 
 void ResultsDocument::add_row(const CollectiveRow& row) {
@@ -94,6 +122,13 @@ void ResultsDocument::add_row(const CollectiveRow& row) {
 }
 
 void ResultsDocument::add_row(const P2pRow& row) { doc_["p2p"]["rows"].push_back(to_json(row)); }
+
+void ResultsDocument::add_row(const ProbeRow& row) {
+  if (!doc_.contains("probes")) {
+    doc_["probes"] = {{"params", nlohmann::json::object()}, {"rows", nlohmann::json::array()}};
+  }
+  doc_["probes"]["rows"].push_back(to_json(row));
+}
 
 void ResultsDocument::set_error(const std::string& kind, const std::string& message) {
   doc_["complete"] = false;

@@ -1,5 +1,6 @@
 #include "ibscope/output/results_loader.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <fstream>
@@ -108,6 +109,40 @@ class Validator {
     samples(r, where);
   }
 
+  void probe_row(const json& r, const std::string& where) const {
+    const std::string test = field(r, where, "test", Kind::kString).get<std::string>();
+    static constexpr const char* kTests[] = {"write_bw", "write_lat", "read_bw",
+                                             "read_lat", "send_bw",   "send_lat"};
+    if (std::find(std::begin(kTests), std::end(kTests), test) == std::end(kTests)) {
+      fail(where + ".test", fmt::format("unknown probe '{}'", test));
+    }
+    for (const char* f : {"rank_a", "rank_b", "size_bytes", "iterations", "qps", "tx_depth",
+                          "mtu_bytes", "inline_bytes", "gid_index_a", "gid_index_b"}) {
+      field(r, where, f, Kind::kInteger);
+    }
+    for (const char* f : {"host_a", "host_b", "device_a", "device_b"}) {
+      field(r, where, f, Kind::kString);
+    }
+    field(r, where, "bidirectional", Kind::kBool);
+    stats(field(r, where, "time_us", Kind::kObject), where + ".time_us");
+    for (const char* f : {"line_rate_gbit", "bw_gbps", "peak_bw_gbps", "msg_rate_mps"}) {
+      if (field(r, where, f, Kind::kNumber).get<double>() < 0) {
+        fail(fmt::format("{}.{}", where, f), "negative");
+      }
+    }
+    samples(r, where);
+  }
+
+  void probe_section(const json& doc) const {
+    if (!doc.contains("probes")) return;  // only probe runs have it
+    const json& s = field(doc, "", "probes", Kind::kObject);
+    field(s, "probes", "params", Kind::kObject);
+    const json& rows = field(s, "probes", "rows", Kind::kArray);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      probe_row(rows[i], fmt::format("probes.rows[{}]", i));
+    }
+  }
+
   void section(const json& doc, const char* name, bool collective) const {
     const json& s = field(doc, "", name, Kind::kObject);
     field(s, name, "params", Kind::kObject);
@@ -147,6 +182,7 @@ class Validator {
     if (doc.contains("topology")) topo::topology_from_section_json(doc["topology"], source_);
     section(doc, "collectives", true);
     section(doc, "p2p", false);
+    probe_section(doc);
   }
 
  private:

@@ -48,7 +48,8 @@ struct P2pFlags {
   std::string pairs = "all";
 };
 
-void add_common_flags(CLI::App& app, CommonFlags& f);
+/// `short_quiet`: whether -q means --quiet (not for `probe`, where -q is perftest's QP count).
+void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet = true);
 /// The nccl-tests flags of one collective's sweep (--root only for broadcast).
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c);
 /// `prefix` is "" for `ibscope p2p` and "p2p-" inside `ibscope run`.

@@ -43,4 +43,29 @@ struct P2pRow {
   std::vector<double> samples_us;
 };
 
+/// One libibverbs probe measurement between two ranks (probes/): rank_a initiates, rank_b is
+/// the target (both initiate when bidirectional). Latency rows fill time_us (write/send: half
+/// round trip; read: one RDMA READ, a full round trip, as perftest reports it); bandwidth rows
+/// fill the bandwidth fields and leave time_us empty.
+struct ProbeRow {
+  std::string test;  ///< "write_bw", "write_lat", "read_bw", "read_lat", "send_bw", "send_lat"
+  int rank_a = 0, rank_b = 0;
+  std::string host_a, host_b;
+  std::string device_a, device_b;  ///< "rxe0:1"
+  bool bidirectional = false;
+  std::uint64_t size_bytes = 0;
+  int iterations = 0;  ///< timed messages per QP (and per direction)
+  int qps = 1;
+  int tx_depth = 0;
+  std::uint32_t mtu_bytes = 0;  ///< path MTU the QPs were brought up with
+  int inline_bytes = 0;         ///< messages up to this size were posted inline
+  int gid_index_a = -1, gid_index_b = -1;  ///< -1: addressed by LID (InfiniBand)
+  double line_rate_gbit = 0;  ///< the slower port's data rate, Gb/s (0: unknown)
+  Stats time_us;
+  double bw_gbps = 0;       ///< average over the whole run, GB/s = 1e9 B/s (both directions if bidirectional)
+  double peak_bw_gbps = 0;  ///< best window of consecutive signalled completions
+  double msg_rate_mps = 0;  ///< million messages per second
+  std::vector<double> samples_us;  ///< latency: every iteration
+};
+
 }  // namespace ibscope

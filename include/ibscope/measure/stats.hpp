@@ -10,7 +10,7 @@ namespace ibscope {
 
 struct Stats {
   std::size_t n = 0;
-  double min = 0, p50 = 0, p99 = 0, max = 0, mean = 0, sd = 0;
+  double min = 0, p50 = 0, p99 = 0, p99_9 = 0, max = 0, mean = 0, sd = 0;
 };
 
 /// Empty input gives all zeros with n == 0.

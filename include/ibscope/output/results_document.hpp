@@ -32,6 +32,8 @@ class ResultsDocument {
   void set_topology(nlohmann::json topology) { doc_["topology"] = std::move(topology); }
   void add_row(const CollectiveRow& row);
   void add_row(const P2pRow& row);
+  /// Adds to the "probes" section (created on first use: files without probes omit it).
+  void add_row(const ProbeRow& row);
   /// Marks the run failed (written with complete = false).
   void set_error(const std::string& kind, const std::string& message);
 
@@ -61,5 +63,6 @@ std::string utc_now_iso8601();
 nlohmann::json to_json(const Stats& s);
 nlohmann::json to_json(const CollectiveRow& row);
 nlohmann::json to_json(const P2pRow& row);
+nlohmann::json to_json(const ProbeRow& row);
 
 }  // namespace ibscope

@@ -7,6 +7,7 @@
 #include <net/if.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
@@ -212,7 +213,10 @@ PortInfo DeviceContext::query_port(std::uint8_t port) const {
   }
   PortInfo info;
   info.port = port;
+  // ibv_port_state_str() says "active"; ibstat and ibv_devinfo users read ACTIVE/DOWN/INIT.
   info.state = ibv_port_state_str(attr.state);
+  std::transform(info.state.begin(), info.state.end(), info.state.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   info.active = attr.state == IBV_PORT_ACTIVE;
   info.ethernet = attr.link_layer == IBV_LINK_LAYER_ETHERNET;
   info.link_layer = info.ethernet ? "Ethernet" : "InfiniBand";

@@ -29,7 +29,7 @@ CompletionError::CompletionError(std::string_view device, std::string_view peer,
                                  std::string_view opcode, std::uint64_t wr_id,
                                  std::uint32_t qp_num)
     : Error(ErrorKind::kRemote,
-            fmt::format("work completion error on {} towards {}: {} (status {}), opcode {}, "
+            fmt::format("work completion error on {} towards {}: {} (status {}), posted {}, "
                         "wr_id {}, qp 0x{:x}",
                         device, peer, ibv_wc_status_str(static_cast<ibv_wc_status>(status)),
                         status, opcode, wr_id, qp_num)),

@@ -26,7 +26,8 @@ class VerbsError : public Error {
 
 /// A work completion came back with a status other than IBV_WC_SUCCESS.
 /// what(): "work completion error on <device> towards <peer>: <ibv_wc_status_str> (status N),
-/// opcode <op>, wr_id N, qp 0x..".
+/// posted <op>, wr_id N, qp 0x..". The operation is what the caller posted: an error
+/// completion's own opcode field is undefined.
 class CompletionError : public Error {
  public:
   CompletionError(std::string_view device, std::string_view peer, int status,

@@ -1,0 +1,49 @@
+#pragma once
+/// `ibscope probe <test>`: the libibverbs probes with perftest's flags (-s/-a, -n, -q, -t, -I,
+/// -m, -x, -d dev[:port], -B ...), plus -b/-e/-f sweeps and --pairs for all rank pairs.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "ibscope/cli/job.hpp"
+#include "ibscope/probes/probe_options.hpp"
+
+namespace ibscope::cli {
+
+struct ProbeFlags {
+  std::string test;
+  std::string size;
+  bool all_sizes = false;
+  std::string min_bytes, max_bytes;
+  double factor = 2;
+  int iters = 0;     // 0: the test's default
+  int warmup = -1;   // -1: the test's default
+  int qps = 1;
+  int tx_depth = 0;  // 0: the test's default
+  int rx_depth = 512;
+  int inline_size = -1;
+  int cq_mod = 100;
+  int mtu = 0;
+  int gid_index = -1;
+  std::string device;
+  bool bidirectional = false;
+  std::string pairs = "all";
+  int qp_timeout = 14;
+  int retry_count = 7;
+  int rnr_retry = 7;
+  int service_level = 0;
+  int traffic_class = 0;
+  int hop_limit = 64;
+  bool no_bind = false;
+};
+
+void add_probe_flags(CLI::App& app, ProbeFlags& f);
+
+/// Flags -> options. `ranks` bounds --pairs. Throws UsageError.
+probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s);
+
+/// The job body (run_job with JobTransport::kBootstrapOnly). Returns 0.
+int probe_body(JobContext& ctx, const ProbeFlags& flags);
+
+}  // namespace ibscope::cli

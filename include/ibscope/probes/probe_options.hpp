@@ -1,0 +1,58 @@
+#pragma once
+/// What one `ibscope probe <test>` run measures and how: sizes, iterations, queue-pair shape,
+/// connection parameters, and which rank pairs. Defaults follow perftest's.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "ibscope/probes/probe_test.hpp"
+#include "ibscope/transport/verbs/device.hpp"
+#include "ibscope/transport/verbs/queue_pair.hpp"
+
+namespace ibscope::probes {
+
+/// Which rank pairs run: every pair in round-robin rounds of disjoint pairs, rank 0 with rank
+/// 1 only, or an explicit list (each listed pair in its own round).
+struct PairSelection {
+  enum class Mode { kAll, kFirst, kList } mode = Mode::kAll;
+  std::vector<std::pair<int, int>> list;
+};
+
+/// Parses "all", "first" or "0:1,2:3". Throws UsageError (also for ranks >= `ranks`).
+PairSelection parse_pair_selection(std::string_view text, int ranks);
+/// The rounds to run: every pair of a round runs at the same time, no rank twice in a round.
+std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& selection,
+                                                          int ranks);
+
+struct ProbeOptions {
+  const ProbeTest* test = nullptr;
+  std::vector<std::uint64_t> sizes_bytes;
+  int iterations = 0;     ///< timed messages per QP (bandwidth) or ping-pongs (latency)
+  int warmup = 0;         ///< untimed, before each size
+  int qps = 1;
+  int tx_depth = 0;       ///< send queue depth: messages in flight per QP
+  int rx_depth = 512;     ///< receives kept posted per QP (send tests)
+  int inline_bytes = -1;  ///< -1: the largest the device grants up to kDefaultInlineBytes
+  int cq_moderation = 100;  ///< bandwidth: signal one completion per this many messages
+  /// Devices to use; a rank takes entry local_rank % size (one NIC per local rank on
+  /// multi-NIC nodes). Empty device name: the first device.
+  std::vector<verbs::DevicePort> devices{verbs::DevicePort{}};
+  int gid_index = -1;     ///< -1: chosen from the GID table (RoCE v2 on Ethernet)
+  verbs::QpTuning tuning;
+  bool bidirectional = false;
+  double timeout_s = 60;
+  PairSelection pairs;
+  bool bind_to_nic_numa = true;  ///< bind CPUs and memory to the NIC's NUMA node (perftest's default)
+};
+
+inline constexpr int kDefaultInlineBytes = 220;  // perftest's default for latency tests
+
+/// "mlx5_0:1,mlx5_1" -> one DevicePort each; "" -> the first device. Throws UsageError.
+std::vector<verbs::DevicePort> parse_device_list(std::string_view text);
+
+/// Throws UsageError for combinations that cannot run (e.g. -B with a latency test, sizes of
+/// 0 bytes, a tx depth below 1).
+void validate(const ProbeOptions& options);
+
+}  // namespace ibscope::probes

@@ -1,0 +1,124 @@
+#include "ibscope/probes/probe_options.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <set>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/measure/pair_schedule.hpp"
+
+namespace ibscope::probes {
+namespace {
+
+int parse_rank(std::string_view text, std::string_view whole, int ranks) {
+  int value = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || value < 0) {
+    throw UsageError(fmt::format("--pairs '{}': '{}' is not a rank number", whole, text));
+  }
+  if (value >= ranks) {
+    throw UsageError(fmt::format("--pairs '{}': rank {} does not exist in a job of {} ranks",
+                                 whole, value, ranks));
+  }
+  return value;
+}
+
+}  // namespace
+
+PairSelection parse_pair_selection(std::string_view text, int ranks) {
+  PairSelection selection;
+  if (text == "all") return selection;
+  if (text == "first") {
+    selection.mode = PairSelection::Mode::kFirst;
+    return selection;
+  }
+  selection.mode = PairSelection::Mode::kList;
+  std::set<std::pair<int, int>> seen;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const auto colon = item.find(':');
+    if (colon == std::string_view::npos) {
+      throw UsageError(fmt::format(
+          "--pairs '{}': expected all, first, or a list of rank pairs like 0:1,2:3", text));
+    }
+    const int a = parse_rank(item.substr(0, colon), text, ranks);
+    const int b = parse_rank(item.substr(colon + 1), text, ranks);
+    if (a == b) throw UsageError(fmt::format("--pairs '{}': rank {} paired with itself", text, a));
+    if (!seen.insert({std::min(a, b), std::max(a, b)}).second) {
+      throw UsageError(fmt::format("--pairs '{}': pair {}:{} listed twice", text, a, b));
+    }
+    selection.list.emplace_back(a, b);
+  }
+  if (selection.list.empty()) throw UsageError("--pairs: empty list");
+  return selection;
+}
+
+std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& selection,
+                                                          int ranks) {
+  if (ranks < 2) return {};
+  switch (selection.mode) {
+    case PairSelection::Mode::kAll: return round_robin_rounds(ranks);
+    case PairSelection::Mode::kFirst: return {{{0, 1}}};
+    case PairSelection::Mode::kList: break;
+  }
+  std::vector<std::vector<std::pair<int, int>>> rounds;
+  for (const auto& pair : selection.list) rounds.push_back({pair});
+  return rounds;
+}
+
+std::vector<verbs::DevicePort> parse_device_list(std::string_view text) {
+  std::vector<verbs::DevicePort> devices;
+  if (text.empty()) return {verbs::DevicePort{}};
+  std::string_view rest = text;
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    if (item.empty()) throw UsageError(fmt::format("-d '{}': empty device name in the list", text));
+    devices.push_back(verbs::parse_device_port(item));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return devices;
+}
+
+void validate(const ProbeOptions& o) {
+  if (o.devices.empty()) throw UsageError("no RDMA device selected");
+  if (o.test == nullptr) throw UsageError("no probe test given");
+  if (o.sizes_bytes.empty()) throw UsageError("no message sizes to measure");
+  for (std::uint64_t size : o.sizes_bytes) {
+    if (size == 0) throw UsageError("probe message sizes must be at least 1 byte");
+    if (size > (1ULL << 31)) {
+      throw UsageError(fmt::format("message size {} is above the 2 GiB a work request can carry",
+                                   size));
+    }
+  }
+  if (o.bidirectional && o.test->metric == Metric::kLatency) {
+    throw UsageError(fmt::format("-B/--bidirectional applies to bandwidth tests, not {}",
+                                 o.test->name));
+  }
+  if (o.iterations < 1) throw UsageError("-n/--iters must be at least 1");
+  if (o.warmup < 0) throw UsageError("-w/--warmup must not be negative");
+  if (o.qps < 1 || o.qps > 1024) throw UsageError("-q/--qp must be 1..1024");
+  if (o.tx_depth < 1) throw UsageError("-t/--tx-depth must be at least 1");
+  if (o.rx_depth < 1) throw UsageError("-r/--rx-depth must be at least 1");
+  if (o.cq_moderation < 1) throw UsageError("-Q/--cq-mod must be at least 1");
+  if (o.inline_bytes < -1) throw UsageError("-I/--inline-size must be 0 or more");
+  if (o.tuning.mtu_bytes != 0 && verbs::mtu_bytes_to_code(o.tuning.mtu_bytes) == 0) {
+    throw UsageError(fmt::format("-m/--mtu {}: expected 256, 512, 1024, 2048 or 4096",
+                                 o.tuning.mtu_bytes));
+  }
+  if (o.tuning.timeout < 0 || o.tuning.timeout > 31) throw UsageError("-u/--qp-timeout: 0..31");
+  if (o.tuning.retry_count < 0 || o.tuning.retry_count > 7) throw UsageError("--retry-count: 0..7");
+  if (o.tuning.rnr_retry < 0 || o.tuning.rnr_retry > 7) throw UsageError("--rnr-retry: 0..7");
+  if (o.tuning.service_level < 0 || o.tuning.service_level > 15) throw UsageError("-S/--sl: 0..15");
+  if (o.tuning.traffic_class < 0 || o.tuning.traffic_class > 255) {
+    throw UsageError("-T/--tclass: 0..255");
+  }
+  if (o.tuning.hop_limit < 1 || o.tuning.hop_limit > 255) throw UsageError("--hop-limit: 1..255");
+}
+
+}  // namespace ibscope::probes

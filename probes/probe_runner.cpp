@@ -1,0 +1,309 @@
+#include "ibscope/probes/probe_runner.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+#include "ibscope/probes/engines.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/measure/pair_schedule.hpp"
+#include "ibscope/measure/stats.hpp"
+#include "ibscope/topo/numa_binding.hpp"
+#include "ibscope/transport/verbs/verbs_error.hpp"
+
+namespace ibscope::probes {
+namespace {
+
+using nlohmann::json;
+
+Bytes to_bytes(const std::string& text) {
+  const auto* p = reinterpret_cast<const std::byte*>(text.data());
+  return Bytes(p, p + text.size());
+}
+
+json parse_bytes(const Bytes& bytes, std::string_view what, int rank) {
+  try {
+    return json::parse(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  } catch (const json::exception& e) {
+    throw RemoteError(fmt::format("rank {} sent malformed {}: {}", rank, what, e.what()));
+  }
+}
+
+struct LocalPort {
+  std::shared_ptr<verbs::DeviceContext> device;
+  verbs::PortInfo port;
+  int gid_index = -1;
+  std::string binding = "not bound (--no-bind)";
+};
+
+LocalPort open_local_port(const ProbeOptions& o, int local_rank) {
+  const verbs::DevicePort& chosen =
+      o.devices[static_cast<std::size_t>(local_rank) % o.devices.size()];
+  LocalPort local;
+  local.device = verbs::DeviceContext::open(chosen.device);
+  local.port = local.device->require_active_port(chosen.port);
+  const auto& gids = local.port.gids;
+  if (o.gid_index >= 0) {
+    const bool present = std::any_of(gids.begin(), gids.end(), [&](const verbs::GidEntry& g) {
+      return g.index == static_cast<std::uint32_t>(o.gid_index);
+    });
+    if (!present) {
+      std::string have;
+      for (const auto& g : gids) {
+        have += fmt::format("{}{} ({} {})", have.empty() ? "" : ", ", g.index, to_string(g.type),
+                            g.text());
+      }
+      throw UsageError(fmt::format("-x {}: port {} of {} has no GID at that index; it has: {}",
+                                   o.gid_index, local.port.port, local.device->name(),
+                                   have.empty() ? "none" : have));
+    }
+    local.gid_index = o.gid_index;
+  } else if (local.port.ethernet || local.port.lid == 0) {
+    const auto chosen = verbs::choose_gid_index(local.port);
+    if (!chosen) {
+      throw verbs::EnvironmentError(fmt::format(
+          "port {} of {} has no GID to address it by (RoCE needs one): give its network "
+          "interface an IP address",
+          local.port.port, local.device->name()));
+    }
+    local.gid_index = static_cast<int>(*chosen);
+  }
+  return local;
+}
+
+RankPort describe(const LocalPort& local) {
+  RankPort r;
+  r.device = fmt::format("{}:{}", local.device->name(), local.port.port);
+  r.link_layer = local.port.link_layer;
+  r.data_rate_gbit = local.port.data_rate_gbps;
+  r.gid_index = local.gid_index;
+  for (const auto& g : local.port.gids) {
+    if (static_cast<int>(g.index) == local.gid_index) r.gid = g.text();
+  }
+  r.active_mtu_bytes = local.port.active_mtu_bytes;
+  r.binding = local.binding;
+  return r;
+}
+
+json to_json(const RankPort& r) {
+  return {{"device", r.device}, {"link_layer", r.link_layer}, {"data_rate_gbit", r.data_rate_gbit},
+          {"gid_index", r.gid_index}, {"gid", r.gid}, {"active_mtu_bytes", r.active_mtu_bytes}, {"binding", r.binding}};
+}
+
+RankPort rank_port_from_json(const json& j) {
+  RankPort r;
+  r.device = j.at("device").get<std::string>();
+  r.link_layer = j.at("link_layer").get<std::string>();
+  r.data_rate_gbit = j.at("data_rate_gbit").get<double>();
+  r.gid_index = j.at("gid_index").get<int>();
+  r.gid = j.at("gid").get<std::string>();
+  r.active_mtu_bytes = j.at("active_mtu_bytes").get<std::uint32_t>();
+  r.binding = j.at("binding").get<std::string>();
+  return r;
+}
+
+/// What one end measured at one size.
+json measure_size(const RcLink& link, const ProbeOptions& o, bool initiator, std::size_t size,
+                  ProgressGuard& guard) {
+  const ProbeTest& test = *o.test;
+  json out = {{"size", size}};
+  if (test.metric == Metric::kLatency) {
+    std::vector<double> samples;
+    switch (test.verb) {
+      case Verb::kWrite:
+        samples = run_write_latency(link, initiator, size, o.warmup, o.iterations, guard);
+        break;
+      case Verb::kRead:
+        samples = run_read_latency(link, initiator, size, o.warmup, o.iterations, guard);
+        break;
+      case Verb::kSend:
+        samples = run_send_latency(link, initiator, size, o.warmup, o.iterations, guard);
+        break;
+    }
+    out["samples_s"] = std::move(samples);
+    return out;
+  }
+  const bool sends = initiator || o.bidirectional;
+  const bool receives = test.verb == Verb::kSend && (!initiator || o.bidirectional);
+  StreamSpec spec;
+  spec.verb = test.verb;
+  spec.size_bytes = size;
+  spec.signal_every = std::min(o.cq_moderation, link.tx_depth());
+  if (o.warmup > 0) {
+    spec.messages_per_qp = sends ? o.warmup : 0;
+    spec.receives_per_qp = receives ? static_cast<std::uint64_t>(o.warmup) : 0;
+    run_stream(link, spec, guard);
+  }
+  spec.messages_per_qp = sends ? o.iterations : 0;
+  spec.receives_per_qp = receives ? static_cast<std::uint64_t>(o.iterations) : 0;
+  spec.send_done = sends;
+  const StreamResult r = run_stream(link, spec, guard);
+  // The peer may still be streaming into this side: stay until it says it is done, so that no
+  // queue pair is torn down under a running measurement.
+  if (!initiator || o.bidirectional) wait_for_done(link, guard);
+  out["elapsed_s"] = r.elapsed_s;
+  out["messages"] = r.messages;
+  out["peak_msg_per_s"] =
+      peak_message_rate(r.marks, peak_window_messages(r.messages, spec.signal_every));
+  return out;
+}
+
+ProbeRow build_row(const ProbeOptions& o, const std::vector<RankPort>& ports,
+                   const std::vector<std::string>& hosts, int a, int b, const json& end_a,
+                   const json& size_a, const json& size_b) {
+  ProbeRow row;
+  row.test = std::string(o.test->name);
+  row.rank_a = a;
+  row.rank_b = b;
+  row.host_a = hosts[static_cast<std::size_t>(a)];
+  row.host_b = hosts[static_cast<std::size_t>(b)];
+  const RankPort& pa = ports[static_cast<std::size_t>(a)];
+  const RankPort& pb = ports[static_cast<std::size_t>(b)];
+  row.device_a = pa.device;
+  row.device_b = pb.device;
+  row.gid_index_a = pa.gid_index;
+  row.gid_index_b = pb.gid_index;
+  row.line_rate_gbit = std::min(pa.data_rate_gbit, pb.data_rate_gbit);
+  row.bidirectional = o.bidirectional;
+  row.size_bytes = size_a.at("size").get<std::uint64_t>();
+  row.iterations = o.iterations;
+  row.qps = o.qps;
+  row.tx_depth = end_a.at("tx_depth").get<int>();
+  row.mtu_bytes = end_a.at("mtu_bytes").get<std::uint32_t>();
+  row.inline_bytes = end_a.at("inline_bytes").get<int>();
+  if (o.test->metric == Metric::kLatency) {
+    for (double s : size_a.at("samples_s")) row.samples_us.push_back(s * 1e6);
+    row.time_us = summarize(row.samples_us);
+    return row;
+  }
+  const auto add_end = [&](const json& end) {
+    const double elapsed = end.at("elapsed_s").get<double>();
+    const auto messages = end.at("messages").get<std::uint64_t>();
+    if (elapsed <= 0 || messages == 0) return;
+    const double bytes = static_cast<double>(messages) * static_cast<double>(row.size_bytes);
+    row.bw_gbps += bytes / elapsed / units::kBytesPerGB;
+    row.msg_rate_mps += static_cast<double>(messages) / elapsed / 1e6;
+    row.peak_bw_gbps +=
+        end.at("peak_msg_per_s").get<double>() * static_cast<double>(row.size_bytes) / units::kBytesPerGB;
+  };
+  add_end(size_a);
+  if (o.bidirectional) add_end(size_b);
+  return row;
+}
+
+}  // namespace
+
+int default_inline_bytes(const ProbeTest& test) noexcept {
+  return test.metric == Metric::kLatency && test.verb != Verb::kRead ? kDefaultInlineBytes : 0;
+}
+
+void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& sinks) {
+  validate(options);
+  ProbeOptions o = options;
+  if (o.test->metric == Metric::kLatency && o.qps != 1) {
+    throw UsageError(fmt::format("{} measures one QP: -q/--qp must be 1", o.test->name));
+  }
+  if (boot.size() < 2) {
+    throw UsageError(fmt::format(
+        "probe {} needs at least 2 ranks: run with --np 2 (one host) or under srun/mpirun",
+        o.test->name));
+  }
+  if (o.inline_bytes < 0) o.inline_bytes = default_inline_bytes(*o.test);
+  const auto rounds = pair_rounds(o.pairs, boot.size());
+  const std::uint64_t max_size = *std::max_element(o.sizes_bytes.begin(), o.sizes_bytes.end());
+
+  LocalPort local = open_local_port(o, boot.local_rank());
+  // Before any buffer exists, so that its pages land on the NIC's node.
+  if (o.bind_to_nic_numa) {
+    local.binding = topo::bind_to_rdma_device_numa_node(local.device->name()).message;
+  }
+  if (max_size > local.device->limits().max_mr_size) {
+    throw UsageError(fmt::format("message size {} is above what {} can register ({})", max_size,
+                                 local.device->name(), local.device->limits().max_mr_size));
+  }
+  const auto all_ports = boot.allgather(to_bytes(to_json(describe(local)).dump()), "probe ports");
+  std::vector<RankPort> ports;
+  for (int r = 0; r < boot.size(); ++r) {
+    ports.push_back(rank_port_from_json(
+        parse_bytes(all_ports[static_cast<std::size_t>(r)], "port description", r)));
+  }
+  if (boot.rank() == 0 && sinks.ports) sinks.ports(ports);
+
+  const int me = boot.rank();
+  for (std::size_t round_index = 0; round_index < rounds.size(); ++round_index) {
+    const auto& round = rounds[round_index];
+    const int partner = partner_in_round(round, me);
+    const bool initiator =
+        std::any_of(round.begin(), round.end(), [&](const auto& p) { return p.first == me; });
+    std::unique_ptr<RcLink> link;
+    Bytes my_addresses;
+    if (partner >= 0) {
+      LinkConfig config;
+      config.qps = o.qps;
+      config.tx_depth = o.tx_depth;
+      config.rx_depth = o.rx_depth;
+      config.inline_bytes = o.inline_bytes;
+      config.buffer_bytes = std::max<std::size_t>(max_size, 64);
+      config.receives = o.test->verb == Verb::kSend;
+      link = std::make_unique<RcLink>(local.device, local.port, local.gid_index, config);
+      const auto addresses = link->addresses();
+      const auto* p = reinterpret_cast<const std::byte*>(addresses.data());
+      my_addresses.assign(p, p + addresses.size() * sizeof(verbs::QpAddress));
+    }
+    const auto exchanged =
+        boot.allgather(my_addresses, fmt::format("probe QP addresses, round {}", round_index));
+    const std::string peer =
+        partner >= 0 ? verbs::peer_label(partner, boot.host(partner)) : std::string();
+    if (link) {
+      const Bytes& theirs = exchanged[static_cast<std::size_t>(partner)];
+      if (theirs.size() % sizeof(verbs::QpAddress) != 0) {
+        throw RemoteError(fmt::format("{} sent {} bytes of QP addresses, not whole structs", peer,
+                                      theirs.size()));
+      }
+      std::vector<verbs::QpAddress> remote(theirs.size() / sizeof(verbs::QpAddress));
+      std::memcpy(remote.data(), theirs.data(), theirs.size());
+      link->connect(remote, o.tuning, peer);
+    }
+    boot.barrier(fmt::format("probe connect, round {}", round_index));
+
+    json mine = {{"sizes", json::array()}};
+    if (link) {
+      mine["tx_depth"] = link->tx_depth();
+      mine["mtu_bytes"] = link->mtu_bytes();
+      mine["inline_bytes"] = link->inline_bytes();
+    }
+    for (std::uint64_t size : o.sizes_bytes) {
+      if (link) {
+        // The latency marker byte must not hold a stale value when the peer's first write lands.
+        link->in(0)[size - 1] = std::byte{0};
+        reset_control(*link);
+      }
+      boot.barrier(fmt::format("probe {} {} B, round {}", o.test->name, size, round_index));
+      if (!link) continue;
+      ProgressGuard guard(&boot, o.timeout_s,
+                          fmt::format("rank {} (host {}): {} {} towards {}", me, boot.host(me),
+                                      o.test->name, units::format_size(size), peer));
+      mine["sizes"].push_back(measure_size(*link, o, initiator, size, guard));
+    }
+    link.reset();
+    const auto results =
+        boot.allgather(to_bytes(mine.dump()), fmt::format("probe results, round {}", round_index));
+    if (me != 0) continue;
+    std::vector<ProbeRow> rows;
+    for (const auto& [a, b] : round) {
+      const json end_a = parse_bytes(results[static_cast<std::size_t>(a)], "probe results", a);
+      const json end_b = parse_bytes(results[static_cast<std::size_t>(b)], "probe results", b);
+      const auto& sizes_a = end_a.at("sizes");
+      const auto& sizes_b = end_b.at("sizes");
+      for (std::size_t i = 0; i < sizes_a.size() && i < sizes_b.size(); ++i) {
+        rows.push_back(build_row(o, ports, boot.hosts(), a, b, end_a, sizes_a[i], sizes_b[i]));
+      }
+    }
+    if (sinks.rows) sinks.rows(rows);
+  }
+}
+
+}  // namespace ibscope::probes

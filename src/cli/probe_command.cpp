@@ -1,0 +1,201 @@
+#include "ibscope/cli/probe_command.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/measure/sweep.hpp"
+#include "ibscope/output/probe_table.hpp"
+#include "ibscope/output/results_document.hpp"
+#include "ibscope/probes/probe_runner.hpp"
+
+namespace ibscope::cli {
+namespace {
+
+using probes::Metric;
+
+std::vector<std::uint64_t> probe_sizes(const ProbeFlags& f, const probes::ProbeTest& test) {
+  const bool sweep = !f.min_bytes.empty() || !f.max_bytes.empty();
+  if (static_cast<int>(!f.size.empty()) + static_cast<int>(f.all_sizes) + static_cast<int>(sweep) > 1) {
+    throw UsageError("give one of -s/--size, -a/--all, or -b/-e (a sweep)");
+  }
+  if (!f.size.empty()) return {units::parse_size_bytes(f.size, "-s/--size")};
+  if (f.all_sizes) {
+    // perftest's -a: 2 B to 8 MiB in powers of two.
+    return sweep_sizes(SweepSpec{.min_bytes = 2, .max_bytes = 8ULL << 20, .factor = 2,
+                                 .step_bytes = 0, .explicit_bytes = {}},
+                       1);
+  }
+  if (sweep) {
+    return sweep_sizes(
+        SweepSpec{.min_bytes = units::parse_size_bytes(f.min_bytes.empty() ? "2" : f.min_bytes,
+                                                       "-b/--minbytes"),
+                  .max_bytes = units::parse_size_bytes(f.max_bytes.empty() ? "8M" : f.max_bytes,
+                                                       "-e/--maxbytes"),
+                  .factor = f.factor, .step_bytes = 0, .explicit_bytes = {}},
+        1);
+  }
+  // perftest's defaults: 64 KiB for bandwidth, 2 B for latency.
+  return {test.metric == Metric::kBandwidth ? 65536ULL : 2ULL};
+}
+
+nlohmann::json flags_devices(const probes::ProbeOptions& o) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : o.devices) out.push_back(fmt::format("{}:{}", d.device, d.port));
+  return out;
+}
+
+nlohmann::json params_json(const probes::ProbeOptions& o) {
+  return {{"test", o.test->name},
+          {"verb", probes::to_string(o.test->verb)},
+          {"metric", o.test->metric == Metric::kLatency ? "latency" : "bandwidth"},
+          {"sizes_bytes", o.sizes_bytes},
+          {"iterations", o.iterations},
+          {"warmup", o.warmup},
+          {"qps", o.qps},
+          {"tx_depth", o.tx_depth},
+          {"rx_depth", o.rx_depth},
+          {"inline_bytes_requested", o.inline_bytes},
+          {"cq_moderation", o.cq_moderation},
+          {"mtu_bytes_requested", o.tuning.mtu_bytes},
+          {"gid_index_requested", o.gid_index},
+          {"devices", flags_devices(o)},
+          {"bidirectional", o.bidirectional},
+          {"qp_timeout", o.tuning.timeout},
+          {"retry_count", o.tuning.retry_count},
+          {"rnr_retry", o.tuning.rnr_retry},
+          {"service_level", o.tuning.service_level},
+          {"traffic_class", o.tuning.traffic_class},
+          {"hop_limit", o.tuning.hop_limit},
+          {"bind_to_nic_numa", o.bind_to_nic_numa},
+          {"timeout_s", o.timeout_s}};
+}
+
+nlohmann::json ports_json(const std::vector<probes::RankPort>& ports) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t r = 0; r < ports.size(); ++r) {
+    const auto& p = ports[r];
+    out.push_back({{"rank", r}, {"device", p.device}, {"link_layer", p.link_layer},
+                   {"data_rate_gbit", p.data_rate_gbit}, {"gid_index", p.gid_index},
+                   {"gid", p.gid}, {"active_mtu_bytes", p.active_mtu_bytes},
+                   {"binding", p.binding}});
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_probe_flags(CLI::App& app, ProbeFlags& f) {
+  std::string names;
+  for (const auto& t : probes::probe_tests()) {
+    names += fmt::format("\n    {:<10} {}", t.name, t.description);
+  }
+  app.add_option("test", f.test, "The probe:" + names)->required();
+  app.add_option("-s,--size", f.size, "One message size (K/M/G suffixes); default 64K for "
+                                      "bandwidth, 2 for latency (perftest's)");
+  app.add_flag("-a,--all", f.all_sizes, "Sweep 2 B .. 8 MiB in powers of two (perftest -a)");
+  app.add_option("-b,--minbytes", f.min_bytes, "Sweep from this size (with -e)");
+  app.add_option("-e,--maxbytes", f.max_bytes, "Sweep up to this size");
+  app.add_option("-f,--stepfactor", f.factor, "Sweep: multiply the size by this")->default_val(2);
+  app.add_option("-n,--iters", f.iters,
+                 "Timed messages per QP (bandwidth, default 5000) or ping-pongs (latency, "
+                 "default 1000)")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("-w,--warmup", f.warmup,
+                 "Untimed messages/ping-pongs before each size (default: 1/10 of -n, at most 100)")
+      ->check(CLI::Range(0, 100000000));
+  app.add_option("-q,--qp", f.qps, "Queue pairs per rank pair (bandwidth tests)")
+      ->default_val(1)->check(CLI::Range(1, 1024));
+  app.add_option("-t,--tx-depth", f.tx_depth,
+                 "Messages in flight per QP (default 128 for bandwidth, 1 for latency)")
+      ->check(CLI::Range(1, 65536));
+  app.add_option("-r,--rx-depth", f.rx_depth, "Receives kept posted per QP (send tests)")
+      ->default_val(512)->check(CLI::Range(1, 65536));
+  app.add_option("-I,--inline-size", f.inline_size,
+                 "Post messages up to this size inline (default 220 for write/send latency, 0 "
+                 "otherwise; the device may grant less, the row records what it granted)")
+      ->check(CLI::Range(0, 65536));
+  app.add_option("-Q,--cq-mod", f.cq_mod, "Bandwidth: one signalled completion per this many "
+                                          "messages")
+      ->default_val(100)->check(CLI::Range(1, 65536));
+  app.add_option("-m,--mtu", f.mtu, "Path MTU 256..4096 (default: the smaller active MTU of the "
+                                    "two ports)")
+      ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
+  app.add_option("-x,--gid-index", f.gid_index,
+                 "GID index (default: a RoCE v2 GID, IPv4-mapped first, on Ethernet; LID "
+                 "addressing on InfiniBand)")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("-d,--ib-dev", f.device, "RDMA device[:port], or a comma list from which each rank takes entry local_rank "
+                 "mod length (one NIC per local rank); default: the first device, port 1");
+  app.add_flag("-B,--bidirectional", f.bidirectional,
+               "Bandwidth both ways at once; the row reports the sum");
+  app.add_option("--pairs", f.pairs,
+                 "all (every pair, in rounds of disjoint pairs), first (0:1), or a list 0:1,2:3 "
+                 "(the first rank of each pair initiates)")
+      ->default_val("all");
+  app.add_option("-u,--qp-timeout", f.qp_timeout, "QP local ACK timeout code (4.096 us x 2^N)")
+      ->default_val(14);
+  app.add_option("--retry-count", f.retry_count, "Transport retries before an error")->default_val(7);
+  app.add_option("--rnr-retry", f.rnr_retry, "Receiver-not-ready retries (7 = forever)")
+      ->default_val(7);
+  app.add_option("-S,--sl", f.service_level, "Service level")->default_val(0);
+  app.add_option("-T,--tclass", f.traffic_class, "Traffic class (RoCE: DSCP << 2 | ECN)")
+      ->default_val(0);
+  app.add_option("--hop-limit", f.hop_limit, "GRH hop limit")->default_val(64);
+  app.add_flag("--no-bind", f.no_bind,
+               "Do not bind CPUs and memory to the NIC's NUMA node (bound by default)");
+}
+
+probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s) {
+  probes::ProbeOptions o;
+  o.test = &probes::find_probe_test(f.test);
+  const bool bw = o.test->metric == Metric::kBandwidth;
+  o.sizes_bytes = probe_sizes(f, *o.test);
+  o.iterations = f.iters > 0 ? f.iters : (bw ? 5000 : 1000);
+  o.warmup = f.warmup >= 0 ? f.warmup : std::min(100, o.iterations / 10);
+  o.qps = f.qps;
+  o.tx_depth = f.tx_depth > 0 ? f.tx_depth : (bw ? 128 : 1);
+  o.rx_depth = f.rx_depth;
+  o.inline_bytes = f.inline_size;
+  o.cq_moderation = f.cq_mod;
+  o.tuning.mtu_bytes = static_cast<std::uint32_t>(f.mtu);
+  o.gid_index = f.gid_index;
+  o.devices = probes::parse_device_list(f.device);
+  o.bidirectional = f.bidirectional;
+  o.pairs = probes::parse_pair_selection(f.pairs, std::max(ranks, 2));
+  o.tuning.timeout = f.qp_timeout;
+  o.tuning.retry_count = f.retry_count;
+  o.tuning.rnr_retry = f.rnr_retry;
+  o.tuning.service_level = f.service_level;
+  o.tuning.traffic_class = f.traffic_class;
+  o.tuning.hop_limit = f.hop_limit;
+  o.bind_to_nic_numa = !f.no_bind;
+  o.timeout_s = timeout_s;
+  probes::validate(o);
+  return o;
+}
+
+int probe_body(JobContext& ctx, const ProbeFlags& flags) {
+  const auto o = to_options(flags, ctx.bootstrap.size(), ctx.timeout_s);
+  if (ctx.results != nullptr) ctx.results->set_params("probes", params_json(o));
+  std::optional<ProbeTable> table;
+  if (ctx.table_out != nullptr) table.emplace(ctx.table_out, *o.test, ctx.bootstrap.size());
+  probes::ProbeSinks sinks;
+  sinks.ports = [&](const std::vector<probes::RankPort>& ports) {
+    if (ctx.results != nullptr) ctx.results->environment()["verbs_ports"] = ports_json(ports);
+    if (table) table->ports(ports, ctx.bootstrap.hosts());
+  };
+  sinks.rows = [&](const std::vector<ProbeRow>& rows) {
+    if (ctx.results != nullptr) {
+      for (const auto& r : rows) ctx.results->add_row(r);
+    }
+    if (table) table->rows(rows);
+  };
+  probes::run_probe(ctx.bootstrap, o, sinks);
+  if (table) table->footer();
+  return 0;
+}
+
+}  // namespace ibscope::cli

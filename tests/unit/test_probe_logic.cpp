@@ -1,0 +1,140 @@
+// Pure parts of the probes: pair selection and rounds, option validation, the send window's
+// selective signalling, and the peak-bandwidth window.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/probes/bandwidth_math.hpp"
+#include "ibscope/probes/probe_options.hpp"
+#include "ibscope/probes/probe_runner.hpp"
+#include "ibscope/probes/send_window.hpp"
+
+using namespace ibscope;
+using namespace ibscope::probes;
+
+TEST_CASE("probe registry names perftest's six RC tests") {
+  std::set<std::string> names;
+  for (const auto& t : probe_tests()) names.insert(std::string(t.name));
+  CHECK(names == std::set<std::string>{"write_bw", "write_lat", "read_bw", "read_lat", "send_bw",
+                                       "send_lat"});
+  CHECK(find_probe_test("read_lat").verb == Verb::kRead);
+  CHECK(find_probe_test("read_lat").metric == Metric::kLatency);
+  CHECK(find_probe_test("send_bw").perftest_peer == "ib_send_bw");
+  CHECK_THROWS_WITH(find_probe_test("atomic_lat"), Catch::Contains("write_bw, write_lat"));
+  CHECK(default_inline_bytes(find_probe_test("write_lat")) == kDefaultInlineBytes);
+  CHECK(default_inline_bytes(find_probe_test("read_lat")) == 0);
+  CHECK(default_inline_bytes(find_probe_test("send_bw")) == 0);
+}
+
+TEST_CASE("pair selection parses all first and explicit lists") {
+  CHECK(parse_pair_selection("all", 4).mode == PairSelection::Mode::kAll);
+  CHECK(parse_pair_selection("first", 4).mode == PairSelection::Mode::kFirst);
+  const auto list = parse_pair_selection("0:3,2:1", 4);
+  REQUIRE(list.mode == PairSelection::Mode::kList);
+  CHECK(list.list == std::vector<std::pair<int, int>>{{0, 3}, {2, 1}});
+  CHECK_THROWS_WITH(parse_pair_selection("0:4", 4), Catch::Contains("rank 4 does not exist"));
+  CHECK_THROWS_WITH(parse_pair_selection("1:1", 4), Catch::Contains("paired with itself"));
+  CHECK_THROWS_WITH(parse_pair_selection("0:1,1:0", 4), Catch::Contains("listed twice"));
+  CHECK_THROWS_AS(parse_pair_selection("0-1", 4), UsageError);
+  CHECK_THROWS_AS(parse_pair_selection("a:1", 4), UsageError);
+  CHECK_THROWS_AS(parse_pair_selection("", 4), UsageError);
+}
+
+TEST_CASE("pair rounds cover every pair once with no rank twice in a round") {
+  for (int p = 2; p <= 9; ++p) {
+    const auto rounds = pair_rounds(PairSelection{}, p);
+    CHECK(static_cast<int>(rounds.size()) == (p % 2 == 0 ? p - 1 : p));
+    std::set<std::pair<int, int>> seen;
+    for (const auto& round : rounds) {
+      std::set<int> busy;
+      for (const auto& [a, b] : round) {
+        CHECK(busy.insert(a).second);
+        CHECK(busy.insert(b).second);
+        CHECK(seen.insert({std::min(a, b), std::max(a, b)}).second);
+      }
+    }
+    CHECK(static_cast<int>(seen.size()) == p * (p - 1) / 2);
+  }
+  CHECK(pair_rounds(PairSelection{.mode = PairSelection::Mode::kFirst, .list = {}}, 5).size() == 1);
+  CHECK(pair_rounds(PairSelection{}, 1).empty());
+  const auto listed = pair_rounds(parse_pair_selection("3:0,1:2", 4), 4);
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0] == std::vector<std::pair<int, int>>{{3, 0}});  // 3 initiates
+}
+
+TEST_CASE("probe options refuse what cannot run") {
+  ProbeOptions o;
+  o.test = &find_probe_test("write_bw");
+  o.sizes_bytes = {65536};
+  o.iterations = 10;
+  o.tx_depth = 128;
+  CHECK_NOTHROW(validate(o));
+  auto bad = o;
+  bad.sizes_bytes = {0};
+  CHECK_THROWS_AS(validate(bad), UsageError);
+  bad = o;
+  bad.sizes_bytes = {(1ULL << 31) + 1};
+  CHECK_THROWS_WITH(validate(bad), Catch::Contains("2 GiB"));
+  bad = o;
+  bad.test = &find_probe_test("send_lat");
+  bad.bidirectional = true;
+  CHECK_THROWS_WITH(validate(bad), Catch::Contains("bandwidth tests, not send_lat"));
+  bad = o;
+  bad.tuning.mtu_bytes = 1500;
+  CHECK_THROWS_WITH(validate(bad), Catch::Contains("-m/--mtu 1500"));
+  bad = o;
+  bad.tuning.rnr_retry = 8;
+  CHECK_THROWS_AS(validate(bad), UsageError);
+  bad = o;
+  bad.tx_depth = 0;
+  CHECK_THROWS_AS(validate(bad), UsageError);
+}
+
+TEST_CASE("send window signals every n-th post and never overfills") {
+  SendWindow w(8, 4);
+  int signalled = 0, retire_total = 0;
+  for (int i = 0; i < 8; ++i) {
+    REQUIRE_FALSE(w.full());
+    const bool s = w.next_signalled(false);
+    const int retires = w.posted(s);
+    if (s) {
+      ++signalled;
+      CHECK(retires == 4);
+      retire_total += retires;
+    } else {
+      CHECK(retires == 0);
+    }
+  }
+  CHECK(signalled == 2);
+  CHECK(w.full());
+  w.retired(4);
+  CHECK_FALSE(w.full());
+  CHECK(w.in_flight == 4);
+  // The last post of a stream is signalled and retires the unsignalled ones before it.
+  w.posted(w.next_signalled(false));
+  CHECK(w.next_signalled(true));
+  CHECK(w.posted(true) == 2);
+  // signal_every above the depth would deadlock: it is clamped.
+  SendWindow clamped(2, 100);
+  CHECK(clamped.signal_every == 2);
+  SendWindow one(1, 1);
+  CHECK(one.next_signalled(false));
+  CHECK(encode_wr_id(3, 100) >> 32 == 3);
+  CHECK(wr_id_qp(encode_wr_id(7, 9)) == 7);
+  CHECK(wr_id_retires(encode_wr_id(7, 9)) == 9);
+}
+
+TEST_CASE("peak message rate is the best window of the run") {
+  CHECK(peak_message_rate({}, 10) == 0);
+  // 100 messages per mark; the third interval is twice as fast as the others.
+  const std::vector<CompletionMark> marks = {
+      {0.001, 100}, {0.002, 200}, {0.0025, 300}, {0.0035, 400}};
+  CHECK(peak_message_rate(marks, 100) == Approx(200000));  // 100 msgs in 0.5 ms
+  CHECK(peak_message_rate(marks, 400) == Approx(400 / 0.0035));
+  // A window longer than the run falls back to the average.
+  CHECK(peak_message_rate(marks, 10000) == Approx(400 / 0.0035));
+  CHECK(peak_window_messages(5000, 100) == 250);
+  CHECK(peak_window_messages(100, 100) == 100);
+  CHECK(peak_window_messages(10, 0) == 1);
+}
