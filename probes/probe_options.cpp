@@ -100,6 +100,9 @@ void validate(const ProbeOptions& o) {
     throw UsageError(fmt::format("-B/--bidirectional applies to bandwidth tests, not {}",
                                  o.test->name));
   }
+  if (o.test->metric == Metric::kLatency && o.qps != 1) {
+    throw UsageError(fmt::format("{} measures one QP: -q/--qp must be 1", o.test->name));
+  }
   if (o.iterations < 1) throw UsageError("-n/--iters must be at least 1");
   if (o.warmup < 0) throw UsageError("-w/--warmup must not be negative");
   if (o.qps < 1 || o.qps > 1024) throw UsageError("-q/--qp must be 1..1024");

@@ -203,9 +203,6 @@ int default_inline_bytes(const ProbeTest& test) noexcept {
 void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& sinks) {
   validate(options);
   ProbeOptions o = options;
-  if (o.test->metric == Metric::kLatency && o.qps != 1) {
-    throw UsageError(fmt::format("{} measures one QP: -q/--qp must be 1", o.test->name));
-  }
   if (boot.size() < 2) {
     throw UsageError(fmt::format(
         "probe {} needs at least 2 ranks: run with --np 2 (one host) or under srun/mpirun",

@@ -69,6 +69,7 @@ nlohmann::json params_json(const probes::ProbeOptions& o) {
           {"service_level", o.tuning.service_level},
           {"traffic_class", o.tuning.traffic_class},
           {"hop_limit", o.tuning.hop_limit},
+          {"pkey_index", o.tuning.pkey_index},
           {"bind_to_nic_numa", o.bind_to_nic_numa},
           {"timeout_s", o.timeout_s}};
 }
@@ -144,6 +145,8 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
   app.add_option("-T,--tclass", f.traffic_class, "Traffic class (RoCE: DSCP << 2 | ECN)")
       ->default_val(0);
   app.add_option("--hop-limit", f.hop_limit, "GRH hop limit")->default_val(64);
+  app.add_option("--pkey-index", f.pkey_index, "Partition key table index")
+      ->default_val(0)->check(CLI::Range(0, 65535));
   app.add_flag("--no-bind", f.no_bind,
                "Do not bind CPUs and memory to the NIC's NUMA node (bound by default)");
 }
@@ -171,6 +174,7 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
   o.tuning.service_level = f.service_level;
   o.tuning.traffic_class = f.traffic_class;
   o.tuning.hop_limit = f.hop_limit;
+  o.tuning.pkey_index = f.pkey_index;
   o.bind_to_nic_numa = !f.no_bind;
   o.timeout_s = timeout_s;
   probes::validate(o);

@@ -239,6 +239,26 @@ std::string ResultsDocument::csv() const {
                          r["msg_rate_mps"].get<double>());
     }
   }
+  if (doc_.contains("probes") && !doc_["probes"]["rows"].empty()) {
+    csv += "section,test,rank_a,rank_b,host_a,host_b,device_a,device_b,bidirectional,size_bytes,"
+           "iterations,qps,mtu_bytes,time_us_p50,time_us_p99,time_us_p99_9,time_us_min,"
+           "time_us_max,bw_gbps,bw_gbit,peak_bw_gbps,msg_rate_mps,line_rate_gbit\n";
+    for (const auto& r : doc_["probes"]["rows"]) {
+      const auto& t = r["time_us"];
+      csv += fmt::format(
+          "probes,{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},"
+          "{:.4f},{:.4f},{:.4f},{:.2f}\n",
+          csv_field(r["test"].get<std::string>()), r["rank_a"].get<int>(), r["rank_b"].get<int>(),
+          csv_field(r["host_a"].get<std::string>()), csv_field(r["host_b"].get<std::string>()),
+          csv_field(r["device_a"].get<std::string>()), csv_field(r["device_b"].get<std::string>()),
+          r["bidirectional"].get<bool>() ? 1 : 0, r["size_bytes"].get<std::uint64_t>(),
+          r["iterations"].get<int>(), r["qps"].get<int>(), r["mtu_bytes"].get<std::uint32_t>(),
+          t["p50"].get<double>(), t["p99"].get<double>(), t.value("p99_9", 0.0),
+          t["min"].get<double>(), t["max"].get<double>(), r["bw_gbps"].get<double>(),
+          r["bw_gbit"].get<double>(), r["peak_bw_gbps"].get<double>(),
+          r["msg_rate_mps"].get<double>(), r["line_rate_gbit"].get<double>());
+    }
+  }
   if (doc_.contains("topology")) csv += topology_csv(doc_["topology"]);
   return csv;
 }

@@ -35,6 +35,7 @@ struct ProbeFlags {
   int service_level = 0;
   int traffic_class = 0;
   int hop_limit = 64;
+  int pkey_index = 0;
   bool no_bind = false;
 };
 

@@ -74,7 +74,7 @@ void QueuePair::connect(const QpAddress& local, const QpAddress& remote, const Q
 
   ibv_qp_attr init{};
   init.qp_state = IBV_QPS_INIT;
-  init.pkey_index = 0;
+  init.pkey_index = static_cast<std::uint16_t>(tuning.pkey_index);
   init.port_num = local.port;
   init.qp_access_flags = ((access & kRemoteWrite) != 0 ? IBV_ACCESS_REMOTE_WRITE : 0) |
                          ((access & kRemoteRead) != 0 ? IBV_ACCESS_REMOTE_READ : 0) |

@@ -48,6 +48,7 @@ struct QpTuning {
   int service_level = 0;
   int traffic_class = 0;
   int hop_limit = 64;
+  int pkey_index = 0;
 };
 
 struct QpCaps {
