@@ -20,15 +20,6 @@ void check_completion(const ibv_wc& wc, const RcLink& link, std::string_view pos
                                wc.qp_num);
 }
 
-std::string_view opcode_name(Verb verb) noexcept {
-  switch (verb) {
-    case Verb::kWrite: return "RDMA_WRITE";
-    case Verb::kRead: return "RDMA_READ";
-    case Verb::kSend: return "SEND";
-  }
-  return "?";
-}
-
 namespace {
 
 ibv_wr_opcode opcode_of(Verb verb) {
@@ -101,7 +92,7 @@ StreamResult run_stream(const RcLink& link, const StreamSpec& spec, ProgressGuar
           const std::uint64_t id = wc[static_cast<std::size_t>(i)].wr_id;
           const bool control = (id & kControlWrId) != 0;
           check_completion(wc[static_cast<std::size_t>(i)], link,
-                           control ? "RDMA_WRITE (heartbeat)" : opcode_name(spec.verb));
+                           control ? "RDMA_WRITE (heartbeat)" : to_string(spec.verb));
           const int retires = wr_id_retires(id);
           windows[static_cast<std::size_t>(control ? 0 : wr_id_qp(id))].retired(retires);
           // A heartbeat's completion retires itself and the messages posted before it.

@@ -17,6 +17,7 @@ class LatencySender {
   LatencySender(const RcLink& link, ibv_wr_opcode opcode, std::size_t size_bytes,
                 bool always_signal)
       : link_(link),
+        always_signal_(always_signal),
         window_(link.tx_depth(), always_signal ? 1 : std::max(1, link.tx_depth() / 2)) {
     sge_.addr = reinterpret_cast<std::uint64_t>(link.out(0));
     sge_.length = static_cast<std::uint32_t>(size_bytes);
@@ -26,20 +27,26 @@ class LatencySender {
     wr_.opcode = opcode;
     wr_.wr.rdma.remote_addr = link.remote_addr(0);
     wr_.wr.rdma.rkey = link.remote_rkey(0);
-    posted_ = opcode == IBV_WR_RDMA_WRITE  ? "RDMA_WRITE"
-              : opcode == IBV_WR_RDMA_READ ? "RDMA_READ"
-                                           : "SEND";
+    posted_ = opcode == IBV_WR_RDMA_WRITE  ? to_string(Verb::kWrite)
+              : opcode == IBV_WR_RDMA_READ ? to_string(Verb::kRead)
+                                           : to_string(Verb::kSend);
     inline_ = opcode != IBV_WR_RDMA_READ &&
               size_bytes <= static_cast<std::size_t>(link.inline_bytes());
   }
 
-  /// Posts one message; `last` signals it so that finish() can retire everything.
+  /// Posts one message; `last` signals it so that finish() can retire everything. A signalled
+  /// message (with the default tx depth of 1, every one) is retired right after the post, as
+  /// perftest does: its completion (the peer's ACK) arrives while the peer is still turning the
+  /// message around, so waiting for it here overlaps the peer's work. Retiring it only when the
+  /// next post found the queue full put a send-queue poll on the critical path of every round
+  /// trip, on both sides.
   void post(bool last, ProgressGuard& guard) {
     while (window_.full()) reap(guard);
     const bool signalled = window_.next_signalled(last);
     wr_.send_flags = (signalled ? IBV_SEND_SIGNALED : 0) | (inline_ ? IBV_SEND_INLINE : 0);
     wr_.wr_id = encode_wr_id(0, window_.posted(signalled));
     link_.qp(0).post_send(&wr_);
+    if (signalled && !always_signal_) finish(guard);
   }
 
   /// Polls the send queue once; returns the completions seen.
@@ -60,11 +67,12 @@ class LatencySender {
 
  private:
   const RcLink& link_;
+  bool always_signal_;  // the caller waits for every completion itself (reads)
   SendWindow window_;
   ibv_sge sge_{};
   ibv_send_wr wr_{};
   bool inline_ = false;
-  const char* posted_ = "";
+  std::string_view posted_;
   std::array<ibv_wc, 16> wc_{};
 };
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "ibscope/output/results_loader.hpp"
 #include "process.hpp"
@@ -20,6 +21,13 @@ inline nlohmann::json load_run_results(const ProcessResult& r) {
 inline std::string describe(const ProcessResult& r) {
   return "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (TIMED OUT)" : "") +
          "\n--- stdout ---\n" + r.out + "\n--- stderr ---\n" + r.err;
+}
+
+/// Whether the kernel of this host lists RDMA devices (tests of the no-device path skip).
+inline bool host_has_rdma_devices() {
+  std::error_code ec;
+  return std::filesystem::directory_iterator("/sys/class/infiniband", ec) !=
+         std::filesystem::directory_iterator();
 }
 
 }  // namespace ibscope::test

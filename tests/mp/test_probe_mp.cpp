@@ -11,12 +11,6 @@ using namespace ibscope::test;
 
 namespace {
 
-bool host_has_rdma_devices() {
-  std::error_code ec;
-  return std::filesystem::directory_iterator("/sys/class/infiniband", ec) !=
-         std::filesystem::directory_iterator();
-}
-
 std::size_t files_in(const std::string& dir) {
   std::error_code ec;
   std::size_t n = 0;

@@ -11,16 +11,6 @@
 
 using namespace ibscope::test;
 
-namespace {
-
-bool host_has_rdma_devices() {
-  std::error_code ec;
-  return std::filesystem::directory_iterator("/sys/class/infiniband", ec) !=
-         std::filesystem::directory_iterator();
-}
-
-}  // namespace
-
 TEST_CASE("topo with two local ranks gives one host with both ranks", "[mp][topo]") {
   const std::string out = make_temp_dir();
   const auto r = run_process({{"topo", "--np", "2", "--format", "json", "--out", out}, {}, 60});

@@ -65,7 +65,5 @@ void reset_control(const RcLink& link) noexcept;
 /// Throws CompletionError unless `wc` succeeded. `posted` names the operation the caller
 /// posted ("RDMA_WRITE", "RECV"): an error completion's opcode field is undefined.
 void check_completion(const ibv_wc& wc, const RcLink& link, std::string_view posted);
-/// "RDMA_WRITE", "RDMA_READ", "SEND".
-std::string_view opcode_name(Verb verb) noexcept;
 
 }  // namespace ibscope::probes

@@ -21,6 +21,7 @@ struct ProbeTest {
 std::span<const ProbeTest> probe_tests() noexcept;
 /// Throws UsageError listing the known names.
 const ProbeTest& find_probe_test(std::string_view name);
-std::string_view to_string(Verb verb) noexcept;  ///< "RDMA WRITE", "RDMA READ", "SEND"
+/// The work request opcode, as errors and results name it: "RDMA_WRITE", "RDMA_READ", "SEND".
+std::string_view to_string(Verb verb) noexcept;
 
 }  // namespace ibscope::probes

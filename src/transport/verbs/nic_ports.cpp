@@ -14,10 +14,7 @@ namespace ibscope::verbs {
 topo::NicPort to_nic_port(const PortInfo& info) {
   topo::NicPort p;
   p.port = info.port;
-  // ibv_port_state_str() says "active"; ports are ACTIVE/DOWN/INIT/ARMED in ibstat and here.
-  p.state = info.state;
-  std::transform(p.state.begin(), p.state.end(), p.state.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  p.state = info.state;  // ACTIVE, DOWN, INIT, ARMED (as ibstat prints them)
   p.link_layer = info.link_layer;
   p.lanes = info.lanes;
   p.speed = info.speed_name;
