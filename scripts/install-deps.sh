@@ -12,6 +12,11 @@ packages=(
   libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
   libpmix-dev openmpi-bin libopenmpi-dev
   qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils perftest iproute2
+  # Throw-away single-node Slurm for the launcher tests (tests/launchers/slurm.sh): srun with
+  # mpi/pmix_v4, slurmctld, slurmd, munged. The tests never use the system's services (their
+  # own munge key/socket, slurm.conf and ports in a temp dir); Debian's slurmd/slurmctld units
+  # do not start without /etc/slurm/slurm.conf, and a running system munged is harmless.
+  slurm-client slurmctld slurmd munge
 )
 
 missing=()
