@@ -1,0 +1,71 @@
+#pragma once
+/// Acceptance verdicts from all-pairs bandwidth (pure; unit-tested). Each link gets two tests:
+///   absolute: measured >= min_fraction x expected (expected from the line rate and the link
+///             type's overheads, accept/expected_rate.hpp, or --expect-gbps);
+///   relative: not a low outlier among all links: measured >= median - k x 1.4826 x MAD, with
+///             the MAD floored at mad_floor_fraction x median so that a very uniform fabric
+///             does not flag links that differ by noise.
+/// A host whose every link failed (with at least two links) is named as the culprit, and the
+/// failures of its partners on links to it are attributed to it: one slow host is reported as
+/// one slow host, not as every host it talked to.
+
+#include <string>
+#include <vector>
+
+namespace ibscope::accept {
+
+struct LinkMeasurement {
+  int rank_a = 0, rank_b = 0;
+  std::string host_a, host_b;
+  double measured_gbps = 0;  ///< GB/s, best of the attempts
+  double expected_gbps = 0;  ///< GB/s; 0: unknown (absolute test skipped)
+};
+
+struct Thresholds {
+  double min_fraction = 0.9;
+  double mad_k = 3.0;
+  double mad_floor_fraction = 0.02;
+};
+
+struct LinkVerdict {
+  LinkMeasurement link;
+  double fraction_of_expected = 0;  ///< 0 when expected is unknown
+  double peers_median_gbps = 0;
+  bool below_expected = false;
+  bool outlier = false;
+  bool pass = true;
+  std::string reason;  ///< empty when it passes
+};
+
+struct HostVerdict {
+  std::string host;
+  int links = 0;
+  int failed_links = 0;
+  bool culprit = false;  ///< every link of this host failed
+  bool pass = true;
+  std::string reason;
+};
+
+struct AcceptReport {
+  std::vector<LinkVerdict> links;
+  std::vector<HostVerdict> hosts;  ///< sorted by name
+  double median_gbps = 0;
+  double mad_gbps = 0;
+  bool pass = true;
+};
+
+/// Links between ranks of the same host are judged like the others.
+AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresholds& thresholds);
+
+/// The pairs to measure again before a verdict (failed by either test).
+std::vector<std::pair<int, int>> suspects(const AcceptReport& report);
+
+/// Keeps, for every pair in `retest`, the better of the two measurements: a link fails only
+/// when it is slow every time it is measured.
+void merge_retest(std::vector<LinkMeasurement>& links, const std::vector<LinkMeasurement>& retest);
+
+/// Median and median absolute deviation (pure; empty input gives zeros).
+double median_of(std::vector<double> values);
+double mad_of(const std::vector<double>& values, double median);
+
+}  // namespace ibscope::accept
