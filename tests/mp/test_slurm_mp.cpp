@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -183,6 +184,36 @@ TEST_CASE("srun --mpi=pmix starts ibscope p2p latency", "[mp][launcher][slurm]")
   CHECK(doc["complete"].get<bool>());
 }
 
+// Whether srun's stderr reports `task` with `status`, in any of its forms: "task 2: Killed",
+// "tasks 0,2: Killed", "tasks 0-3: Killed" (srun merges tasks that ended the same way).
+static bool srun_reports_task(const std::string& err, int task, const std::string& status) {
+  static const std::regex line(R"(tasks? ([0-9,\-]+): )");
+  std::istringstream in(err);
+  for (std::string text; std::getline(in, text);) {
+    std::smatch m;
+    if (!std::regex_search(text, m, line) || text.find(": " + status) == std::string::npos) {
+      continue;
+    }
+    std::istringstream list(m[1].str());
+    for (std::string item; std::getline(list, item, ',');) {
+      const auto dash = item.find('-');
+      const int lo = std::stoi(item.substr(0, dash));
+      const int hi = dash == std::string::npos ? lo : std::stoi(item.substr(dash + 1));
+      if (task >= lo && task <= hi) return true;
+    }
+  }
+  return false;
+}
+
+TEST_CASE("srun's task report is read in its merged forms", "[mp][launcher][slurm]") {
+  CHECK(srun_reports_task("srun: error: vm: task 2: Killed\n", 2, "Killed"));
+  CHECK(srun_reports_task("srun: error: vm: tasks 0,2: Killed\n", 2, "Killed"));
+  CHECK(srun_reports_task("srun: error: vm: tasks 0-3: Killed\n", 2, "Killed"));
+  CHECK_FALSE(srun_reports_task("srun: error: vm: tasks 0,3: Killed\n", 2, "Killed"));
+  CHECK_FALSE(srun_reports_task("srun: error: vm: tasks 1-3: Exited with exit code 1\n", 2,
+                                "Killed"));
+}
+
 TEST_CASE("a task killed under srun --mpi=pmix ends the whole step in time, naming it",
           "[mp][launcher][slurm]") {
   auto cluster = SlurmCluster::start();
@@ -200,7 +231,7 @@ TEST_CASE("a task killed under srun --mpi=pmix ends the whole step in time, nami
   CHECK(!r.timed_out);
   CHECK(r.exit_code != 0);
   CHECK(after_kill_s < 10 + 5);                                    // --timeout + 5 s
-  CHECK(r.err.find("task 2: Killed") != std::string::npos);        // srun names the lost rank
+  CHECK(srun_reports_task(r.err, 2, "Killed"));                    // srun names the lost rank
   CHECK(cluster->task_pids(0).empty());                            // nothing left running
   CHECK(cluster->task_pids(3).empty());
 }
