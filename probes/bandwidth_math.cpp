@@ -7,6 +7,7 @@ namespace ibscope::probes {
 double peak_message_rate(std::span<const CompletionMark> marks,
                          std::uint64_t min_window_messages) noexcept {
   if (marks.empty()) return 0;
+  const double min_window_s = kMinWindowFraction * marks.back().t_s;
   // The stream starts at (0 s, 0 messages): a window may begin there.
   double best = 0;
   std::size_t j = 0;
@@ -16,7 +17,12 @@ double peak_message_rate(std::span<const CompletionMark> marks,
   const std::size_t n = marks.size() + 1;
   for (std::size_t i = 0; i < n; ++i) {
     j = std::max(j, i + 1);
-    while (j < n && at(j).messages - at(i).messages < min_window_messages) ++j;
+    // Completions are observed in bursts (a poll returns several at once), so a window must
+    // also last long enough that its end points' observation delays do not dominate it.
+    while (j < n && (at(j).messages - at(i).messages < min_window_messages ||
+                     at(j).t_s - at(i).t_s < min_window_s)) {
+      ++j;
+    }
     if (j >= n) break;
     const double dt = at(j).t_s - at(i).t_s;
     if (dt > 0) best = std::max(best, static_cast<double>(at(j).messages - at(i).messages) / dt);

@@ -134,6 +134,10 @@ TEST_CASE("peak message rate is the best window of the run") {
   CHECK(peak_message_rate(marks, 400) == Approx(400 / 0.0035));
   // A window longer than the run falls back to the average.
   CHECK(peak_message_rate(marks, 10000) == Approx(400 / 0.0035));
+  // Completions observed in bursts: two marks 0.1 us apart must not make a peak of 1e9/s.
+  const std::vector<CompletionMark> bursts = {
+      {0.5, 100}, {0.5000001, 200}, {1.0, 300}, {1.0000001, 400}};
+  CHECK(peak_message_rate(bursts, 100) == Approx(400).epsilon(1e-3));
   CHECK(peak_window_messages(5000, 100) == 250);
   CHECK(peak_window_messages(100, 100) == 100);
   CHECK(peak_window_messages(10, 0) == 1);

@@ -31,12 +31,13 @@ class ProgressGuard {
     polls_ = 0;
     check();
   }
+  /// Checks the deadline and the job's health now (for loops that sleep between polls).
+  void check();
   /// Restarts the deadline (call when progress was made after a long phase).
   void reset() noexcept { deadline_ = Clock::now() + timeout_; }
 
  private:
   static constexpr std::uint32_t kPollsPerCheck = 1024;
-  void check();
 
   Bootstrap* bootstrap_;
   Clock::duration timeout_;
