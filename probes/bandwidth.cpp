@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -114,7 +115,11 @@ StreamResult run_stream(const RcLink& link, const StreamSpec& spec, ProgressGuar
       }
     }
     if (received < to_receive) {
-      const int n = link.recv_cq().poll(static_cast<int>(wc.size()), wc.data());
+      // Never take more than this stream expects: the peer may already be sending the next
+      // stream's messages (warm-up, then timed), and those completions belong to that stream.
+      const auto want = static_cast<int>(
+          std::min<std::uint64_t>(wc.size(), to_receive - received));
+      const int n = link.recv_cq().poll(want, wc.data());
       for (int i = 0; i < n; ++i) {
         check_completion(wc[static_cast<std::size_t>(i)], link, "RECV");
         link.post_receive(static_cast<int>(wc[static_cast<std::size_t>(i)].wr_id));
