@@ -31,6 +31,11 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
   // 1.4826 x MAD estimates the standard deviation of normal noise.
   const double spread = std::max(1.4826 * report.mad_gbps, t.mad_floor_fraction * report.median_gbps);
   const double outlier_below = report.median_gbps - t.mad_k * spread;
+  std::vector<double> latencies;
+  for (const auto& l : links) {
+    if (l.latency_us > 0) latencies.push_back(l.latency_us);
+  }
+  report.median_latency_us = median_of(latencies);
 
   for (const auto& l : links) {
     LinkVerdict v;
@@ -41,7 +46,9 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
       v.below_expected = v.fraction_of_expected < t.min_fraction;
     }
     v.outlier = links.size() >= 3 && l.measured_gbps < outlier_below;
-    v.pass = !v.below_expected && !v.outlier;
+    v.slow_latency = t.max_latency_ratio > 0 && latencies.size() >= 3 && l.latency_us > 0 &&
+                     l.latency_us > t.max_latency_ratio * report.median_latency_us;
+    v.pass = !v.below_expected && !v.outlier && !v.slow_latency;
     if (v.below_expected) {
       v.reason = fmt::format("{:.3f} GB/s is {:.0f} % of the expected {:.3f} GB/s (threshold {:.0f} %)",
                              l.measured_gbps, 100 * v.fraction_of_expected, l.expected_gbps,
@@ -52,6 +59,11 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
                               "{:g} x {:.3f} GB/s",
                               v.reason.empty() ? "" : "; ", l.measured_gbps, report.median_gbps,
                               t.mad_k, spread);
+    }
+    if (v.slow_latency) {
+      v.reason += fmt::format("{}latency {:.1f} us is over {:g} x the links' median {:.1f} us",
+                              v.reason.empty() ? "" : "; ", l.latency_us, t.max_latency_ratio,
+                              report.median_latency_us);
     }
     report.links.push_back(std::move(v));
   }
@@ -107,7 +119,12 @@ void merge_retest(std::vector<LinkMeasurement>& links, const std::vector<LinkMea
     for (auto& l : links) {
       const bool same = (l.rank_a == r.rank_a && l.rank_b == r.rank_b) ||
                         (l.rank_a == r.rank_b && l.rank_b == r.rank_a);
-      if (same) l.measured_gbps = std::max(l.measured_gbps, r.measured_gbps);
+      if (!same) continue;
+      l.measured_gbps = std::max(l.measured_gbps, r.measured_gbps);
+      if (r.latency_us > 0) {
+        l.latency_us = l.latency_us > 0 ? std::min(l.latency_us, r.latency_us) : r.latency_us;
+      }
+      ++l.attempts;
     }
   }
 }

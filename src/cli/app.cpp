@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ibscope/build_info.hpp"
+#include "ibscope/cli/accept_command.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/job.hpp"
 #include "ibscope/cli/topo_command.hpp"
@@ -163,6 +164,8 @@ int run(int argc, char** argv) {
       "  ibscope topo --np 1                   # NUMA, NICs, GPUs and their distances\n"
       "  ibscope probe write_bw --np 2 -d rxe0 -a   # verbs RDMA WRITE bandwidth, 2 B .. 8 MiB\n"
       "  srun -N 16 ibscope probe write_lat --pairs all  # every node pair, latency matrix\n"
+      "  ibscope accept --np 4 --transport ucx   # all pairs, verdicts per link and host\n"
+      "  srun --mpi=pmix -N 64 ibscope accept  # a new fabric: pass/fail, the slow host named\n"
       "  ibscope validate results/*.json\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
@@ -226,6 +229,15 @@ int run(int argc, char** argv) {
   add_common_flags(*probe_cmd, common, /*short_quiet=*/false);
   add_probe_flags(*probe_cmd, probe_flags);
 
+  AcceptFlags accept_flags;
+  auto* accept_cmd = app.add_subcommand(
+      "accept", "Acceptance of a fabric: topology/link-state preflight, all-pairs latency and "
+                "bandwidth in disjoint rounds (verbs or UCX), verdicts per link, NIC and host "
+                "against the line rate and the other links, an all-reduce sweep naming "
+                "stragglers. Exit 0 pass, 1 fail, 2 usage");
+  add_common_flags(*accept_cmd, common);
+  add_accept_flags(*accept_cmd, accept_flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -251,6 +263,10 @@ int run(int argc, char** argv) {
         if (ctx.results) ctx.results->set_params("collectives", params_json(o));
         return collective_body(ctx, o);
       });
+    }
+    if (*accept_cmd) {
+      const auto o = to_options(accept_flags, timeout_s);
+      return run_job("accept", common, args, [&](JobContext& ctx) { return accept_body(ctx, o); });
     }
     if (*topo_cmd) {
       return run_job("topo", common, args, topo_body, JobTransport::kBootstrapOnly);

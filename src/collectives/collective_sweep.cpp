@@ -3,17 +3,32 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "ibscope/collectives/verify.hpp"
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
+
+FaultDelay fault_delay_from_env() {
+  const char* v = std::getenv("IBSCOPE_FAULT_DELAY_RANK");
+  if (v == nullptr || *v == '\0') return {};
+  const std::string text(v);
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw UsageError(fmt::format("IBSCOPE_FAULT_DELAY_RANK='{}': expected <rank>:<microseconds>", text));
+  }
+  return {std::atoi(text.substr(0, colon).c_str()), std::atof(text.substr(colon + 1).c_str())};
+}
 
 int fault_corrupt_rank_from_env() {
   const char* v = std::getenv("IBSCOPE_FAULT_CORRUPT_RANK");
@@ -120,10 +135,34 @@ CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
   row.samples_us.reserve(samples_s.size());
   for (double s : samples_s) row.samples_us.push_back(s * 1e6);
   row.time_us = summarize(row.samples_us);
+  row.stalls = find_stalls(row.samples_us);
   row.algbw_gbps = units::to_gb_per_s(static_cast<double>(bytes), row.time_us.mean * 1e-6);
   row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, comm.size());
   row.wrong = wrong;
   return row;
+}
+
+// Every rank's entry times, [rank][iteration], seconds of each rank's own steady_clock.
+std::vector<std::vector<double>> gather_enter_times(Bootstrap& boot,
+                                                    const std::vector<double>& mine,
+                                                    std::string_view what) {
+  const auto all = boot.allgather(std::span(reinterpret_cast<const std::byte*>(mine.data()),
+                                            mine.size() * sizeof(double)),
+                                  what);
+  std::vector<std::vector<double>> out;
+  for (const Bytes& b : all) {
+    std::vector<double> v(b.size() / sizeof(double));
+    if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(double));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+void warn_stalls(const CollectiveRow& row, const std::string& what) {
+  for (const Stall& st : row.stalls) {
+    log::warn("stall: {}: iteration {} took {:.3f} s (median {:.3f} ms); the run went on", what,
+              st.iteration, st.time_us * 1e-6, st.median_us * 1e-3);
+  }
 }
 
 int distinct_hosts(const Bootstrap& boot) {
@@ -147,6 +186,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   }
   AlignedBuffer send(max_bytes), recv(max_bytes);
   const int corrupt_rank = fault_corrupt_rank_from_env();
+  const FaultDelay delay = fault_delay_from_env();
   const int hosts = distinct_hosts(boot);
   // Algorithms are made once (their init is not timed) and kept for the whole sweep.
   std::map<std::string, std::unique_ptr<CollectiveAlgorithm>> instances;
@@ -198,12 +238,26 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               wrong = sum_over_ranks(boot, count_wrong(c, comm, pattern, l), what);
             }
             boot.barrier(what);
+            std::vector<double> enter_s;  // warm-up entries included, dropped below
+            if (o.record_arrivals) enter_s.reserve(static_cast<std::size_t>(o.warmup + o.iters));
             const auto local = time_iterations(o.warmup, o.iters, [&] {
+              if (delay.rank == comm.rank()) {
+                std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(delay.us));
+              }
+              if (o.record_arrivals) {
+                enter_s.push_back(steady_now_s());
+              }
               algo.run(l.args, Deadline(o.timeout_s));
             });
             const auto samples = max_over_ranks(boot, local, what);
             rows.push_back(make_row(comm, o, name, selected_by, type, op, in_place, bytes, samples,
                                     wrong));
+            if (o.record_arrivals) {
+              enter_s.erase(enter_s.begin(),
+                            enter_s.begin() + std::min<std::ptrdiff_t>(o.warmup, std::ssize(enter_s)));
+              rows.back().enter_s = gather_enter_times(boot, enter_s, what);
+            }
+            if (comm.rank() == 0) warn_stalls(rows.back(), what);
           }
           sink(rows);
         }

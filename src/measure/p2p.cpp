@@ -6,6 +6,7 @@
 
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/timing.hpp"
@@ -20,16 +21,21 @@ PairsMode parse_pairs_mode(std::string_view text) {
 
 namespace {
 
-enum class Test { kLatency, kBw, kBibw };
+enum class Test { kLatency, kBw, kBwReverse, kBibw };
 
 std::string_view test_name(Test t) {
   switch (t) {
     case Test::kLatency: return "latency";
-    case Test::kBw: return "bw";
+    case Test::kBw:
+    case Test::kBwReverse: return "bw";
     case Test::kBibw: return "bibw";
   }
   return "?";
 }
+
+// Which side of the pair keeps the samples: the initiator (lower rank), except in the reverse
+// bandwidth test, where the higher rank sends and times the windows.
+bool records_samples(Test t, bool initiator) { return t == Test::kBwReverse ? !initiator : initiator; }
 
 // Tag steps: data and acknowledgements of one measurement never match each other.
 constexpr std::uint32_t kDataStep = 1;
@@ -40,8 +46,8 @@ class PairRunner {
   PairRunner(ucx::Comm& comm, const P2pOptions& o, std::size_t max_bytes)
       : comm_(comm), o_(o), send_(max_bytes), recv_(max_bytes) {}
 
-  /// Runs one test with `peer`; `initiator` is the lower rank. Returns samples in seconds
-  /// (initiator side; the responder returns an empty vector).
+  /// Runs one test with `peer`; `initiator` is the lower rank. Returns samples in seconds on
+  /// the side that records them (records_samples); the other side returns an empty vector.
   std::vector<double> run(Test t, int peer, bool initiator, std::size_t bytes) {
     const std::uint32_t seq = comm_.next_op_seq();
     const std::string what = fmt::format("p2p {} {} B with {}", test_name(t), bytes,
@@ -55,10 +61,13 @@ class PairRunner {
       switch (t) {
         case Test::kLatency: ping_pong(peer, initiator, bytes, seq, iter, what, deadline); break;
         case Test::kBw: window(peer, initiator, !initiator, bytes, seq, iter, what, deadline); break;
+        case Test::kBwReverse:
+          window(peer, !initiator, initiator, bytes, seq, iter, what, deadline);
+          break;
         case Test::kBibw: window(peer, true, true, bytes, seq, iter, what, deadline); break;
       }
       const double s = seconds_between(t0, Clock::now());
-      if (initiator && it >= o_.warmup) samples.push_back(t == Test::kLatency ? s / 2 : s);
+      if (records_samples(t, initiator) && it >= o_.warmup) samples.push_back(t == Test::kLatency ? s / 2 : s);
     }
     return samples;
   }
@@ -132,6 +141,7 @@ P2pRow make_row(Test t, int a, int b, const Bootstrap& boot, std::size_t bytes, 
   row.transports = std::move(transports);
   for (double s : samples_s) row.samples_us.push_back(s * 1e6);
   row.time_us = summarize(row.samples_us);
+  row.stalls = find_stalls(row.samples_us);
   if (t != Test::kLatency && row.time_us.mean > 0) {
     const double moved = static_cast<double>(bytes) * window * (t == Test::kBibw ? 2 : 1);
     row.bw_gbps = units::to_gb_per_s(moved, row.time_us.mean * 1e-6);
@@ -157,8 +167,20 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   }
   if (o.window < 1) throw UsageError(fmt::format("--window {}: must be >= 1", o.window));
   const auto sizes = sweep_sizes(o.sweep, 1);
-  auto rounds = o.pairs == PairsMode::kAll ? round_robin_rounds(comm.size())
-                                           : std::vector<std::vector<std::pair<int, int>>>{{{0, 1}}};
+  std::vector<std::vector<std::pair<int, int>>> rounds;
+  switch (o.pairs) {
+    case PairsMode::kAll: rounds = round_robin_rounds(comm.size()); break;
+    case PairsMode::kFirst: rounds = {{{0, 1}}}; break;
+    case PairsMode::kList:
+      for (const auto& [a, b] : o.pair_list) {
+        if (a < 0 || b >= comm.size() || a >= b) {
+          throw UsageError(fmt::format("p2p pair {}:{}: expected two ranks a < b below {}", a, b,
+                                       comm.size()));
+        }
+      }
+      rounds = disjoint_rounds(o.pair_list);
+      break;
+  }
 
   // Transports to every peer, as each rank sees them: ranks[a] describes a -> b.
   std::string mine;
@@ -176,6 +198,7 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   std::vector<Test> tests;
   if (o.latency) tests.push_back(Test::kLatency);
   if (o.bw) tests.push_back(Test::kBw);
+  if (o.bw && o.bw_both_directions) tests.push_back(Test::kBwReverse);
   if (o.bibw) tests.push_back(Test::kBibw);
 
   PairRunner runner(comm, o, sizes.empty() ? 0 : sizes.back());
@@ -191,10 +214,20 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
                       samples.size() * sizeof(double)),
             "p2p samples");
         std::vector<P2pRow> rows;
-        for (const auto& [a, b] : round) {
+        for (auto [a, b] : round) {
+          if (t == Test::kBwReverse) std::swap(a, b);  // the row's rank_a is the sender
           rows.push_back(make_row(t, a, b, boot, bytes, o.window,
                                   decode_samples(all[static_cast<std::size_t>(a)]),
                                   transports_of(a, b)));
+          const P2pRow& row = rows.back();
+          if (me == 0) {
+            for (const Stall& st : row.stalls) {
+              log::warn("stall: p2p {} {} B {} -> {}: iteration {} took {:.3f} s (median {:.3f} "
+                        "ms); the run went on",
+                        row.test, bytes, boot.describe(a), boot.describe(b), st.iteration,
+                        st.time_us * 1e-6, st.median_us * 1e-3);
+            }
+          }
         }
         sink(rows);
       }

@@ -24,6 +24,23 @@ std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p) {
   return rounds;
 }
 
+std::vector<std::vector<std::pair<int, int>>> disjoint_rounds(
+    const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<std::vector<std::pair<int, int>>> rounds;
+  for (const auto& pair : pairs) {
+    auto fits = [&](const std::vector<std::pair<int, int>>& round) {
+      return partner_in_round(round, pair.first) < 0 && partner_in_round(round, pair.second) < 0;
+    };
+    auto it = std::find_if(rounds.begin(), rounds.end(), fits);
+    if (it == rounds.end()) {
+      rounds.push_back({pair});
+    } else {
+      it->push_back(pair);
+    }
+  }
+  return rounds;
+}
+
 int partner_in_round(const std::vector<std::pair<int, int>>& round, int rank) noexcept {
   for (const auto& [a, b] : round) {
     if (a == rank) return b;

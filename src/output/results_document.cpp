@@ -45,11 +45,20 @@ nlohmann::json to_json(const CollectiveRow& r) {
                       {"samples_us", r.samples_us}};
   if (!r.selected_by.empty()) j["selected_by"] = r.selected_by;
   if (r.root >= 0) j["root"] = r.root;
+  if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
   return j;
 }
 
+nlohmann::json to_json(const std::vector<Stall>& stalls) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Stall& s : stalls) {
+    out.push_back({{"iteration", s.iteration}, {"time_us", s.time_us}, {"median_us", s.median_us}});
+  }
+  return out;
+}
+
 nlohmann::json to_json(const P2pRow& r) {
-  return {{"test", r.test},
+  nlohmann::json j = {{"test", r.test},
           {"rank_a", r.rank_a},
           {"rank_b", r.rank_b},
           {"host_a", r.host_a},
@@ -62,6 +71,8 @@ nlohmann::json to_json(const P2pRow& r) {
           {"msg_rate_mps", r.msg_rate_mps},
           {"transports", r.transports},
           {"samples_us", r.samples_us}};
+  if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
+  return j;
 }
 
 nlohmann::json to_json(const ProbeRow& r) {

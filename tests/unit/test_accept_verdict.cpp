@@ -109,3 +109,26 @@ TEST_CASE("a retest that measures the link at speed clears it") {
   merge_retest(links, {{links[1].rank_a, links[1].rank_b, "", "", 1.0, 23.9}});
   CHECK(links[1].measured_gbps == Approx(23.4));  // the better measurement stays
 }
+
+TEST_CASE("a link with several times the others' latency fails; retests keep the best latency") {
+  auto links = mesh(4, 23.5, 23.9);
+  for (auto& l : links) l.latency_us = 50 + l.rank_a;  // 50..52 us
+  links[2].latency_us = 400;                          // 8x the median
+  const auto report = judge_links(links, Thresholds{});
+  CHECK(report.median_latency_us == Approx(50.5).margin(1));
+  CHECK_FALSE(report.links[2].pass);
+  CHECK(report.links[2].slow_latency);
+  CHECK(report.links[2].reason.find("latency 400.0 us") != std::string::npos);
+  CHECK(report.links[0].pass);
+  // 0 turns the latency test off.
+  Thresholds off;
+  off.max_latency_ratio = 0;
+  CHECK(judge_links(links, off).pass);
+  // A retest at normal latency clears it and counts the attempt.
+  LinkMeasurement again = links[2];
+  again.latency_us = 51;
+  merge_retest(links, {again});
+  CHECK(links[2].latency_us == 51);
+  CHECK(links[2].attempts == 2);
+  CHECK(judge_links(links, Thresholds{}).pass);
+}

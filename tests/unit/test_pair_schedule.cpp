@@ -85,3 +85,32 @@ TEST_CASE("schedule: partner_in_round of an absent rank is -1", "[schedule]") {
   CHECK(ibscope::partner_in_round(round, 4) == -1);
   CHECK(ibscope::partner_in_round({}, 0) == -1);
 }
+
+TEST_CASE("schedule: disjoint_rounds packs retest pairs into few rounds of disjoint pairs",
+          "[schedule]") {
+  CHECK(ibscope::disjoint_rounds({}).empty());
+  // Host 2's three links (a star) need three rounds; two unrelated links share one.
+  const auto star = ibscope::disjoint_rounds({{0, 2}, {1, 2}, {2, 3}});
+  REQUIRE(star.size() == 3);
+  const auto mixed = ibscope::disjoint_rounds({{0, 1}, {2, 3}, {0, 2}, {1, 3}});
+  REQUIRE(mixed.size() == 2);
+  CHECK(mixed[0] == std::vector<std::pair<int, int>>{{0, 1}, {2, 3}});
+  CHECK(mixed[1] == std::vector<std::pair<int, int>>{{0, 2}, {1, 3}});
+  // Whatever the input, no rank twice in a round and every pair kept.
+  std::vector<std::pair<int, int>> all;
+  for (int a = 0; a < 7; ++a) {
+    for (int b = a + 1; b < 7; ++b) all.emplace_back(a, b);
+  }
+  std::size_t kept = 0;
+  for (const auto& round : ibscope::disjoint_rounds(all)) {
+    std::vector<int> seen;
+    for (const auto& [a, b] : round) {
+      CHECK(std::find(seen.begin(), seen.end(), a) == seen.end());
+      CHECK(std::find(seen.begin(), seen.end(), b) == seen.end());
+      seen.push_back(a);
+      seen.push_back(b);
+      ++kept;
+    }
+  }
+  CHECK(kept == all.size());
+}

@@ -2,6 +2,7 @@
 /// Acceptance verdicts from all-pairs bandwidth (pure; unit-tested). Each link gets two tests:
 ///   absolute: measured >= min_fraction x expected (expected from the line rate and the link
 ///             type's overheads, accept/expected_rate.hpp, or --expect-gbps);
+///   latency:  when measured, not above max_latency_ratio x the links' median latency;
 ///   relative: not a low outlier among all links: measured >= median - k x 1.4826 x MAD, with
 ///             the MAD floored at mad_floor_fraction x median so that a very uniform fabric
 ///             does not flag links that differ by noise.
@@ -19,12 +20,15 @@ struct LinkMeasurement {
   std::string host_a, host_b;
   double measured_gbps = 0;  ///< GB/s, best of the attempts
   double expected_gbps = 0;  ///< GB/s; 0: unknown (absolute test skipped)
+  double latency_us = 0;     ///< half round trip, best of the attempts; 0: not measured
+  int attempts = 1;          ///< how many times the link was measured
 };
 
 struct Thresholds {
   double min_fraction = 0.9;
   double mad_k = 3.0;
   double mad_floor_fraction = 0.02;
+  double max_latency_ratio = 3.0;  ///< 0: latency not judged
 };
 
 struct LinkVerdict {
@@ -33,6 +37,7 @@ struct LinkVerdict {
   double peers_median_gbps = 0;
   bool below_expected = false;
   bool outlier = false;
+  bool slow_latency = false;
   bool pass = true;
   std::string reason;  ///< empty when it passes
 };
@@ -51,6 +56,7 @@ struct AcceptReport {
   std::vector<HostVerdict> hosts;  ///< sorted by name
   double median_gbps = 0;
   double mad_gbps = 0;
+  double median_latency_us = 0;
   bool pass = true;
 };
 
@@ -60,8 +66,8 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
 /// The pairs to measure again before a verdict (failed by either test).
 std::vector<std::pair<int, int>> suspects(const AcceptReport& report);
 
-/// Keeps, for every pair in `retest`, the better of the two measurements: a link fails only
-/// when it is slow every time it is measured.
+/// Keeps, for every pair in `retest`, the better of the two measurements (higher bandwidth,
+/// lower latency) and counts the attempt: a link fails only when it is slow every time.
 void merge_retest(std::vector<LinkMeasurement>& links, const std::vector<LinkMeasurement>& retest);
 
 /// Median and median absolute deviation (pure; empty input gives zeros).

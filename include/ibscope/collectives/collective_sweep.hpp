@@ -39,6 +39,9 @@ struct CollectiveSweepOptions {
   int root = 0;                       ///< broadcast
   std::optional<TuningTable> tuning;  ///< for auto; the default rule when none matches
   double timeout_s = 60;
+  /// Keep, per row, when each rank entered each timed iteration (CollectiveRow::enter_s), for
+  /// straggler attribution (accept/straggler.hpp). Costs one allgather per row.
+  bool record_arrivals = false;
 };
 
 /// Rows measured for one (algorithm, type, op, size): out-of-place and/or in-place. Called on
@@ -53,5 +56,13 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& options
 /// Test hook: IBSCOPE_FAULT_CORRUPT_RANK=<rank> makes that rank flip one element of its result
 /// after each verification run, as a bit flip on the wire would; #wrong must then be non-zero.
 int fault_corrupt_rank_from_env();
+
+/// Test hook: IBSCOPE_FAULT_DELAY_RANK=<rank>:<us> makes that rank sleep before entering each
+/// timed iteration, as a rank whose compute runs late would: a straggler with a known name.
+struct FaultDelay {
+  int rank = -1;
+  double us = 0;
+};
+FaultDelay fault_delay_from_env();
 
 }  // namespace ibscope

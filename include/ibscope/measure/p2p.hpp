@@ -4,6 +4,8 @@
 ///   latency: ping-pong, half round trip per iteration, every sample kept;
 ///   bw:      a streams a window of messages to b, b acknowledges; bytes / time per window;
 ///   bibw:    both stream a window to each other at once.
+/// With bw_both_directions the bw test runs a second time with the higher rank sending (a row
+/// whose rank_a is the sender), so that a link slow in one direction only is seen.
 
 #include <functional>
 
@@ -16,6 +18,7 @@ namespace ibscope {
 enum class PairsMode {
   kAll,    ///< every pair, in round-robin rounds
   kFirst,  ///< rank 0 with rank 1 only
+  kList,   ///< P2pOptions::pair_list, grouped into rounds of disjoint pairs
 };
 
 struct P2pOptions {
@@ -28,7 +31,9 @@ struct P2pOptions {
   bool latency = true;
   bool bw = true;
   bool bibw = true;
+  bool bw_both_directions = false;
   PairsMode pairs = PairsMode::kAll;
+  std::vector<std::pair<int, int>> pair_list;  ///< kList: pairs (a < b)
   double timeout_s = 60;
 };
 

@@ -11,6 +11,11 @@ namespace ibscope {
 /// Pairs (a, b) with a < b, grouped by round.
 std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p);
 
+/// Groups `pairs` (each a < b, no duplicates) into as few rounds of disjoint pairs as a greedy
+/// first-fit finds, keeping their order within a round (retests of a few suspect links).
+std::vector<std::vector<std::pair<int, int>>> disjoint_rounds(
+    const std::vector<std::pair<int, int>>& pairs);
+
 /// This rank's partner in `round`, or -1 when it sits out.
 int partner_in_round(const std::vector<std::pair<int, int>>& round, int rank) noexcept;
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/measure/stall.hpp"
 #include "ibscope/measure/stats.hpp"
 
 namespace ibscope {
@@ -27,6 +28,11 @@ struct CollectiveRow {
   double busbw_gbps = 0;          ///< algbw x busbw_factor(collective, p) (nccl-tests)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; empty when -c 0
   std::vector<double> samples_us;
+  std::vector<Stall> stalls;  ///< iterations far slower than the rest (measure/stall.hpp)
+  /// Only when the sweep was asked to record arrivals: [rank][timed iteration] the moment each
+  /// rank entered the collective, in seconds of that rank's own steady_clock (not comparable
+  /// across hosts until corrected by measured clock offsets). Not written to results as is.
+  std::vector<std::vector<double>> enter_s;
 };
 
 struct P2pRow {
@@ -41,6 +47,7 @@ struct P2pRow {
   double msg_rate_mps = 0;  ///< million messages per second (bandwidth tests)
   std::string transports;   ///< UCX transports between the pair
   std::vector<double> samples_us;
+  std::vector<Stall> stalls;  ///< iterations far slower than the rest (measure/stall.hpp)
 };
 
 /// One libibverbs probe measurement between two ranks (probes/): rank_a initiates, rank_b is

@@ -30,6 +30,8 @@ class ResultsDocument {
   void set_tuning(nlohmann::json tuning) { doc_["tuning"] = std::move(tuning); }
   /// The "topology" section: one entry per host (topo/topology_json.hpp, `ibscope topo`).
   void set_topology(nlohmann::json topology) { doc_["topology"] = std::move(topology); }
+  /// The "acceptance" section (`ibscope accept`: preflight, link and host verdicts, stragglers).
+  void set_acceptance(nlohmann::json acceptance) { doc_["acceptance"] = std::move(acceptance); }
   void add_row(const CollectiveRow& row);
   void add_row(const P2pRow& row);
   /// Adds to the "probes" section (created on first use: files without probes omit it).
@@ -61,6 +63,7 @@ void write_file_exclusive(const std::filesystem::path& path, const std::string& 
 std::string utc_now_iso8601();
 
 nlohmann::json to_json(const Stats& s);
+nlohmann::json to_json(const std::vector<Stall>& stalls);
 nlohmann::json to_json(const CollectiveRow& row);
 nlohmann::json to_json(const P2pRow& row);
 nlohmann::json to_json(const ProbeRow& row);

@@ -1,0 +1,63 @@
+#pragma once
+/// What `ibscope accept` measures and how it judges: the transport of the all-pairs phase, the
+/// expected rate, the thresholds, retests, and the all-reduce straggler sweep.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ibscope/accept/expected_rate.hpp"
+#include "ibscope/accept/link_verdict.hpp"
+#include "ibscope/accept/straggler.hpp"
+#include "ibscope/probes/probe_options.hpp"
+
+namespace ibscope::accept {
+
+enum class AcceptTransport {
+  kAuto,   ///< verbs when every host has an ACTIVE RDMA port, else UCX
+  kUcx,
+  kVerbs,
+};
+
+/// "auto" | "ucx" | "verbs". Throws UsageError.
+AcceptTransport parse_accept_transport(std::string_view text);
+std::string_view to_string(AcceptTransport t) noexcept;
+
+struct AcceptOptions {
+  AcceptTransport transport = AcceptTransport::kAuto;
+  /// The links' data rate in Gb/s (--expect-gbps); 0: from each port's speed x width (verbs),
+  /// or no absolute test (UCX without it).
+  double expect_line_gbit = 0;
+  std::optional<LinkKind> link_kind;  ///< empty: from the port's link layer / UCX transport
+  Thresholds thresholds;
+  StragglerThresholds straggler;
+  int retests = 2;  ///< suspect links are measured up to this many more times
+
+  // All-pairs phase over UCX: latency ping-pong, then bandwidth in both directions.
+  std::uint64_t lat_bytes = 8;
+  int lat_iters = 200;
+  std::uint64_t bw_bytes = 1ULL << 20;
+  int bw_window = 16;
+  int bw_iters = 10;
+  int warmup = 2;
+  // All-pairs phase over verbs: write_lat and bidirectional write_bw (probes/).
+  int verbs_bw_iters = 2000;
+  int verbs_lat_iters = 1000;
+  probes::ProbeOptions verbs;  ///< devices, GID index, QP tuning, NUMA binding
+
+  // All-reduce sweep with per-rank arrival times.
+  bool allreduce = true;
+  std::vector<std::string> algorithms;  ///< empty: every registered all-reduce algorithm
+  std::vector<std::uint64_t> allreduce_bytes{64ULL << 10, 4ULL << 20};
+  int allreduce_iters = 20;
+  int allreduce_warmup = 3;
+
+  double timeout_s = 60;
+};
+
+/// Throws UsageError for values that cannot work (fractions outside (0, 1], sizes of 0, ...).
+void validate(const AcceptOptions& options);
+
+}  // namespace ibscope::accept

@@ -1,0 +1,37 @@
+#pragma once
+/// Preflight of an acceptance run (pure; unit-tested): what the topology of every host says
+/// before a byte is sent. A port that trained below the fabric's rate (a cable or transceiver
+/// at fault), a host whose RDMA devices have no ACTIVE port, ports that are down, MTUs that
+/// disagree; and whether every host can run the verbs probes at all.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ibscope/topo/host_topology.hpp"
+
+namespace ibscope::accept {
+
+struct PreflightFinding {
+  std::string host;
+  std::string device;  ///< "mlx5_0:1"; "" for the host as a whole
+  bool fatal = false;  ///< fails the acceptance (else a warning)
+  std::string message;
+};
+
+struct Preflight {
+  std::vector<PreflightFinding> findings;
+  /// Every host has at least one ACTIVE RDMA port (the verbs probes can run everywhere).
+  bool rdma_everywhere = false;
+  std::string no_rdma_reason;  ///< the first host without one, and why
+  /// The fabric's rate: the highest data rate of the ACTIVE ports (Gb/s, after encoding), and
+  /// their link layer ("InfiniBand", "Ethernet"; "" when there are none).
+  double fabric_data_rate_gbit = 0;
+  std::string link_layer;
+  std::uint32_t active_mtu_bytes = 0;  ///< the smallest active MTU
+  bool pass() const noexcept;
+};
+
+Preflight check_preflight(const std::vector<topo::HostTopology>& hosts);
+
+}  // namespace ibscope::accept

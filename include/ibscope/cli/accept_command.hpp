@@ -1,0 +1,48 @@
+#pragma once
+/// `ibscope accept`: acceptance of a fabric across every rank of the job (accept/accept_runner.hpp).
+/// Exit status 0 pass, 1 fail (or a measurement error), 2 usage.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "ibscope/accept/accept_options.hpp"
+#include "ibscope/cli/job.hpp"
+
+namespace ibscope::cli {
+
+struct AcceptFlags {
+  std::string transport = "auto";
+  double expect_gbit = 0;
+  std::string link_kind;
+  double min_fraction = 0.9;
+  double mad_k = 3;
+  double max_latency_ratio = 3;
+  int retests = 2;
+  std::string lat_size = "8";
+  int lat_iters = 200;
+  std::string bw_size = "1M";
+  int bw_window = 16;
+  int bw_iters = 10;
+  int warmup = 2;
+  int verbs_bw_iters = 2000;
+  int verbs_lat_iters = 1000;
+  std::string device;
+  int gid_index = -1;
+  bool no_bind = false;
+  bool skip_allreduce = false;
+  std::string algorithms;
+  std::string ar_sizes = "64K,4M";
+  int ar_iters = 20;
+  int ar_warmup = 3;
+};
+
+void add_accept_flags(CLI::App& app, AcceptFlags& f);
+
+/// Flags -> options. Throws UsageError.
+accept::AcceptOptions to_options(const AcceptFlags& f, double timeout_s);
+
+/// The job body (run_job with JobTransport::kUcx). Returns 0 pass / 1 fail.
+int accept_body(JobContext& ctx, const accept::AcceptOptions& options);
+
+}  // namespace ibscope::cli

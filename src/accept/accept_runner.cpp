@@ -1,0 +1,147 @@
+#include "ibscope/accept/accept_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+
+#include "section.hpp"
+#include "ibscope/accept/preflight.hpp"
+#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/measure/clock_sync.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/verbs/verbs_error.hpp"
+#include "link_measure.hpp"
+
+namespace ibscope::accept {
+namespace {
+
+// Rank 0's list of pairs, on every rank.
+std::vector<std::pair<int, int>> broadcast_pairs(Bootstrap& boot,
+                                                 const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<std::int32_t> flat;
+  if (boot.rank() == 0) {
+    for (const auto& [a, b] : pairs) {
+      flat.push_back(a);
+      flat.push_back(b);
+    }
+  }
+  const auto all = boot.allgather(std::span(reinterpret_cast<const std::byte*>(flat.data()),
+                                            flat.size() * sizeof(std::int32_t)),
+                                  "accept: suspect links");
+  const Bytes& b = all[0];
+  std::vector<std::int32_t> got(b.size() / sizeof(std::int32_t));
+  if (!got.empty()) std::memcpy(got.data(), b.data(), got.size() * sizeof(std::int32_t));
+  std::vector<std::pair<int, int>> out;
+  for (std::size_t i = 0; i + 1 < got.size(); i += 2) out.emplace_back(got[i], got[i + 1]);
+  return out;
+}
+
+bool broadcast_verdict(Bootstrap& boot, bool pass) {
+  const std::byte mine{static_cast<unsigned char>(pass ? 1 : 0)};
+  const auto all = boot.allgather(std::span(&mine, boot.rank() == 0 ? 1 : 0), "accept: verdict");
+  return !all[0].empty() && all[0][0] == std::byte{1};
+}
+
+struct AllreducePhase {
+  std::vector<CollectiveRow> rows;  // with enter_s
+  std::vector<ClockOffset> offsets;
+  std::uint64_t wrong = 0;
+};
+
+AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
+                                   const AcceptSinks& sinks) {
+  AllreducePhase phase;
+  if (sinks.phase && comm.rank() == 0) sinks.phase("clock offsets to rank 0, for arrival times");
+  phase.offsets = measure_clock_offsets(comm, 16, o.timeout_s);
+  CollectiveSweepOptions c;
+  c.collective = Collective::kAllreduce;
+  c.sweep = SweepSpec{.min_bytes = o.allreduce_bytes.front(), .max_bytes = o.allreduce_bytes.back(),
+                      .factor = 2, .step_bytes = 0, .explicit_bytes = o.allreduce_bytes};
+  c.iters = o.allreduce_iters;
+  c.warmup = o.allreduce_warmup;
+  c.check = true;
+  c.in_place = false;
+  c.algorithms = o.algorithms;
+  if (c.algorithms.empty()) {
+    for (const auto& a : algorithms_for(Collective::kAllreduce)) c.algorithms.emplace_back(a.name);
+  }
+  c.timeout_s = o.timeout_s;
+  c.record_arrivals = true;
+  if (sinks.phase && comm.rank() == 0) {
+    std::string names;
+    for (const auto& a : c.algorithms) names += (names.empty() ? "" : ",") + a;
+    sinks.phase(fmt::format("all-reduce sweep ({}) with per-rank arrival times", names));
+  }
+  run_collective_sweep(comm, c, [&](const std::vector<CollectiveRow>& rows) {
+    for (const auto& r : rows) {
+      if (r.wrong) phase.wrong += *r.wrong;
+      phase.rows.push_back(r);
+    }
+    if (sinks.collective) sinks.collective(rows);
+  });
+  return phase;
+}
+
+}  // namespace
+
+AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& hosts,
+                        const AcceptOptions& o, const AcceptSinks& sinks) {
+  validate(o);
+  Bootstrap& boot = comm.bootstrap();
+  if (comm.size() < 2) {
+    throw UsageError("accept needs at least 2 ranks: one per host under srun/mpirun, or --np N");
+  }
+  const Preflight pre = check_preflight(hosts);
+  AcceptTransport transport = o.transport;
+  if (transport == AcceptTransport::kAuto) {
+    transport = pre.rdma_everywhere ? AcceptTransport::kVerbs : AcceptTransport::kUcx;
+  }
+  if (transport == AcceptTransport::kVerbs && !pre.rdma_everywhere) {
+    throw verbs::EnvironmentError(fmt::format(
+        "--transport verbs: {}; run with --transport ucx to accept the network UCX uses",
+        pre.no_rdma_reason));
+  }
+
+  const MeasureContext ctx{o, pre, sinks};
+  auto measure = [&](const std::vector<std::pair<int, int>>& only) {
+    return transport == AcceptTransport::kVerbs ? measure_links_verbs(boot, ctx, only)
+                                                : measure_links_ucx(comm, ctx, only);
+  };
+  LinkSet links = measure({});
+  AcceptReport report = judge_links(links.links, o.thresholds);
+  int retests = 0;
+  for (int k = 0; k < o.retests; ++k) {
+    const auto again = broadcast_pairs(boot, suspects(report));
+    if (again.empty()) break;
+    const LinkSet retest = measure(again);
+    if (comm.rank() == 0) {
+      merge_link_sets(links, retest);
+      report = judge_links(links.links, o.thresholds);
+    }
+    ++retests;
+  }
+
+  std::optional<AllreducePhase> allreduce;
+  if (o.allreduce) allreduce = run_allreduce_phase(comm, o, sinks);
+
+  AcceptResult result;
+  if (comm.rank() == 0) {
+    SectionInputs in{o, transport, pre, links, report, retests, boot.hosts(), std::nullopt, nullptr, 0};
+    if (allreduce) {
+      std::vector<ArrivalRow> arrivals;
+      for (const auto& r : allreduce->rows) {
+        arrivals.push_back({fmt::format("{} {} B", r.algorithm, r.size_bytes), r.enter_s, r.samples_us});
+      }
+      in.stragglers = find_straggler(arrivals, allreduce->offsets, boot.hosts(), o.straggler);
+      in.allreduce_rows = &allreduce->rows;
+      in.allreduce_wrong = allreduce->wrong;
+    }
+    result = build_section(in);
+  }
+  result.pass = broadcast_verdict(boot, result.pass);
+  return result;
+}
+
+}  // namespace ibscope::accept

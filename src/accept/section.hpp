@@ -1,0 +1,32 @@
+#pragma once
+// Internal to accept/: the "acceptance" results section and the console's failure lines, from
+// everything rank 0 knows at the end of the run.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ibscope/accept/accept_runner.hpp"
+#include "ibscope/accept/preflight.hpp"
+#include "ibscope/accept/straggler.hpp"
+#include "link_measure.hpp"
+
+namespace ibscope::accept {
+
+struct SectionInputs {
+  const AcceptOptions& options;
+  AcceptTransport transport;
+  const Preflight& preflight;
+  const LinkSet& links;
+  const AcceptReport& report;
+  int retests = 0;
+  const std::vector<std::string>& hosts_by_rank;
+  std::optional<StragglerReport> stragglers;
+  const std::vector<CollectiveRow>* allreduce_rows = nullptr;
+  std::uint64_t allreduce_wrong = 0;
+};
+
+/// The verdict (pass), the section, and the failure / warning lines.
+AcceptResult build_section(const SectionInputs& in);
+
+}  // namespace ibscope::accept

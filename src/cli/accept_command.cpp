@@ -1,0 +1,168 @@
+#include "ibscope/cli/accept_command.hpp"
+
+#include <fmt/format.h>
+
+#include "ibscope/accept/accept_runner.hpp"
+#include "ibscope/cli/topo_command.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/output/results_document.hpp"
+#include "ibscope/topo/topology_json.hpp"
+
+namespace ibscope::cli {
+
+void add_accept_flags(CLI::App& app, AcceptFlags& f) {
+  app.add_option("--transport", f.transport,
+                 "All-pairs phase over 'verbs' (RC RDMA WRITE probes), 'ucx', or 'auto': verbs "
+                 "when every host has an ACTIVE RDMA port")
+      ->default_val("auto")
+      ->check(CLI::IsMember({"auto", "ucx", "verbs"}));
+  app.add_option("--expect-gbps", f.expect_gbit,
+                 "The links' data rate in Gb/s (e.g. 400 for NDR, 0.2 for a 200 Mbit/s shaped "
+                 "link); default: each port's speed x width (verbs); without it UCX over TCP "
+                 "gets the relative test only");
+  app.add_option("--link-kind", f.link_kind,
+                 "Overheads to take off the data rate: ib, roce, tcp (1448/1538 of an Ethernet "
+                 "frame), tcp-shaped (1448/1514, a tc shaper); default from the port / transport")
+      ->check(CLI::IsMember({"ib", "roce", "tcp", "tcp-shaped"}));
+  app.add_option("--min-fraction", f.min_fraction,
+                 "Absolute test: a link passes at >= this fraction of its expected payload rate")
+      ->default_val(0.9);
+  app.add_option("--mad-k", f.mad_k,
+                 "Relative test: a link fails below median - k x 1.4826 x MAD of all links")
+      ->default_val(3);
+  app.add_option("--max-latency-ratio", f.max_latency_ratio,
+                 "A link fails when its latency exceeds this x the links' median (0: off)")
+      ->default_val(3);
+  app.add_option("--retests", f.retests,
+                 "Measure suspect links again up to this many times; the best attempt counts")
+      ->default_val(2);
+  app.add_option("--lat-size", f.lat_size, "Latency message size")->default_val("8");
+  app.add_option("--lat-iters", f.lat_iters, "UCX ping-pongs per pair")->default_val(200);
+  app.add_option("--bw-size", f.bw_size, "Bandwidth message size")->default_val("1M");
+  app.add_option("--bw-window", f.bw_window, "UCX messages in flight per window")->default_val(16);
+  app.add_option("--bw-iters", f.bw_iters, "UCX timed windows per pair and direction")
+      ->default_val(10);
+  app.add_option("--warmup", f.warmup, "UCX untimed iterations per measurement")->default_val(2);
+  app.add_option("--verbs-bw-iters", f.verbs_bw_iters, "RDMA WRITEs per QP and direction")
+      ->default_val(2000);
+  app.add_option("--verbs-lat-iters", f.verbs_lat_iters, "RDMA WRITE ping-pongs per pair")
+      ->default_val(1000);
+  app.add_option("-d,--ib-dev", f.device,
+                 "RDMA device[:port] (a comma list: one per local rank); default: the first");
+  app.add_option("-x,--gid-index", f.gid_index, "GID index (default: chosen from the table)")
+      ->default_val(-1);
+  app.add_flag("--no-bind", f.no_bind, "Do not bind the verbs probes to the NIC's NUMA node");
+  app.add_flag("--skip-allreduce", f.skip_allreduce, "No all-reduce sweep / straggler check");
+  app.add_option("-A,--algorithms", f.algorithms,
+                 "All-reduce algorithms for the straggler sweep (comma list; default: all)");
+  app.add_option("--ar-sizes", f.ar_sizes, "All-reduce sizes (comma list)")->default_val("64K,4M");
+  app.add_option("--ar-iters", f.ar_iters, "All-reduce timed iterations per size")->default_val(20);
+  app.add_option("--ar-warmup", f.ar_warmup, "All-reduce warm-up iterations")->default_val(3);
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+accept::AcceptOptions to_options(const AcceptFlags& f, double timeout_s) {
+  accept::AcceptOptions o;
+  o.transport = accept::parse_accept_transport(f.transport);
+  if (f.expect_gbit < 0) throw UsageError(fmt::format("--expect-gbps {}: must be > 0", f.expect_gbit));
+  o.expect_line_gbit = f.expect_gbit;
+  if (!f.link_kind.empty()) o.link_kind = accept::parse_link_kind(f.link_kind);
+  o.thresholds.min_fraction = f.min_fraction;
+  o.thresholds.mad_k = f.mad_k;
+  o.thresholds.max_latency_ratio = f.max_latency_ratio;
+  o.retests = f.retests;
+  o.lat_bytes = units::parse_size_bytes(f.lat_size, "--lat-size");
+  o.lat_iters = f.lat_iters;
+  o.bw_bytes = units::parse_size_bytes(f.bw_size, "--bw-size");
+  o.bw_window = f.bw_window;
+  o.bw_iters = f.bw_iters;
+  o.warmup = f.warmup;
+  o.verbs_bw_iters = f.verbs_bw_iters;
+  o.verbs_lat_iters = f.verbs_lat_iters;
+  o.verbs.devices = probes::parse_device_list(f.device);
+  o.verbs.gid_index = f.gid_index;
+  o.verbs.bind_to_nic_numa = !f.no_bind;
+  o.verbs.timeout_s = timeout_s;
+  o.allreduce = !f.skip_allreduce;
+  o.algorithms = split_commas(f.algorithms);
+  for (const auto& a : o.algorithms) (void)find_algorithm(Collective::kAllreduce, a);
+  o.allreduce_bytes.clear();
+  for (const auto& s : split_commas(f.ar_sizes)) {
+    o.allreduce_bytes.push_back(units::parse_size_bytes(s, "--ar-sizes"));
+  }
+  o.allreduce_iters = f.ar_iters;
+  o.allreduce_warmup = f.ar_warmup;
+  o.timeout_s = timeout_s;
+  accept::validate(o);
+  return o;
+}
+
+int accept_body(JobContext& ctx, const accept::AcceptOptions& o) {
+  const bool root = ctx.comm().rank() == 0;
+  std::FILE* out = ctx.table_out;
+  if (out != nullptr) fmt::print(out, "# acceptance: topology and link-state preflight\n");
+  const auto hosts = gather_topology(ctx.bootstrap);
+  if (ctx.results != nullptr) ctx.results->set_topology(topo::topology_section_json(hosts));
+
+  accept::AcceptSinks sinks;
+  sinks.p2p = [&](const std::vector<P2pRow>& rows) {
+    if (ctx.results != nullptr) {
+      for (const auto& r : rows) ctx.results->add_row(r);
+    }
+  };
+  sinks.probe = [&](const std::vector<ProbeRow>& rows) {
+    if (ctx.results != nullptr) {
+      for (const auto& r : rows) ctx.results->add_row(r);
+    }
+  };
+  sinks.collective = [&](const std::vector<CollectiveRow>& rows) {
+    if (ctx.results != nullptr) {
+      for (const auto& r : rows) ctx.results->add_row(r);
+    }
+  };
+  sinks.phase = [&](std::string_view phase) {
+    if (out != nullptr) {
+      fmt::print(out, "# acceptance: {}\n", phase);
+      std::fflush(out);
+    }
+  };
+  const accept::AcceptResult result = accept::run_accept(ctx.comm(), hosts, o, sinks);
+  if (!root) return result.pass ? 0 : 1;
+  if (ctx.results != nullptr) ctx.results->set_acceptance(result.section);
+
+  const auto& links = result.section["links"];
+  int failed_links = 0;
+  for (const auto& l : links) failed_links += l["pass"].get<bool>() ? 0 : 1;
+  int failed_hosts = 0;
+  for (const auto& h : result.section["hosts"]) failed_hosts += h["pass"].get<bool>() ? 0 : 1;
+  const std::string verdict = fmt::format(
+      "ibscope accept: {} ({} links between {} hosts over {}: {} failed; {} hosts failed)",
+      result.pass ? "PASS" : "FAIL", links.size(), result.section["hosts"].size(),
+      result.section["transport"].get<std::string>(), failed_links, failed_hosts);
+  // The summary names only what failed and why; warnings after it.
+  std::FILE* summary = out != nullptr ? out : stderr;
+  fmt::print(summary, "{}\n", verdict);
+  for (const auto& f : result.failures) fmt::print(summary, "  FAIL {}\n", f);
+  for (const auto& w : result.warnings) fmt::print(summary, "  warning: {}\n", w);
+  std::fflush(summary);
+  return result.pass ? 0 : 1;
+}
+
+}  // namespace ibscope::cli

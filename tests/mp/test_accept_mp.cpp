@@ -1,0 +1,146 @@
+// `ibscope accept` across real processes: verdict and exit status, the straggler named from
+// per-rank arrival times, links between emulated hosts judged against an expected rate, usage
+// errors, and verbs asked for where there is no RDMA device.
+
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+
+#include "ibscope/bootstrap/socket.hpp"
+#include "results_json.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+
+std::uint16_t free_port() {
+  auto fd = ibscope::net::listen_tcp({"127.0.0.1", 0});
+  return ibscope::net::bound_port(fd.get());
+}
+
+// Two ranks on two emulated hosts (TCP store bootstrap, UCX over TCP on loopback).
+std::vector<ProcessResult> run_two_hosts(const std::vector<std::string>& accept_args) {
+  const std::string root = fmt::format("127.0.0.1:{}", free_port());
+  std::vector<Running> ranks;
+  for (int r = 0; r < 2; ++r) {
+    std::vector<std::string> args = {"accept", "--transport", "ucx", "--timeout", "30"};
+    args.insert(args.end(), accept_args.begin(), accept_args.end());
+    ranks.push_back(start_process({args,
+                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                                    {"IBSCOPE_RANK", std::to_string(r)},
+                                    {"IBSCOPE_SIZE", "2"},
+                                    {"IBSCOPE_ROOT", root},
+                                    {"IBSCOPE_TOKEN", "accept-test"},
+                                    {"IBSCOPE_HOSTNAME", fmt::format("emu{}", r)},
+                                    {"UCX_TLS", "tcp"}},
+                                   120}));
+  }
+  std::vector<ProcessResult> out;
+  for (auto& r : ranks) out.push_back(wait_process(r));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("accept names the rank that arrives last at every all-reduce", "[mp][accept]") {
+  const std::string dir = make_temp_dir();
+  const auto res = run_process({{"accept", "--np", "4", "-A", "ring,rd", "--ar-sizes", "64K",
+                                 "--ar-iters", "20", "--out", dir, "--timeout", "30"},
+                                {{"IBSCOPE_FAULT_DELAY_RANK", "2:4000"}},
+                                180});
+  INFO(describe(res));
+  CHECK(res.exit_code == 1);
+  CHECK(res.out.find("ibscope accept: FAIL") != std::string::npos);
+  CHECK(res.out.find("FAIL straggler: rank 2 (") != std::string::npos);
+  const auto doc = load_run_results(res);
+  const auto& s = doc["acceptance"]["stragglers"];
+  REQUIRE(s["straggler"].is_object());
+  CHECK(s["straggler"]["rank"] == 2);
+  CHECK(s["ranks"][2]["last_fraction"].get<double>() >= 0.75);
+  CHECK(s["ranks"][2]["median_late_us"].get<double>() > 3000);
+  // Per row, per iteration, every rank's arrival.
+  REQUIRE(s["rows"].size() == 2);
+  CHECK(s["rows"][0]["arrival_us"].size() == 20);
+  CHECK(s["rows"][0]["arrival_us"][0].size() == 4);
+  CHECK(doc["acceptance"]["allreduce"]["wrong"] == 0);
+  CHECK_FALSE(doc["acceptance"]["pass"].get<bool>());
+  CHECK(doc["complete"].get<bool>());
+}
+
+TEST_CASE("accept judges the link between two hosts against --expect-gbps", "[mp][accept]") {
+  SECTION("a rate loopback TCP cannot reach fails the link and both hosts, exit 1") {
+    const auto res = run_two_hosts({"--expect-gbps", "4000", "--link-kind", "tcp", "--bw-size",
+                                    "256K", "--bw-iters", "4", "--lat-iters", "50", "--retests",
+                                    "1", "--skip-allreduce", "--out", make_temp_dir()});
+    INFO(describe(res[0]) << "\n" << describe(res[1]));
+    CHECK(res[0].exit_code == 1);
+    CHECK(res[1].exit_code == 1);  // every rank returns rank 0's verdict
+    CHECK(res[0].out.find("FAIL link rank 0 (emu0) <-> rank 1 (emu1)") != std::string::npos);
+    CHECK(res[0].out.find("of the expected") != std::string::npos);
+    CHECK(res[0].out.find("best of 2 attempts") != std::string::npos);
+    const auto doc = load_run_results(res[0]);
+    const auto& a = doc["acceptance"];
+    REQUIRE(a["links"].size() == 1);
+    const auto& l = a["links"][0];
+    CHECK_FALSE(l["pass"].get<bool>());
+    CHECK(l["attempts"] == 2);
+    const double expected = 4000 / 8.0 * 1448 / 1538;
+    CHECK(l["expected_gbps"].get<double>() == Approx(expected).epsilon(1e-6));
+    CHECK(l["gbps_a_to_b"].get<double>() > 0);
+    CHECK(l["gbps_b_to_a"].get<double>() > 0);
+    CHECK(l["latency_us"].get<double>() > 0);
+    CHECK(a["hosts"].size() == 2);
+    CHECK(a["retest_rounds"] == 1);
+    // Every round of the all-pairs phase is in the p2p rows: latency and both directions.
+    CHECK(doc["p2p"]["rows"].size() >= 3);
+  }
+  SECTION("a rate it can reach passes, exit 0") {
+    const auto res = run_two_hosts({"--expect-gbps", "0.01", "--link-kind", "tcp", "--bw-size",
+                                    "256K", "--bw-iters", "4", "--lat-iters", "50",
+                                    "--skip-allreduce", "--out", make_temp_dir()});
+    INFO(describe(res[0]) << "\n" << describe(res[1]));
+    CHECK(res[0].exit_code == 0);
+    CHECK(res[1].exit_code == 0);
+    CHECK(res[0].out.find("ibscope accept: PASS (1 links between 2 hosts over ucx") != std::string::npos);
+    const auto doc = load_run_results(res[0]);
+    CHECK(doc["acceptance"]["pass"].get<bool>());
+    CHECK(doc["acceptance"]["links"][0]["fraction_of_expected"].get<double>() > 1);
+  }
+}
+
+TEST_CASE("accept usage errors exit 2 before any rank starts", "[mp][accept]") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"accept", "--transport", "carrier-pigeon"}, "--transport"},
+      {{"accept", "--min-fraction", "1.5"}, "--min-fraction 1.5"},
+      {{"accept", "--link-kind", "token-ring"}, "--link-kind"},
+      {{"accept", "--ar-sizes", "0"}, "--ar-sizes"},
+      {{"accept", "-A", "magic"}, "unknown algorithm 'magic'"},
+      {{"accept", "--retests", "99"}, "--retests 99"},
+  };
+  for (const auto& [args, message] : cases) {
+    const std::string dir = make_temp_dir();
+    auto with_out = args;
+    with_out.insert(with_out.end(), {"--out", dir});
+    const auto res = run_process({with_out, {}, 30});
+    INFO(describe(res));
+    CHECK(res.exit_code == 2);
+    CHECK(res.err.find(message) != std::string::npos);
+    CHECK(results_path(res).empty());
+  }
+}
+
+TEST_CASE("accept --transport verbs without an RDMA device says so and keeps the file",
+          "[mp][accept]") {
+  if (host_has_rdma_devices()) return;  // this host has RDMA: the path under test cannot happen
+  const auto res = run_process({{"accept", "--np", "2", "--transport", "verbs", "--out",
+                                 make_temp_dir(), "--timeout", "20"},
+                                {},
+                                60});
+  INFO(describe(res));
+  CHECK(res.exit_code == 1);
+  CHECK(res.err.find("--transport verbs: ") != std::string::npos);
+  CHECK(res.err.find("no RDMA") != std::string::npos);
+  CHECK(res.err.find("--transport ucx") != std::string::npos);
+  const auto doc = load_run_results(res);
+  CHECK_FALSE(doc["complete"].get<bool>());
+}
