@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ibscope/bootstrap/netns_placement.hpp"
 #include "ibscope/bootstrap/tcp_bootstrap.hpp"
 #include "ibscope/build_info.hpp"
 #include "ibscope/core/error.hpp"
@@ -46,9 +47,7 @@ void check_range(const LaunchEnv& e) {
   }
 }
 
-}  // namespace
-
-LaunchEnv detect_launch(const GetEnv& getenv, bool have_pmix) {
+LaunchEnv detect_launcher(const GetEnv& getenv, bool have_pmix) {
   LaunchEnv e;
   if (const char* r = getenv("IBSCOPE_ROOT"); r != nullptr && *r != '\0') e.root = r;
   if (const char* t = getenv("IBSCOPE_TOKEN"); t != nullptr) e.token = t;
@@ -110,6 +109,27 @@ LaunchEnv detect_launch(const GetEnv& getenv, bool have_pmix) {
         e.rank_source, e.rank, e.size,
         have_pmix ? "no PMIx server was found and IBSCOPE_ROOT is unset"
                   : "this build has no PMIx and IBSCOPE_ROOT is unset"));
+  }
+  return e;
+}
+
+}  // namespace
+
+LaunchEnv detect_launch(const GetEnv& getenv, bool have_pmix) {
+  LaunchEnv e = detect_launcher(getenv, have_pmix);
+  // IBSCOPE_NETNS moves a rank after it joined the job (netns_placement.hpp); only PMIx keeps
+  // working across the move. The TCP store's root (IBSCOPE_ROOT) listens in the launcher's
+  // namespace, and a rank that can be started inside its namespace needs no move.
+  if (const char* n = getenv(kNetnsEnv);
+      n != nullptr && *n != '\0' && e.kind != LaunchKind::kPmix) {
+    throw UsageError(fmt::format(
+        "{}='{}' works with the PMIx bootstrap only (srun --mpi=pmix, mpirun), but this job "
+        "uses {}: start each rank inside its namespace instead (ip netns exec NAME ibscope ..., "
+        "as tests/netns/run_ranks.sh does, with IBSCOPE_ROOT reachable from there) and unset {}",
+        kNetnsEnv, n,
+        e.kind == LaunchKind::kTcp ? fmt::format("the TCP store ({})", e.rank_source)
+                                   : std::string("the local launcher (no launcher found)"),
+        kNetnsEnv));
   }
   return e;
 }

@@ -2,10 +2,22 @@
 
 #include <fmt/format.h>
 #include <pmix.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <fstream>
+#include <string>
+#include <vector>
 
+#include "ibscope/bootstrap/netns_placement.hpp"
+#include "ibscope/core/clock.hpp"
 #include "ibscope/core/error.hpp"
 
 namespace ibscope {
@@ -23,37 +35,30 @@ class PmixBootstrap final : public Bootstrap {
     if (rc != PMIX_SUCCESS) {
       throw RemoteError(pmix_error("PMIx_Init (is a PMIx launcher running this job?)", rc));
     }
+    std::unique_ptr<PmixBootstrap> boot;
     try {
-      pmix_proc_t wildcard{};
-      PMIX_LOAD_PROCID(&wildcard, me.nspace, PMIX_RANK_WILDCARD);
-      pmix_value_t* val = nullptr;
-      const pmix_status_t grc = PMIx_Get(&wildcard, PMIX_JOB_SIZE, nullptr, 0, &val);
-      if (grc != PMIX_SUCCESS || val == nullptr) {
-        throw RemoteError(pmix_error("PMIx_Get(PMIX_JOB_SIZE)", grc));
-      }
-      const auto size = static_cast<int>(val->data.uint32);
-      PMIX_VALUE_RELEASE(val);
-      return std::unique_ptr<Bootstrap>(
-          new PmixBootstrap(me, static_cast<int>(me.rank), size, timeout_s));
+      const int size = static_cast<int>(get_job_value(me, PMIX_JOB_SIZE).data.uint32);
+      boot.reset(new PmixBootstrap(me, static_cast<int>(me.rank), size, timeout_s));
     } catch (...) {
-      PMIx_Finalize(nullptr, 0);
+      PMIx_Finalize(nullptr, 0);  // the destructor finalizes from here on
       throw;
     }
+    // Connected to the launcher: now the rank may leave its namespace (IBSCOPE_NETNS), before
+    // the hostname exchange so that its host is named after the namespace it measures from.
+    if (const std::string tmpl = netns_template_from_env(); !tmpl.empty()) {
+      boot->place_into_netns(tmpl);
+    }
+    // Committed now, collected by the hostname exchange's fence.
+    boot->put_value(kProcKey, process_identity());
+    boot->discover_hosts();
+    boot->find_same_machine_peers();
+    return boot;
   }
 
   ~PmixBootstrap() override { PMIx_Finalize(nullptr, 0); }
 
   std::vector<Bytes> allgather(std::span<const std::byte> mine, std::string_view what) override {
-    const std::string key = fmt::format("ibscope.ag.{}", seq_++);
-    pmix_value_t value{};
-    value.type = PMIX_BYTE_OBJECT;
-    // PMIx copies the value in PMIx_Put; the byte object only borrows our buffer here.
-    value.data.bo.bytes = const_cast<char*>(reinterpret_cast<const char*>(mine.data()));
-    value.data.bo.size = mine.size();
-    check(PMIx_Put(PMIX_GLOBAL, key.c_str(), &value), "PMIx_Put", what);
-    check(PMIx_Commit(), "PMIx_Commit", what);
-    fence(what);
-
+    const std::string key = put_and_fence(mine, what);
     std::vector<Bytes> out(static_cast<std::size_t>(size()));
     pmix_proc_t peer = me_;
     for (int r = 0; r < size(); ++r) {
@@ -61,8 +66,8 @@ class PmixBootstrap final : public Bootstrap {
       pmix_value_t* v = nullptr;
       const pmix_status_t rc = PMIx_Get(&peer, key.c_str(), nullptr, 0, &v);
       if (rc != PMIX_SUCCESS || v == nullptr) {
-        throw RemoteError(fmt::format("bootstrap '{}': {} for rank {}", what,
-                                      pmix_error("PMIx_Get", rc), r));
+        throw RemoteError(
+            fmt::format("bootstrap '{}': {} for rank {}", what, pmix_error("PMIx_Get", rc), r));
       }
       if (v->type == PMIX_BYTE_OBJECT && v->data.bo.size > 0) {
         const auto* b = reinterpret_cast<const std::byte*>(v->data.bo.bytes);
@@ -73,9 +78,37 @@ class PmixBootstrap final : public Bootstrap {
     return out;
   }
 
-  void barrier(std::string_view what) override { fence(what); }
+  void barrier(std::string_view what) override {
+    // A one-byte contribution: a rank lost before the fence is then the one whose key is
+    // missing (put_and_fence).
+    const std::byte here{1};
+    (void)put_and_fence(std::span<const std::byte>(&here, 1), what);
+  }
+
+  /// Launchers kill the whole job about a second after a PMIx client dies and deliver no event
+  /// to the others first, and UCX's shared-memory keepalive takes 20 s: so a survivor looks
+  /// for itself. Peers on this machine (same boot and pid namespace) are gone when their pid
+  /// no longer exists. Checked at most every kLivenessPeriod; cheap (one kill(pid, 0) each).
+  void check_health() override {
+    if (same_machine_pid_.empty()) return;
+    const auto now = Clock::now();
+    if (now < next_liveness_check_) return;
+    next_liveness_check_ = now + kLivenessPeriod;
+    for (int r = 0; r < size(); ++r) {
+      const pid_t pid = same_machine_pid_[static_cast<std::size_t>(r)];
+      if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+      lost_rank_named_ = true;
+      throw RemoteError(fmt::format(
+          "lost {}: its process (pid {} on this machine) has ended; the launcher ends the job",
+          describe(r), pid));
+    }
+  }
 
   void abort_job(std::string_view reason) noexcept override {
+    // A lost rank is already known to the launcher (its PMIx server lost the process), which
+    // ends the job; aborting as well would kill the other survivors before they print their
+    // own line naming it.
+    if (lost_rank_named_) return;
     const std::string msg(reason);
     PMIx_Abort(1, msg.c_str(), nullptr, 0);
   }
@@ -84,11 +117,115 @@ class PmixBootstrap final : public Bootstrap {
 
  private:
   PmixBootstrap(const pmix_proc_t& me, int rank, int size, double timeout_s)
-      : Bootstrap(rank, size, timeout_s), me_(me) {
-    discover_hosts();
+      : Bootstrap(rank, size, timeout_s), me_(me) {}
+
+  /// PMIx_Get of a job-level (or, with `rank`, a proc-level) value, copied out.
+  static pmix_value_t get_job_value(const pmix_proc_t& me, const char* key,
+                                    pmix_rank_t rank = PMIX_RANK_WILDCARD) {
+    pmix_proc_t who{};
+    PMIX_LOAD_PROCID(&who, me.nspace, rank);
+    pmix_value_t* val = nullptr;
+    const pmix_status_t rc = PMIx_Get(&who, key, nullptr, 0, &val);
+    if (rc != PMIX_SUCCESS || val == nullptr) {
+      throw RemoteError(pmix_error(fmt::format("PMIx_Get({})", key), rc));
+    }
+    const pmix_value_t out = *val;  // scalars only: no pointer survives the release
+    PMIX_VALUE_RELEASE(val);
+    return out;
   }
 
-  void fence(std::string_view what) {
+  /// Enters this rank's namespace and learns whether every other rank entered its own, so that
+  /// a rank that could not move stops the job at once instead of leaving the others waiting in
+  /// the hostname exchange. Throws this rank's own error, or names the first rank that failed.
+  void place_into_netns(const std::string& tmpl) {
+    std::string status = "ok";
+    std::exception_ptr mine;
+    try {
+      const int local_rank =
+          static_cast<int>(get_job_value(me_, PMIX_LOCAL_RANK, me_.rank).data.uint16);
+      place_rank_into_netns(tmpl, rank(), local_rank, size());
+    } catch (const Error& e) {
+      status = fmt::format("{}:{}", e.kind() == ErrorKind::kUsage ? 'u' : 'e', e.what());
+      mine = std::current_exception();
+    }
+    const auto* p = reinterpret_cast<const std::byte*>(status.data());
+    const auto all = allgather(std::span<const std::byte>(p, status.size()),
+                               "network namespace placement (IBSCOPE_NETNS)");
+    if (mine) std::rethrow_exception(mine);
+    int failed = 0;
+    int first = -1;
+    std::string first_status;
+    for (int r = 0; r < size(); ++r) {
+      const Bytes& b = all[static_cast<std::size_t>(r)];
+      std::string s(reinterpret_cast<const char*>(b.data()), b.size());
+      if (s == "ok") continue;
+      if (failed++ == 0) {
+        first = r;
+        first_status = std::move(s);
+      }
+    }
+    if (failed == 0) return;
+    const std::string msg =
+        fmt::format("rank {} could not enter its network namespace{}: {}", first,
+                    failed > 1 ? fmt::format(" (and {} more ranks)", failed - 1) : std::string(),
+                    first_status.size() > 2 ? first_status.substr(2) : first_status);
+    if (first_status.rfind("u:", 0) == 0) throw UsageError(msg);
+    throw RemoteError(msg);
+  }
+
+  /// Put + Commit of `mine` under a fresh key, then the fence. Returns the key. When the fence
+  /// fails because the PMIx server lost a process (PARTIAL SUCCESS), the lost ranks are those
+  /// whose key for this very fence is missing: their data never came, so they never got here.
+  /// Launchers (Slurm's PMIx plugin, mpirun) deliver no event to the survivors before they kill
+  /// the job, so this is how a survivor names the lost rank.
+  std::string put_and_fence(std::span<const std::byte> mine, std::string_view what) {
+    std::string key = fmt::format("ibscope.ag.{}", seq_++);
+    pmix_value_t value{};
+    value.type = PMIX_BYTE_OBJECT;
+    // PMIx copies the value in PMIx_Put; the byte object only borrows our buffer here.
+    value.data.bo.bytes = const_cast<char*>(reinterpret_cast<const char*>(mine.data()));
+    value.data.bo.size = mine.size();
+    check(PMIx_Put(PMIX_GLOBAL, key.c_str(), &value), "PMIx_Put", what);
+    check(PMIx_Commit(), "PMIx_Commit", what);
+    const pmix_status_t rc = fence(what);
+    if (rc == PMIX_ERR_PARTIAL_SUCCESS) {
+      if (const std::vector<int> lost = ranks_without(key); !lost.empty()) {
+        std::string names;
+        for (int r : lost) names += (names.empty() ? "" : ", ") + describe(r);
+        lost_rank_named_ = true;
+        throw RemoteError(fmt::format(
+            "bootstrap '{}': lost {}: it never reached this point and the launcher's PMIx "
+            "server lost its process ({}); the launcher ends the job",
+            what, names, pmix_error("PMIx_Fence", rc)));
+      }
+    }
+    check(rc, "PMIx_Fence", what);
+    return key;
+  }
+
+  /// Ranks whose `key` is not in this process's store. PMIX_OPTIONAL: look only locally, never
+  /// ask the server (which would wait for a dead process's data).
+  std::vector<int> ranks_without(const std::string& key) const {
+    std::vector<int> missing;
+    pmix_info_t optional;
+    PMIX_INFO_CONSTRUCT(&optional);
+    bool yes = true;
+    PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    pmix_proc_t peer = me_;
+    for (int r = 0; r < size(); ++r) {
+      peer.rank = static_cast<pmix_rank_t>(r);
+      pmix_value_t* v = nullptr;
+      const pmix_status_t rc = PMIx_Get(&peer, key.c_str(), &optional, 1, &v);
+      if (v != nullptr) PMIX_VALUE_RELEASE(v);
+      if (rc == PMIX_ERR_NOT_FOUND) missing.push_back(r);
+    }
+    PMIX_INFO_DESTRUCT(&optional);
+    return missing;
+  }
+
+  /// PMIx_Fence over the whole namespace with data collection and the job's deadline. Throws
+  /// TimeoutError when it expires; returns any other status.
+  pmix_status_t fence(std::string_view what) {
     pmix_info_t info[2];
     PMIX_INFO_CONSTRUCT(&info[0]);
     PMIX_INFO_CONSTRUCT(&info[1]);
@@ -107,7 +244,7 @@ class PmixBootstrap final : public Bootstrap {
           "arrived; the launcher's job status names it",
           what, timeout, me_.nspace));
     }
-    check(rc, "PMIx_Fence", what);
+    return rc;
   }
 
   void check(pmix_status_t rc, std::string_view call, std::string_view what) const {
@@ -116,8 +253,61 @@ class PmixBootstrap final : public Bootstrap {
     }
   }
 
+  static constexpr const char* kProcKey = "ibscope.proc";
+  static constexpr std::chrono::milliseconds kLivenessPeriod{50};
+
+  /// "<boot id> <pid namespace> <pid>": two ranks with the same first two fields can see each
+  /// other's pid.
+  static std::string process_identity() {
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string boot_id;
+    std::getline(in, boot_id);
+    struct stat st {};
+    if (boot_id.empty() || ::stat("/proc/self/ns/pid", &st) != 0) return {};
+    return fmt::format("{} {}:{} {}", boot_id, st.st_dev, st.st_ino, ::getpid());
+  }
+
+  void put_value(const char* key, const std::string& text) {
+    pmix_value_t value{};
+    value.type = PMIX_STRING;
+    value.data.string = const_cast<char*>(text.c_str());  // PMIx_Put copies it
+    check(PMIx_Put(PMIX_GLOBAL, key, &value), "PMIx_Put", key);
+    check(PMIx_Commit(), "PMIx_Commit", key);
+  }
+
+  /// Reads every rank's process_identity(); keeps the pids of those on this machine.
+  void find_same_machine_peers() {
+    const std::string mine = process_identity();
+    const auto last_space = mine.rfind(' ');
+    if (mine.empty() || last_space == std::string::npos) return;
+    const std::string machine = mine.substr(0, last_space + 1);
+    std::vector<pid_t> pids(static_cast<std::size_t>(size()), 0);
+    bool any = false;
+    pmix_proc_t peer = me_;
+    for (int r = 0; r < size(); ++r) {
+      if (r == rank()) continue;
+      peer.rank = static_cast<pmix_rank_t>(r);
+      pmix_value_t* v = nullptr;
+      const pmix_status_t rc = PMIx_Get(&peer, kProcKey, nullptr, 0, &v);
+      if (rc == PMIX_SUCCESS && v != nullptr && v->type == PMIX_STRING &&
+          v->data.string != nullptr) {
+        const std::string id = v->data.string;
+        if (id.size() > machine.size() && id.compare(0, machine.size(), machine) == 0) {
+          pids[static_cast<std::size_t>(r)] =
+              static_cast<pid_t>(std::strtol(id.c_str() + machine.size(), nullptr, 10));
+          any = true;
+        }
+      }
+      if (v != nullptr) PMIX_VALUE_RELEASE(v);
+    }
+    if (any) same_machine_pid_ = std::move(pids);
+  }
+
   pmix_proc_t me_;
   std::uint64_t seq_ = 0;
+  std::vector<pid_t> same_machine_pid_;  // by rank; 0: not on this machine (or self)
+  Clock::time_point next_liveness_check_{};
+  bool lost_rank_named_ = false;  // an error named a rank the launcher lost
 };
 
 }  // namespace

@@ -35,7 +35,8 @@ struct LaunchEnv {
 using GetEnv = std::function<const char*(const char*)>;
 
 /// Reads the launcher's variables. Throws UsageError when they are inconsistent, e.g. a launcher
-/// is present but neither PMIx nor IBSCOPE_ROOT can be used, or a rank is out of range.
+/// is present but neither PMIx nor IBSCOPE_ROOT can be used, a rank is out of range, or
+/// IBSCOPE_NETNS is set for a job that does not bootstrap through PMIx (netns_placement.hpp).
 LaunchEnv detect_launch(const GetEnv& getenv, bool have_pmix);
 LaunchEnv detect_launch_from_process_env();
 

@@ -9,8 +9,13 @@
 
 namespace ibscope {
 
-/// PMIx_Init, then job size and hostname exchange. Throws RemoteError when no PMIx server
-/// answers, TimeoutError when a fence does not complete within `timeout_s`.
+/// PMIx_Init, then job size, then (when IBSCOPE_NETNS is set) the move of this rank into its
+/// network namespace (netns_placement.hpp), then the hostname exchange. Throws RemoteError when
+/// no PMIx server answers or a fence fails (a rank lost by the launcher is named: its key for
+/// that fence is missing), TimeoutError when a fence does not complete within `timeout_s`,
+/// UsageError / SystemError when a rank cannot enter its namespace (every rank stops).
+/// check_health() throws RemoteError naming a rank on this machine whose process has ended
+/// (launchers kill the job about a second later and tell the survivors nothing first).
 std::unique_ptr<Bootstrap> make_pmix_bootstrap(double timeout_s);
 
 }  // namespace ibscope
