@@ -223,7 +223,13 @@ int run_local_launcher(const LocalLaunchOptions& o) {
       --running;
       worst = std::max(worst, exit_code_of(status));
       if (exit_code_of(status) != 0 && !terminated) {
-        log::error("local launcher: rank {} (pid {}) {}", c.rank, c.pid, describe_status(status));
+        // A rank that exits with a status has said why itself (an error line, or a FAIL
+        // verdict every rank returns); one that a signal ended could not, so the launcher does.
+        if (WIFSIGNALED(status)) {
+          log::error("local launcher: rank {} (pid {}) {}", c.rank, c.pid, describe_status(status));
+        } else {
+          log::debug("local launcher: rank {} (pid {}) {}", c.rank, c.pid, describe_status(status));
+        }
         if (!first_failure) first_failure = Clock::now();
       }
     }
