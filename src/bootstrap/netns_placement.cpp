@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -111,6 +112,32 @@ void enter_netns(const std::string& name, const std::string& dir) {
   }
 }
 
+namespace {
+bool g_mounts_detached = false;  // set once, before any thread exists
+}  // namespace
+
+void detach_mounts_for_netns() {
+  if (g_mounts_detached) return;
+  if (::unshare(CLONE_NEWNS) != 0) {
+    const int err = errno;
+    throw SystemError(
+        err == EPERM ? "unshare(CLONE_NEWNS) for IBSCOPE_NETNS not permitted (a private mount "
+                       "namespace, to mount the rank's /sys, needs CAP_SYS_ADMIN)"
+        : err == EINVAL
+            ? "unshare(CLONE_NEWNS) for IBSCOPE_NETNS refused: threads already run in this "
+              "process (it must happen before PMIx_Init)"
+            : "unshare(CLONE_NEWNS) for IBSCOPE_NETNS",
+        err);
+  }
+  // Our later mount of /sys must not propagate back to the host's mount namespace.
+  if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) {
+    throw SystemError("mount --make-rslave / (private mounts for IBSCOPE_NETNS)", errno);
+  }
+  g_mounts_detached = true;
+}
+
+bool mounts_detached_for_netns() noexcept { return g_mounts_detached; }
+
 std::string netns_template_from_env() {
   const char* v = std::getenv(kNetnsEnv);
   return v == nullptr ? std::string() : std::string(v);
@@ -120,6 +147,17 @@ std::string place_rank_into_netns(std::string_view tmpl, int rank, int local_ran
                                   const std::string& dir) {
   const std::string name = expand_netns_template(tmpl, rank, local_rank, size);
   enter_netns(name, dir);
+  if (g_mounts_detached) {
+    // A sysfs mounted from inside the namespace lists its devices in /sys/class/net (what
+    // `ip netns exec` does); the old one, lazily detached, lists the launcher's.
+    if (::umount2("/sys", MNT_DETACH) != 0 && errno != EINVAL) {
+      throw SystemError("umount /sys (to mount the sysfs of network namespace " + name + ")",
+                        errno);
+    }
+    if (::mount(name.c_str(), "/sys", "sysfs", 0, nullptr) != 0) {
+      throw SystemError("mount the sysfs of network namespace " + name + " on /sys", errno);
+    }
+  }
   // local_hostname() reads IBSCOPE_HOSTNAME; an explicit one (a test's own label) wins. setenv
   // runs before UCX starts and before any thread of ours reads the environment.
   if (const char* h = std::getenv("IBSCOPE_HOSTNAME"); h == nullptr || *h == '\0') {

@@ -30,6 +30,17 @@ std::string pmix_error(std::string_view call, pmix_status_t rc) {
 class PmixBootstrap final : public Bootstrap {
  public:
   static std::unique_ptr<Bootstrap> create(double timeout_s) {
+    // IBSCOPE_NETNS: the mount namespace must be private before PMIx_Init starts its thread.
+    // A failure here is reported after connecting, through the placement exchange.
+    const std::string netns_template = netns_template_from_env();
+    std::exception_ptr detach_error;
+    if (!netns_template.empty()) {
+      try {
+        detach_mounts_for_netns();
+      } catch (const Error&) {
+        detach_error = std::current_exception();
+      }
+    }
     pmix_proc_t me{};
     const pmix_status_t rc = PMIx_Init(&me, nullptr, 0);
     if (rc != PMIX_SUCCESS) {
@@ -45,9 +56,7 @@ class PmixBootstrap final : public Bootstrap {
     }
     // Connected to the launcher: now the rank may leave its namespace (IBSCOPE_NETNS), before
     // the hostname exchange so that its host is named after the namespace it measures from.
-    if (const std::string tmpl = netns_template_from_env(); !tmpl.empty()) {
-      boot->place_into_netns(tmpl);
-    }
+    if (!netns_template.empty()) boot->place_into_netns(netns_template, detach_error);
     // Committed now, collected by the hostname exchange's fence.
     boot->put_value(kProcKey, process_identity());
     boot->discover_hosts();
@@ -137,10 +146,11 @@ class PmixBootstrap final : public Bootstrap {
   /// Enters this rank's namespace and learns whether every other rank entered its own, so that
   /// a rank that could not move stops the job at once instead of leaving the others waiting in
   /// the hostname exchange. Throws this rank's own error, or names the first rank that failed.
-  void place_into_netns(const std::string& tmpl) {
+  void place_into_netns(const std::string& tmpl, std::exception_ptr detach_error) {
     std::string status = "ok";
     std::exception_ptr mine;
     try {
+      if (detach_error) std::rethrow_exception(detach_error);
       const int local_rank =
           static_cast<int>(get_job_value(me_, PMIX_LOCAL_RANK, me_.rank).data.uint16);
       place_rank_into_netns(tmpl, rank(), local_rank, size());

@@ -28,3 +28,43 @@ TEST_CASE("mpirun starts ibscope, which bootstraps through PMIx", "[mp][launcher
   CHECK(doc["job"]["ranks"] == 3);
   for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 0);
 }
+
+TEST_CASE("mpirun starts ibscope accept: the ranks meet through PMIx, every link is judged",
+          "[mp][launcher][mpirun][accept]") {
+  if (::access("/usr/bin/mpirun", X_OK) != 0 || !ibscope::build::kHavePmix) {
+    WARN("mpirun or PMIx not available: skipped");
+    return;
+  }
+  const std::string out = make_temp_dir();
+  // One emulated host per rank (its own label, UCX over TCP), so the all-pairs phase has 6
+  // links between 4 hosts; the expected rate is one loopback TCP surely exceeds.
+  std::vector<std::string> args{"--allow-run-as-root", "--oversubscribe", "-np", "4",
+                                "--bind-to", "none", "-x", "UCX_TLS=tcp", "/bin/sh", "-c",
+                                "IBSCOPE_HOSTNAME=emu$OMPI_COMM_WORLD_RANK exec \"$0\" \"$@\""};
+  for (const auto& a :
+       {ibscope_binary(), std::string("accept"), std::string("--transport"), std::string("ucx")}) {
+    args.push_back(a);
+  }
+  for (const char* a : {"--expect-gbps", "0.01", "--link-kind", "tcp", "--bw-size", "256K",
+                        "--bw-window", "8", "--bw-iters", "6", "-A", "ring", "--ar-sizes", "64K",
+                        "--ar-iters", "5", "--timeout", "60", "--out"}) {
+    args.push_back(a);
+  }
+  args.push_back(out);
+  const auto r =
+      run_process({args, {{"OMPI_MCA_plm_rsh_agent", ""}}, 120, "/usr/bin/mpirun"});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ibscope accept: PASS (6 links between 4 hosts") != std::string::npos);
+  const auto doc = load_run_results(r);
+  CHECK(doc["job"]["bootstrap"] == "pmix");
+  CHECK(doc["job"]["ranks"] == 4);
+  const auto& a = doc["acceptance"];
+  CHECK(a["pass"].get<bool>());
+  REQUIRE(a["links"].size() == 6);
+  for (const auto& l : a["links"]) {
+    CHECK(l["pass"].get<bool>());
+    CHECK(l["host_b"] == "emu" + std::to_string(l["rank_b"].get<int>()));
+  }
+  CHECK(a["allreduce"]["wrong"] == 0);
+}

@@ -1,6 +1,9 @@
 // Real Slurm: a throw-away single-node cluster (munged, slurmctld, slurmd in a temp dir,
 // tests/launchers/slurm.sh) starts ibscope with `srun --mpi=pmix`; the ranks find each other
 // through PMIx. Each test starts its own cluster (about 1.5 s) and stops it whatever happens.
+// `ibscope accept` runs on emulated hosts: labelled per task (UCX over TCP on loopback), and
+// placed after PMIx_Init into network-namespace hosts (tests/netns/hosts.sh, IBSCOPE_NETNS)
+// whose links are shaped, where the slow host must be the one named.
 //
 // Where Slurm cannot run here (binaries missing, not root) the tests warn and pass, unless
 // IBSCOPE_SLURM_REQUIRED=1 (CI), which makes them fail instead.
@@ -124,6 +127,66 @@ class SlurmCluster {
   std::string dir_, conf_, mpi_;
 };
 
+/// Network-namespace hosts (tests/netns/hosts.sh) under a prefix of their own, removed on scope
+/// exit whatever happened.
+class NetnsHosts {
+ public:
+  static std::optional<NetnsHosts> up(int n, const std::string& rate) {
+    NetnsHosts h;
+    h.prefix_ = "sl" + std::to_string(::getpid() % 1000000);
+    const auto r = run_process({{hosts_script(), "--prefix", h.prefix_, "up", std::to_string(n),
+                                 "--rate", rate, "--tcp-retries2", "5"},
+                                {},
+                                60,
+                                "/bin/bash"});
+    if (r.exit_code != 0) {
+      h.prefix_.clear();  // `up` removed what it made
+      if (slurm_required()) FAIL("tests/netns/hosts.sh up failed: " << describe(r));
+      WARN("network-namespace hosts unavailable, skipped: " << r.err);
+      return std::nullopt;
+    }
+    return h;
+  }
+  NetnsHosts(NetnsHosts&& o) noexcept : prefix_(std::move(o.prefix_)) { o.prefix_.clear(); }
+  NetnsHosts& operator=(NetnsHosts&&) = delete;
+  ~NetnsHosts() {
+    if (!prefix_.empty()) {
+      run_process({{hosts_script(), "--prefix", prefix_, "down"}, {}, 60, "/bin/bash"});
+    }
+  }
+  void rate(int host, const std::string& rate) const {
+    const auto r =
+        run_process({{hosts_script(), "--prefix", prefix_, "rate", std::to_string(host), rate},
+                     {},
+                     30,
+                     "/bin/bash"});
+    INFO(describe(r));
+    REQUIRE(r.exit_code == 0);
+  }
+  std::string host(int i) const { return prefix_ + "-h" + std::to_string(i); }
+  std::string device() const { return prefix_ + "-eth"; }  // hosts.sh's default device name
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  NetnsHosts() = default;
+  static std::string hosts_script() {
+    // tests/launchers/slurm.sh -> tests/netns/hosts.sh
+    return (std::filesystem::path(IBSCOPE_SLURM_SCRIPT).parent_path().parent_path() / "netns" /
+            "hosts.sh")
+        .string();
+  }
+  std::string prefix_;
+};
+
+/// `ibscope accept` flags of the issue's shaped-link scenario: links judged against
+/// `expect_gbps` (Gb/s on the wire), small bandwidth windows, no all-reduce sweep.
+std::vector<std::string> accept_args(const std::string& expect_gbps, const std::string& kind,
+                                     const std::string& out) {
+  return {"accept", "--transport", "ucx",  "--expect-gbps", expect_gbps, "--link-kind",
+          kind,     "--bw-size",   "256K", "--bw-window",   "8",         "--bw-iters",
+          "6",      "--out",       out,    "--timeout",     "60"};
+}
+
 /// Starts `spec`, waits until task `rank` runs, lets the job measure 2 s, kills that task.
 /// Returns the job's result and the seconds from the kill to the job's end.
 std::pair<ProcessResult, double> kill_task_midway(const SlurmCluster& c, const ProcessSpec& spec,
@@ -156,9 +219,9 @@ TEST_CASE("srun --mpi=pmix starts ibscope allreduce, ranks find each other throu
   auto cluster = SlurmCluster::start();
   if (!cluster) return;
   const std::string out = make_temp_dir();
-  const auto r = run_process(cluster->srun({"--mpi=pmix", "-n", "4", "--overcommit",
-                                            ibscope_binary(), "allreduce", "-b", "8", "-e", "1M",
-                                            "--timeout", "30", "--out", out}));
+  const auto r = run_process(
+      cluster->srun({"--mpi=pmix", "-n", "4", "--overcommit", ibscope_binary(), "allreduce", "-b",
+                     "8", "-e", "1M", "--timeout", "30", "--out", out}));
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
@@ -173,15 +236,106 @@ TEST_CASE("srun --mpi=pmix starts ibscope p2p latency", "[mp][launcher][slurm]")
   auto cluster = SlurmCluster::start();
   if (!cluster) return;
   const std::string out = make_temp_dir();
-  const auto r = run_process(cluster->srun({"--mpi=pmix", "-n", "4", "--overcommit",
-                                            ibscope_binary(), "p2p", "--tests", "latency", "-e",
-                                            "64", "--timeout", "30", "--out", out}));
+  const auto r = run_process(
+      cluster->srun({"--mpi=pmix", "-n", "4", "--overcommit", ibscope_binary(), "p2p", "--tests",
+                     "latency", "-e", "64", "--timeout", "30", "--out", out}));
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
   CHECK(doc["job"]["bootstrap"] == "pmix");
   CHECK(doc["job"]["ranks"] == 4);
   CHECK(doc["complete"].get<bool>());
+}
+
+TEST_CASE("srun --mpi=pmix starts ibscope accept: every link between the task hosts judged",
+          "[mp][launcher][slurm][accept]") {
+  auto cluster = SlurmCluster::start();
+  if (!cluster) return;
+  const std::string out = make_temp_dir();
+  // One emulated host per task (its own label, UCX over TCP), so that the all-pairs phase has
+  // 6 links between 4 hosts; the expected rate is one loopback TCP surely exceeds.
+  std::vector<std::string> args{"--mpi=pmix",
+                                "-n",
+                                "4",
+                                "--overcommit",
+                                "/bin/sh",
+                                "-c",
+                                "IBSCOPE_HOSTNAME=emu$SLURM_PROCID exec \"$0\" \"$@\"",
+                                ibscope_binary()};
+  for (const auto& a : accept_args("0.01", "tcp", out)) args.push_back(a);
+  for (const auto& a : {"-A", "ring", "--ar-sizes", "64K", "--ar-iters", "5"}) args.push_back(a);
+  const auto r = run_process(cluster->srun(args, 120, {{"UCX_TLS", "tcp"}}));
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ibscope accept: PASS (6 links between 4 hosts") != std::string::npos);
+  const auto doc = load_run_results(r);
+  CHECK(doc["job"]["bootstrap"] == "pmix");
+  CHECK(doc["job"]["ranks"] == 4);
+  CHECK(doc["complete"].get<bool>());
+  const auto& a = doc["acceptance"];
+  CHECK(a["pass"].get<bool>());
+  REQUIRE(a["links"].size() == 6);
+  for (const auto& l : a["links"]) {
+    CHECK(l["pass"].get<bool>());
+    CHECK(l["host_a"] == "emu" + std::to_string(l["rank_a"].get<int>()));
+    CHECK(l["measured_gbps"].get<double>() > 0);
+  }
+  CHECK(a["hosts"].size() == 4);
+  CHECK(a["allreduce"]["wrong"] == 0);
+}
+
+TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the slow one named",
+          "[mp][launcher][slurm][accept][netns]") {
+  auto cluster = SlurmCluster::start();
+  if (!cluster) return;
+  // Every host's link at 200 Mbit/s, host 2's at a quarter: its three links, and it alone as
+  // the culprit, must fail; the others carry 200 Mbit/s x 1448/1514 = 23.9 MB/s.
+  auto hosts = NetnsHosts::up(4, "200mbit");
+  if (!hosts) return;
+  hosts->rate(2, "50mbit");
+  const std::string out = make_temp_dir();
+  std::vector<std::string> args{"--mpi=pmix", "-n", "4", "--overcommit", ibscope_binary()};
+  for (const auto& a : accept_args("0.2", "tcp-shaped", out)) args.push_back(a);
+  for (const auto& a : {"--skip-allreduce", "--retests", "1"}) args.push_back(a);
+  const auto r = run_process(cluster->srun(
+      args, 150,
+      {{"IBSCOPE_NETNS", hosts->prefix() + "-h{rank}"},
+       {"UCX_TLS", "tcp"},  // every namespace looks like one node to UCX: no shared memory
+       {"UCX_NET_DEVICES", hosts->device()},
+       {"IBSCOPE_YIELD_WHEN_IDLE", "1"}}));  // 4 "hosts", one rank each, on 2 CPUs
+  INFO(describe(r));
+  CHECK(!r.timed_out);
+  CHECK(r.exit_code != 0);  // srun's status: every task exits 1 (FAIL)
+  CHECK(r.err.find("Exited with exit code 1") != std::string::npos);
+  CHECK(r.out.find("FAIL host " + hosts->host(2) + ": all 3 of its links failed") !=
+        std::string::npos);
+  CHECK(r.out.find("tcp/" + hosts->device()) != std::string::npos);  // UCX used the veth
+  const auto doc = load_run_results(r);
+  CHECK(doc["job"]["bootstrap"] == "pmix");
+  REQUIRE(doc["job"]["hosts"].size() == 4);
+  for (int i = 0; i < 4; ++i) CHECK(doc["job"]["hosts"][i] == hosts->host(i));
+  const auto& a = doc["acceptance"];
+  CHECK_FALSE(a["pass"].get<bool>());
+  REQUIRE(a["links"].size() == 6);
+  for (const auto& l : a["links"]) {
+    const bool slow = l["host_a"] == hosts->host(2) || l["host_b"] == hosts->host(2);
+    const double fraction = l["fraction_of_expected"].get<double>();
+    INFO(l.dump());
+    CHECK(l["pass"].get<bool>() == !slow);
+    if (slow) {
+      CHECK(fraction == Approx(0.25).margin(0.05));  // 50 of 200 Mbit/s
+    } else {
+      CHECK(fraction > 0.9);
+      CHECK(fraction < 1.05);
+    }
+  }
+  REQUIRE(a["hosts"].size() == 4);
+  for (const auto& h : a["hosts"]) {
+    INFO(h.dump());
+    const bool slow = h["host"] == hosts->host(2);
+    CHECK(h["culprit"].get<bool>() == slow);
+    CHECK(h["pass"].get<bool>() == !slow);
+  }
 }
 
 // Whether srun's stderr reports `task` with `status`, in any of its forms: "task 2: Killed",
@@ -210,8 +364,8 @@ TEST_CASE("srun's task report is read in its merged forms", "[mp][launcher][slur
   CHECK(srun_reports_task("srun: error: vm: tasks 0,2: Killed\n", 2, "Killed"));
   CHECK(srun_reports_task("srun: error: vm: tasks 0-3: Killed\n", 2, "Killed"));
   CHECK_FALSE(srun_reports_task("srun: error: vm: tasks 0,3: Killed\n", 2, "Killed"));
-  CHECK_FALSE(srun_reports_task("srun: error: vm: tasks 1-3: Exited with exit code 1\n", 2,
-                                "Killed"));
+  CHECK_FALSE(
+      srun_reports_task("srun: error: vm: tasks 1-3: Exited with exit code 1\n", 2, "Killed"));
 }
 
 TEST_CASE("a task killed under srun --mpi=pmix ends the whole step in time, naming it",
@@ -219,21 +373,29 @@ TEST_CASE("a task killed under srun --mpi=pmix ends the whole step in time, nami
   auto cluster = SlurmCluster::start();
   if (!cluster) return;
   const std::string out = make_temp_dir();
-  // -K0: no --kill-on-bad-exit, whatever a site sets; Slurm's PMIx plugin still aborts the
-  // step when a PMIx client dies (its error handler), so the survivors end by SIGKILL.
+  // -K0: no --kill-on-bad-exit, whatever a site sets; Slurm's PMIx plugin still cancels the
+  // step about a second after a PMIx client dies (its error handler), telling the survivors
+  // nothing: each must notice by itself, in time, and name the lost rank.
   const auto [r, after_kill_s] = kill_task_midway(
       *cluster,
-      cluster->srun({"--mpi=pmix", "-n", "4", "--overcommit", "-K0", ibscope_binary(),
-                     "allreduce", "-e", "64M", "-n", "1000", "--timeout", "10", "--out", out},
+      cluster->srun({"--mpi=pmix", "-n", "4", "--overcommit", "-K0", ibscope_binary(), "allreduce",
+                     "-e", "64M", "-n", "1000", "--timeout", "10", "--out", out},
                     90),
       2);
   INFO(describe(r) << "\nseconds from the kill to the end: " << after_kill_s);
   CHECK(!r.timed_out);
   CHECK(r.exit_code != 0);
-  CHECK(after_kill_s < 10 + 5);                                    // --timeout + 5 s
-  CHECK(srun_reports_task(r.err, 2, "Killed"));                    // srun names the lost rank
-  CHECK(cluster->task_pids(0).empty());                            // nothing left running
+  CHECK(after_kill_s < 10 + 5);                  // --timeout + 5 s
+  CHECK(srun_reports_task(r.err, 2, "Killed"));  // srun names the lost rank
+  CHECK(cluster->task_pids(0).empty());          // nothing left running
   CHECK(cluster->task_pids(3).empty());
+  for (const char* survivor : {"ibscope[rank 0 ", "ibscope[rank 1 ", "ibscope[rank 3 "}) {
+    const auto at = r.err.find(survivor);
+    INFO(survivor);
+    REQUIRE(at != std::string::npos);  // its one error line, before the launcher's teardown
+    const std::string line = r.err.substr(at, r.err.find('\n', at) - at);
+    CHECK(line.find("lost rank 2 (") != std::string::npos);
+  }
 }
 
 TEST_CASE("a task killed under srun with the TCP store: every survivor names it and exits 1",
@@ -247,8 +409,8 @@ TEST_CASE("a task killed under srun with the TCP store: every survivor names it 
       std::to_string(ibscope::net::bound_port(ibscope::net::listen_tcp({"127.0.0.1", 0}).get()));
   const auto [r, after_kill_s] = kill_task_midway(
       *cluster,
-      cluster->srun({"--mpi=none", "-n", "4", "--overcommit", "-K0", ibscope_binary(),
-                     "allreduce", "-e", "64M", "-n", "1000", "--timeout", "10", "--out", out},
+      cluster->srun({"--mpi=none", "-n", "4", "--overcommit", "-K0", ibscope_binary(), "allreduce",
+                     "-e", "64M", "-n", "1000", "--timeout", "10", "--out", out},
                     90, {{"IBSCOPE_ROOT", root}, {"IBSCOPE_TOKEN", "slurm-test-token"}}),
       2);
   INFO(describe(r) << "\nseconds from the kill to the end: " << after_kill_s);

@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/bootstrap/launch_env.hpp"
@@ -170,6 +173,58 @@ TEST_CASE("a rank enters its namespace and is named after it", "[netns]") {
   CHECK(place(nullptr) == "home3 entered home3");
   CHECK(place("given-label") == "home3 entered given-label");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("with private mounts, /sys/class/net shows the entered namespace's devices", "[netns]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot create a network namespace or mount sysfs, not tested");
+    return;
+  }
+  // A helper process holds a fresh network namespace (only 'lo'); a forked "rank" detaches its
+  // mounts, as the PMIx bootstrap does before PMIx_Init, and is placed into it. UCX lists
+  // devices from /sys/class/net: the rank must see only the namespace's, and this test
+  // process (the host) must still see its own afterwards.
+  const auto net_devices = [] {
+    std::string names;
+    std::error_code ec;
+    std::vector<std::string> v;
+    for (const auto& e : std::filesystem::directory_iterator("/sys/class/net", ec)) {
+      v.push_back(e.path().filename().string());
+    }
+    std::sort(v.begin(), v.end());
+    for (const auto& n : v) names += n + " ";
+    return names;
+  };
+  const std::string host_devices = net_devices();
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t holder = ::fork();
+  REQUIRE(holder >= 0);
+  if (holder == 0) {
+    char ok = ::unshare(CLONE_NEWNET) == 0 ? 'y' : 'n';
+    (void)!::write(ready[1], &ok, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char ok = 'n';
+  (void)!::read(ready[0], &ok, 1);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibscope-netns-sysfs-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_symlink("/proc/" + std::to_string(holder) + "/ns/net", dir / "fresh0");
+  const std::string seen = ok != 'y' ? "<holder could not unshare>" : in_child([&] {
+    ibscope::detach_mounts_for_netns();
+    if (!ibscope::mounts_detached_for_netns()) return std::string("<not detached>");
+    ibscope::place_rank_into_netns("fresh{rank}", 0, 0, 1, dir.string());
+    return net_devices();
+  });
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  std::filesystem::remove_all(dir);
+  CHECK(seen == "lo ");
+  CHECK(net_devices() == host_devices);  // nothing leaked into the host's mounts
 }
 
 TEST_CASE("IBSCOPE_NETNS is refused where the bootstrap cannot follow the rank", "[netns]") {

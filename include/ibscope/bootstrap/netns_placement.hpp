@@ -33,12 +33,26 @@ std::string expand_netns_template(std::string_view tmpl, int rank, int local_ran
 /// permitted (it needs CAP_SYS_ADMIN) or fails otherwise.
 void enter_netns(const std::string& name, const std::string& dir = kNetnsDir);
 
+/// Gives this process its own mount namespace (unshare(CLONE_NEWNS), mounts made slaves of the
+/// host's), so that place_rank_into_netns() can mount a sysfs of the rank's network namespace
+/// on /sys, as `ip netns exec` does: UCX finds network devices in /sys/class/net, which shows
+/// the namespace of whoever mounted sysfs, not of the thread that reads it. Must run while the
+/// process has one thread (the kernel refuses a new mount namespace to a thread that shares its
+/// filesystem context): call it before PMIx_Init. Throws SystemError (EPERM: CAP_SYS_ADMIN
+/// needed; EINVAL: threads already running).
+void detach_mounts_for_netns();
+
+/// Whether detach_mounts_for_netns() succeeded in this process.
+bool mounts_detached_for_netns() noexcept;
+
 /// IBSCOPE_NETNS from the process environment, "" when unset or empty.
 std::string netns_template_from_env();
 
-/// Expands `tmpl` for this rank, enters the namespace and, unless IBSCOPE_HOSTNAME is set, sets
-/// it to the namespace name, so that local_hostname() and every report name the rank's host
-/// after its namespace. Returns the namespace name. Throws as the two calls above.
+/// Expands `tmpl` for this rank, enters the namespace, mounts that namespace's sysfs on /sys
+/// when detach_mounts_for_netns() ran before (never otherwise: /sys would change for the whole
+/// machine) and, unless IBSCOPE_HOSTNAME is set, sets it to the namespace name, so that
+/// local_hostname() and every report name the rank's host after its namespace. Returns the
+/// namespace name. Throws as the calls above; SystemError when /sys cannot be remounted.
 std::string place_rank_into_netns(std::string_view tmpl, int rank, int local_rank, int size,
                                   const std::string& dir = kNetnsDir);
 
