@@ -19,6 +19,7 @@
 #include "ibscope/bootstrap/netns_placement.hpp"
 #include "ibscope/core/clock.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
 
 namespace ibscope {
 namespace {
@@ -50,6 +51,7 @@ class PmixBootstrap final : public Bootstrap {
     try {
       const int size = static_cast<int>(get_job_value(me, PMIX_JOB_SIZE).data.uint32);
       boot.reset(new PmixBootstrap(me, static_cast<int>(me.rank), size, timeout_s));
+      log::set_identity(boot->rank(), local_hostname());  // errors before the exchange say who
     } catch (...) {
       PMIx_Finalize(nullptr, 0);  // the destructor finalizes from here on
       throw;
@@ -154,6 +156,7 @@ class PmixBootstrap final : public Bootstrap {
       const int local_rank =
           static_cast<int>(get_job_value(me_, PMIX_LOCAL_RANK, me_.rank).data.uint16);
       place_rank_into_netns(tmpl, rank(), local_rank, size());
+      log::set_identity(rank(), local_hostname());  // now named after its namespace
     } catch (const Error& e) {
       status = fmt::format("{}:{}", e.kind() == ErrorKind::kUsage ? 'u' : 'e', e.what());
       mine = std::current_exception();

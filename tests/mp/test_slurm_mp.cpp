@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -294,6 +296,25 @@ TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the
   if (!hosts) return;
   hosts->rate(2, "50mbit");
   const std::string out = make_temp_dir();
+  {
+    // A fifth rank has no namespace: every rank stops at once with one line naming it, exit 2.
+    const auto bad = run_process(cluster->srun(
+        {"--mpi=pmix", "-n", "5", "--overcommit", ibscope_binary(), "p2p", "--timeout", "30",
+         "--out", out},
+        60, {{"IBSCOPE_NETNS", hosts->prefix() + "-h{rank}"}}));
+    INFO(describe(bad));
+    CHECK(bad.elapsed_s < 20);
+    CHECK(bad.exit_code == 2);  // srun's: the tasks' usage status
+    for (int r = 0; r < 5; ++r) {
+      const auto at = bad.err.find(fmt::format("ibscope[rank {} ", r));
+      INFO("rank " << r);
+      REQUIRE(at != std::string::npos);
+      const std::string line = bad.err.substr(at, bad.err.find('\n', at) - at);
+      CHECK(line.find("network namespace '" + hosts->host(4) + "' does not exist") !=
+            std::string::npos);
+      CHECK(line.find("ip netns add " + hosts->host(4)) != std::string::npos);
+    }
+  }
   std::vector<std::string> args{"--mpi=pmix", "-n", "4", "--overcommit", ibscope_binary()};
   for (const auto& a : accept_args("0.2", "tcp-shaped", out)) args.push_back(a);
   for (const auto& a : {"--skip-allreduce", "--retests", "1"}) args.push_back(a);
