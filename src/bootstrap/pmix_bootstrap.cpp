@@ -105,14 +105,7 @@ class PmixBootstrap final : public Bootstrap {
     const auto now = Clock::now();
     if (now < next_liveness_check_) return;
     next_liveness_check_ = now + kLivenessPeriod;
-    for (int r = 0; r < size(); ++r) {
-      const pid_t pid = same_machine_pid_[static_cast<std::size_t>(r)];
-      if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
-      lost_rank_named_ = true;
-      throw RemoteError(fmt::format(
-          "lost {}: its process (pid {} on this machine) has ended; the launcher ends the job",
-          describe(r), pid));
-    }
+    if (const int r = first_ended_peer(); r >= 0) throw ended_peer_error(r, "");
   }
 
   void abort_job(std::string_view reason) noexcept override {
@@ -212,8 +205,31 @@ class PmixBootstrap final : public Bootstrap {
             what, names, pmix_error("PMIx_Fence", rc)));
       }
     }
+    if (rc != PMIX_SUCCESS) {
+      // A rank that died inside the fence (its data already given) is still ours to name.
+      if (const int r = first_ended_peer(); r >= 0) {
+        throw ended_peer_error(
+            r, fmt::format("bootstrap '{}': {}: ", what, pmix_error("PMIx_Fence", rc)));
+      }
+    }
     check(rc, "PMIx_Fence", what);
     return key;
+  }
+
+  /// The first rank on this machine whose process no longer exists, or -1.
+  int first_ended_peer() const {
+    for (int r = 0; r < static_cast<int>(same_machine_pid_.size()); ++r) {
+      const pid_t pid = same_machine_pid_[static_cast<std::size_t>(r)];
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) return r;
+    }
+    return -1;
+  }
+
+  RemoteError ended_peer_error(int r, std::string_view context) {
+    lost_rank_named_ = true;
+    return RemoteError(fmt::format(
+        "{}lost {}: its process (pid {} on this machine) has ended; the launcher ends the job",
+        context, describe(r), same_machine_pid_[static_cast<std::size_t>(r)]));
   }
 
   /// Ranks whose `key` is not in this process's store. PMIX_OPTIONAL: look only locally, never
