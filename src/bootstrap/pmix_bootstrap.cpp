@@ -14,6 +14,7 @@
 #include <exception>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ibscope/bootstrap/netns_placement.hpp"
@@ -98,21 +99,21 @@ class PmixBootstrap final : public Bootstrap {
 
   /// Launchers kill the whole job about a second after a PMIx client dies and deliver no event
   /// to the others first, and UCX's shared-memory keepalive takes 20 s: so a survivor looks
-  /// for itself. Peers on this machine (same boot and pid namespace) are gone when their pid
-  /// no longer exists. Checked at most every kLivenessPeriod; cheap (one kill(pid, 0) each).
+  /// for itself. Peers on this machine (same boot and pid namespace) are gone when their
+  /// process has ended (process_ended). Checked at most every kLivenessPeriod; cheap.
   void check_health() override {
     if (same_machine_pid_.empty()) return;
     const auto now = Clock::now();
     if (now < next_liveness_check_) return;
     next_liveness_check_ = now + kLivenessPeriod;
-    if (const int r = first_ended_peer(); r >= 0) throw ended_peer_error(r, "");
+    if (const auto ended = ended_peers(); !ended.empty()) throw ended_peer_error(ended, "");
   }
 
   void abort_job(std::string_view reason) noexcept override {
     // A lost rank is already known to the launcher (its PMIx server lost the process), which
     // ends the job; aborting as well would kill the other survivors before they print their
     // own line naming it.
-    if (lost_rank_named_) return;
+    if (launcher_lost_a_rank_) return;
     const std::string msg(reason);
     PMIx_Abort(1, msg.c_str(), nullptr, 0);
   }
@@ -195,10 +196,11 @@ class PmixBootstrap final : public Bootstrap {
     check(PMIx_Commit(), "PMIx_Commit", what);
     const pmix_status_t rc = fence(what);
     if (rc == PMIX_ERR_PARTIAL_SUCCESS) {
+      // The server lost a process: the launcher knows and ends the job (abort_job stays quiet).
+      launcher_lost_a_rank_ = true;
       if (const std::vector<int> lost = ranks_without(key); !lost.empty()) {
         std::string names;
         for (int r : lost) names += (names.empty() ? "" : ", ") + describe(r);
-        lost_rank_named_ = true;
         throw RemoteError(fmt::format(
             "bootstrap '{}': lost {}: it never reached this point and the launcher's PMIx "
             "server lost its process ({}); the launcher ends the job",
@@ -206,30 +208,59 @@ class PmixBootstrap final : public Bootstrap {
       }
     }
     if (rc != PMIX_SUCCESS) {
-      // A rank that died inside the fence (its data already given) is still ours to name.
-      if (const int r = first_ended_peer(); r >= 0) {
-        throw ended_peer_error(
-            r, fmt::format("bootstrap '{}': {}: ", what, pmix_error("PMIx_Fence", rc)));
+      // A rank that died inside the fence (its data already given) is still ours to name. The
+      // server notices the closed connection while the process is still exiting, so give its
+      // exit a moment to complete (the launcher's teardown comes about a second later).
+      const Deadline settle(kSettleAfterFenceFailure_s);
+      for (;;) {
+        if (const auto ended = ended_peers(); !ended.empty()) {
+          throw ended_peer_error(
+              ended, fmt::format("bootstrap '{}': {}: ", what, pmix_error("PMIx_Fence", rc)));
+        }
+        if (same_machine_pid_.empty() || settle.expired()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     }
     check(rc, "PMIx_Fence", what);
     return key;
   }
 
-  /// The first rank on this machine whose process no longer exists, or -1.
-  int first_ended_peer() const {
-    for (int r = 0; r < static_cast<int>(same_machine_pid_.size()); ++r) {
-      const pid_t pid = same_machine_pid_[static_cast<std::size_t>(r)];
-      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) return r;
-    }
-    return -1;
+  /// Whether process `pid` of this machine has ended: gone, or a zombie not yet reaped by its
+  /// launcher (kill(pid, 0) still succeeds on one).
+  static bool process_ended(pid_t pid) {
+    if (::kill(pid, 0) != 0) return errno == ESRCH;
+    std::ifstream in(fmt::format("/proc/{}/stat", pid));
+    std::string stat;
+    if (!std::getline(in, stat)) return true;  // reaped in between
+    const auto paren = stat.rfind(')');        // "pid (comm) S ...": comm may hold spaces
+    if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
+    const char state = stat[paren + 2];
+    return state == 'Z' || state == 'X';
   }
 
-  RemoteError ended_peer_error(int r, std::string_view context) {
-    lost_rank_named_ = true;
+  /// The ranks on this machine whose process has ended.
+  std::vector<int> ended_peers() const {
+    std::vector<int> ended;
+    for (int r = 0; r < static_cast<int>(same_machine_pid_.size()); ++r) {
+      const pid_t pid = same_machine_pid_[static_cast<std::size_t>(r)];
+      if (pid > 0 && process_ended(pid)) ended.push_back(r);
+    }
+    return ended;
+  }
+
+  /// The error naming `ended`, thrown after a short grace: this rank's own exit would otherwise
+  /// look like a second loss to the survivors that have not looked yet.
+  RemoteError ended_peer_error(const std::vector<int>& ended, std::string_view context) {
+    launcher_lost_a_rank_ = true;
+    std::string names;
+    for (int r : ended) {
+      names += fmt::format("{}{} (pid {})", names.empty() ? "" : ", ", describe(r),
+                           same_machine_pid_[static_cast<std::size_t>(r)]);
+    }
+    std::this_thread::sleep_for(kGraceBeforeExit);
     return RemoteError(fmt::format(
-        "{}lost {}: its process (pid {} on this machine) has ended; the launcher ends the job",
-        context, describe(r), same_machine_pid_[static_cast<std::size_t>(r)]));
+        "{}lost {}: {} on this machine {} ended; the launcher ends the job", context, names,
+        ended.size() == 1 ? "its process" : "their processes", ended.size() == 1 ? "has" : "have"));
   }
 
   /// Ranks whose `key` is not in this process's store. PMIX_OPTIONAL: look only locally, never
@@ -284,6 +315,8 @@ class PmixBootstrap final : public Bootstrap {
 
   static constexpr const char* kProcKey = "ibscope.proc";
   static constexpr std::chrono::milliseconds kLivenessPeriod{50};
+  static constexpr double kSettleAfterFenceFailure_s = 0.3;
+  static constexpr std::chrono::milliseconds kGraceBeforeExit{4 * kLivenessPeriod};
 
   /// "<boot id> <pid namespace> <pid>": two ranks with the same first two fields can see each
   /// other's pid.
@@ -336,7 +369,7 @@ class PmixBootstrap final : public Bootstrap {
   std::uint64_t seq_ = 0;
   std::vector<pid_t> same_machine_pid_;  // by rank; 0: not on this machine (or self)
   Clock::time_point next_liveness_check_{};
-  bool lost_rank_named_ = false;  // an error named a rank the launcher lost
+  bool launcher_lost_a_rank_ = false;  // a fence or a liveness check saw a rank die
 };
 
 }  // namespace
