@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <condition_variable>
 #include <map>
@@ -20,6 +21,8 @@ namespace {
 // Clients wait a little longer than the server's round deadline so that the server's message,
 // which names the missing ranks, arrives first.
 constexpr double kClientGraceS = 5.0;
+// How long rank 0 keeps serving after an abort, for ranks still reading the notice.
+constexpr double kAbortGraceS = 2.0;
 
 class TcpBootstrap final : public Bootstrap {
  public:
@@ -58,8 +61,18 @@ class TcpBootstrap final : public Bootstrap {
     } catch (...) {
       // The root is gone already; nothing to tell it.
     }
-    // Rank 0 serves until every other rank has said goodbye (or the job timeout passes).
-    if (server_) server_->wait_until_done(Deadline(timeout_s()));
+    // Rank 0 serves until every other rank has said goodbye (or the job timeout passes). After
+    // an abort the server has already sent the notice to every connected rank, and a rank behind
+    // a cut link never says goodbye: waiting the whole timeout there kept rank 0 alive for
+    // --timeout more seconds (netns test: 16 s after the cut with --timeout 8), so a short grace.
+    if (server_) {
+      bool aborted = false;
+      {
+        std::lock_guard lock(mutex_);
+        aborted = abort_.has_value() || sent_abort_;
+      }
+      server_->wait_until_done(Deadline(aborted ? std::min(timeout_s(), kAbortGraceS) : timeout_s()));
+    }
     stop_reader();
     server_.reset();
   }
@@ -95,6 +108,10 @@ class TcpBootstrap final : public Bootstrap {
   }
 
   void abort_job(std::string_view reason) noexcept override {
+    {
+      std::lock_guard lock(mutex_);
+      sent_abort_ = true;
+    }
     try {
       send(wire::encode(wire::Abort{wire::AbortKind::kRemote, std::string(reason)}));
     } catch (...) {
@@ -171,6 +188,7 @@ class TcpBootstrap final : public Bootstrap {
   std::condition_variable cv_;
   std::map<std::uint64_t, std::vector<Bytes>> results_;
   std::optional<wire::Abort> abort_;
+  bool sent_abort_ = false;  // this rank told the job to stop (guarded by mutex_)
   std::uint64_t next_seq_ = 0;
 };
 

@@ -169,8 +169,35 @@ void Comm::throw_peer_error(int peer, int status, std::string_view what) const {
                                 ucs_status_string(static_cast<ucs_status_t>(status))));
 }
 
+namespace {
+
+// The health check (deadline, the job's abort notices, the awaited peer's endpoint) used to run
+// every 1024 polls; with IBSCOPE_YIELD_WHEN_IDLE and several ranks per core a poll can cost a
+// scheduler slice, so 1024 polls took up to ~8 s (netns test: a rank ended 16 s after a link
+// cut with --timeout 8, and missed the abort another rank had sent at 8.6 s). Now it runs
+// whenever 10 ms have passed, the clock being read every 16 polls. One Comm per thread.
+thread_local Clock::time_point next_health_check{};
+
+// Which pending request to blame on a timeout: a send that is not accepted points at the peer
+// (or link) that stopped; a receive may only wait for a rank that is itself stalled further
+// round the ring. Completed requests are released on the way (test() does that anyway).
+int stalled_peer(std::span<Request> requests, std::size_t first_pending, const Comm& comm) {
+  int receive_peer = -1;
+  for (std::size_t i = first_pending; i < requests.size(); ++i) {
+    if (requests[i].test(comm)) continue;
+    if (requests[i].is_send()) return requests[i].peer();
+    if (receive_peer < 0) receive_peer = requests[i].peer();
+  }
+  return receive_peer;
+}
+
+}  // namespace
+
 void Comm::poll_health(std::string_view what, const Deadline& deadline, int waiting_for) {
-  if ((++health_counter_ & 0x3ff) != 0) return;
+  if ((++health_counter_ & 0xf) != 0) return;
+  const auto now = Clock::now();
+  if (now < next_health_check) return;
+  next_health_check = now + std::chrono::milliseconds(10);
   if (deadline.expired()) {
     throw TimeoutError(fmt::format("{}: {} waited {:.0f} s for {} (stalled or unreachable)", what,
                                    bootstrap_.describe(rank()), deadline.budget_s(),
@@ -196,7 +223,10 @@ void Comm::wait_all(std::span<Request> requests, std::string_view what,
       continue;
     }
     progress();
-    poll_health(what, deadline, requests[first_pending].peer());
+    int waiting_for = requests[first_pending].peer();
+    if ((health_counter_ & 0xf) == 0xf) waiting_for = stalled_peer(requests, first_pending, *this);
+    if (waiting_for < 0) continue;  // everything completed meanwhile: the loop will see it
+    poll_health(what, deadline, waiting_for);
   }
 }
 

@@ -1,0 +1,131 @@
+#include "netns_hosts.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "mp/results_json.hpp"
+
+namespace ibscope::test {
+namespace {
+
+std::string hosts_script() { return std::string(IBSCOPE_NETNS_DIR) + "/hosts.sh"; }
+
+// Every namespace has its own port space, so one fixed port fits every test.
+constexpr int kRootPort = 29500;
+
+}  // namespace
+
+bool netns_required() {
+  const char* v = std::getenv("IBSCOPE_NETNS_REQUIRED");
+  return v != nullptr && std::string(v) == "1";
+}
+
+double steady_now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+NetnsHosts::NetnsHosts(int n, const std::string& rate, const std::string& tag)
+    : prefix_(tag + std::to_string(::getpid() % 100000)), n_(n) {
+  const auto r = run_process({{hosts_script(), "--prefix", prefix_, "up", std::to_string(n),
+                               "--rate", rate, "--tcp-retries2", "5"},
+                              {},
+                              90,
+                              "/bin/bash"});
+  if (r.exit_code != 0) prefix_.clear();  // `up` removed what it made
+  INFO("tests/netns/hosts.sh up: " << describe(r));
+  REQUIRE(r.exit_code == 0);
+}
+
+NetnsHosts::NetnsHosts(NetnsHosts&& o) noexcept : prefix_(std::move(o.prefix_)), n_(o.n_) {
+  o.prefix_.clear();
+}
+
+NetnsHosts::~NetnsHosts() {
+  if (prefix_.empty()) return;
+  try {
+    run_process({{hosts_script(), "--prefix", prefix_, "down"}, {}, 60, "/bin/bash"});
+  } catch (...) {
+    // Never throw from a destructor; `hosts.sh down` also cleans up after a crash.
+  }
+}
+
+void NetnsHosts::script(const std::vector<std::string>& args) const {
+  std::vector<std::string> all{hosts_script(), "--prefix", prefix_};
+  all.insert(all.end(), args.begin(), args.end());
+  const auto r = run_process({all, {}, 30, "/bin/bash"});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+}
+
+void NetnsHosts::rate(int host, const std::string& rate) const {
+  script({"rate", std::to_string(host), rate});
+}
+
+void NetnsHosts::link(int host, bool up) const {
+  script({"link", std::to_string(host), up ? "up" : "down"});
+}
+
+NetnsJob::NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s)
+    : hosts_(hosts),
+      args_(std::move(args)),
+      limit_s_(limit_s),
+      root_(hosts.address(0) + ":" + std::to_string(kRootPort)),
+      running_(static_cast<std::size_t>(hosts.size())),
+      ended_at_s_(static_cast<std::size_t>(hosts.size()), 0.0) {
+  std::random_device rd;
+  token_ = std::to_string((static_cast<std::uint64_t>(rd()) << 32) | rd());
+}
+
+void NetnsJob::start(int rank) {
+  std::vector<std::string> argv{"netns", "exec", hosts_.host(rank), ibscope_binary()};
+  argv.insert(argv.end(), args_.begin(), args_.end());
+  running_.at(static_cast<std::size_t>(rank)) =
+      start_process({argv,
+                     {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                      {"IBSCOPE_RANK", std::to_string(rank)},
+                      {"IBSCOPE_SIZE", std::to_string(hosts_.size())},
+                      {"IBSCOPE_ROOT", root_},
+                      {"IBSCOPE_TOKEN", token_},
+                      {"UCX_TLS", "tcp"},
+                      {"UCX_NET_DEVICES", hosts_.device()},
+                      {"IBSCOPE_HOSTNAME", hosts_.host(rank)},
+                      {"IBSCOPE_YIELD_WHEN_IDLE", "1"}},
+                     limit_s_,
+                     "/bin/ip"});
+}
+
+void NetnsJob::start_all() {
+  for (int r = 0; r < hosts_.size(); ++r) start(r);
+}
+
+std::vector<ProcessResult> NetnsJob::wait_all() {
+  std::vector<ProcessResult> results(running_.size());
+  std::vector<std::thread> waiters;
+  for (std::size_t r = 0; r < running_.size(); ++r) {
+    if (running_[r].pid < 0) continue;
+    waiters.emplace_back([this, r, &results] {
+      results[r] = wait_process(running_[r]);
+      ended_at_s_[r] = steady_now_s();
+    });
+  }
+  for (auto& t : waiters) t.join();
+  return results;
+}
+
+}  // namespace ibscope::test

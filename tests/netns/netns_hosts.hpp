@@ -1,0 +1,80 @@
+#pragma once
+// Several "hosts" on this machine for tests: network namespaces made by tests/netns/hosts.sh
+// under a prefix of their own (removed on scope exit whatever happened), and one ibscope rank
+// started inside each host (TCP store bootstrap, UCX over TCP on the host's shaped veth).
+
+#include <string>
+#include <vector>
+
+#include "mp/process.hpp"
+
+namespace ibscope::test {
+
+/// Whether IBSCOPE_NETNS_REQUIRED=1 (CI): then missing namespaces fail instead of skipping.
+bool netns_required();
+
+/// Hosts `<prefix>-h0..h{n-1}` joined by a switch, each link shaped to a rate. Move-only; the
+/// destructor runs `hosts.sh --prefix P down` (bounded: 60 s).
+class NetnsHosts {
+ public:
+  /// Creates n hosts with links shaped to `rate` (a tc rate, e.g. "200mbit") and
+  /// tcp_retries2=5. `tag` makes the prefix unique per test case (the pid is added). Fails the
+  /// test (REQUIRE) when hosts.sh fails.
+  NetnsHosts(int n, const std::string& rate, const std::string& tag);
+  NetnsHosts(NetnsHosts&& o) noexcept;
+  NetnsHosts(const NetnsHosts&) = delete;
+  NetnsHosts& operator=(const NetnsHosts&) = delete;
+  NetnsHosts& operator=(NetnsHosts&&) = delete;
+  ~NetnsHosts();
+
+  void rate(int host, const std::string& rate) const;
+  void link(int host, bool up) const;
+
+  int size() const noexcept { return n_; }
+  std::string host(int i) const { return prefix_ + "-h" + std::to_string(i); }
+  std::string device() const { return prefix_ + "-eth"; }
+  /// Address of host i (hosts.sh default subnet 10.213.0.0/24: host i is .i+1).
+  std::string address(int i) const { return "10.213.0." + std::to_string(i + 1); }
+  const std::string& prefix() const noexcept { return prefix_; }
+
+ private:
+  void script(const std::vector<std::string>& args) const;
+  std::string prefix_;
+  int n_ = 0;
+};
+
+/// One ibscope rank per host: rank i runs `ip netns exec <host i> ibscope ARGS` with the TCP
+/// store bootstrap (root on host 0), UCX_TLS=tcp on the host's device, IBSCOPE_HOSTNAME=<host i>.
+/// `ip netns exec` execs the command itself, so the pid is ibscope's (signals reach it).
+class NetnsJob {
+ public:
+  NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s);
+
+  /// Starts rank r (ranks may be left out: a rank that never starts).
+  void start(int rank);
+  void start_all();
+  int pid(int rank) const { return running_.at(static_cast<std::size_t>(rank)).pid; }
+
+  /// Waits for every started rank at once (one thread each, so each end time is exact).
+  /// Not-started ranks get a default ProcessResult with exit_code -1.
+  std::vector<ProcessResult> wait_all();
+
+  /// Seconds since the steady_clock epoch at which rank r ended (valid after wait_all).
+  double ended_at_s(int rank) const { return ended_at_s_.at(static_cast<std::size_t>(rank)); }
+
+ private:
+  const NetnsHosts& hosts_;
+  std::vector<std::string> args_;
+  double limit_s_;
+  std::string root_, token_;
+  std::vector<Running> running_;
+  std::vector<double> ended_at_s_;
+};
+
+/// steady_clock now, in seconds (the clock Running::started_s uses).
+double steady_now_s();
+
+/// The lines of `text` that contain `needle`.
+std::vector<std::string> lines_with(const std::string& text, const std::string& needle);
+
+}  // namespace ibscope::test

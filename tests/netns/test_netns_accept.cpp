@@ -1,0 +1,79 @@
+// ibscope accept across network-namespace hosts whose links are shaped to known rates: equal
+// links pass; a host shaped to a quarter is the culprit, its links and only its links fail.
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "mp/results_json.hpp"
+#include "netns_hosts.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+
+std::vector<std::string> accept_args(const std::string& out) {
+  return {"accept",    "--transport", "ucx",  "--expect-gbps", "0.2",  "--link-kind",
+          "tcp-shaped", "--bw-size",  "256K", "--bw-window",   "8",    "--bw-iters",
+          "6",         "--skip-allreduce", "--timeout", "30",  "--out", out};
+}
+
+}  // namespace
+
+TEST_CASE("netns: accept passes hosts whose links are all equal", "[netns][accept]") {
+  NetnsHosts hosts(4, "200mbit", "na");
+  const std::string out = make_temp_dir();
+  NetnsJob job(hosts, accept_args(out), 150);
+  job.start_all();
+  const auto res = job.wait_all();
+  for (const auto& p : res) {
+    INFO(describe(p));
+    CHECK(p.exit_code == 0);
+  }
+  const auto doc = load_run_results(res[0]);
+  const auto& acc = doc["acceptance"];
+  CHECK(acc["pass"].get<bool>());
+  CHECK(acc["links"].size() == 6);
+  for (const auto& link : acc["links"]) {
+    INFO(link.dump());
+    CHECK(link["pass"].get<bool>());
+  }
+}
+
+TEST_CASE("netns: accept names the host shaped to a quarter and only its links",
+          "[netns][accept]") {
+  NetnsHosts hosts(4, "200mbit", "nq");
+  hosts.rate(2, "50mbit");
+  const std::string out = make_temp_dir();
+  NetnsJob job(hosts, accept_args(out), 150);
+  job.start_all();
+  const auto res = job.wait_all();
+  for (const auto& p : res) {
+    INFO(describe(p));
+    CHECK(p.exit_code == 1);
+  }
+  const auto doc = load_run_results(res[0]);
+  const auto& acc = doc["acceptance"];
+  CHECK_FALSE(acc["pass"].get<bool>());
+  const std::string slow = hosts.host(2);
+  int failed = 0;
+  for (const auto& link : acc["links"]) {
+    INFO(link.dump());
+    const bool touches_slow = link["host_a"] == slow || link["host_b"] == slow;
+    CHECK(link["pass"].get<bool>() == !touches_slow);
+    failed += link["pass"].get<bool>() ? 0 : 1;
+  }
+  CHECK(failed == 3);
+  std::set<std::string> failed_hosts, culprits;
+  for (const auto& h : acc["hosts"]) {
+    INFO(h.dump());
+    if (!h["pass"].get<bool>()) failed_hosts.insert(h["host"].get<std::string>());
+    if (h["culprit"].get<bool>()) culprits.insert(h["host"].get<std::string>());
+  }
+  CHECK(failed_hosts == std::set<std::string>{slow});
+  CHECK(culprits == std::set<std::string>{slow});
+  // The console summary (rank 0) names the culprit host.
+  const std::string console = res[0].out + res[0].err;
+  INFO(console);
+  CHECK(console.find("ibscope accept: FAIL") != std::string::npos);
+  CHECK(lines_with(console, "FAIL host " + slow + ":").size() == 1);
+}

@@ -1,0 +1,88 @@
+// Measurements across network-namespace hosts against a known ground truth: links shaped with
+// tbf, whose TCP payload rate is rate x 1448/1514 (tests/netns/README.md).
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+
+#include "mp/results_json.hpp"
+#include "netns_hosts.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+
+/// TCP payload goodput of a link shaped to `mbit` Mbit/s, in GB/s (1e9 B/s).
+double tcp_goodput_gbps(double mbit) { return mbit * 1e6 * 1448.0 / 1514.0 / 8.0 / 1e9; }
+
+}  // namespace
+
+TEST_CASE("netns: p2p bandwidth between every host pair matches the shaped TCP goodput",
+          "[netns][measure]") {
+  NetnsHosts hosts(4, "200mbit", "ng");
+  const std::string out = make_temp_dir();
+  // 16 x 1 MiB per window (16 MiB, 0.7 s at 23.9 MB/s): the tbf bucket (256 KB), which refills
+  // between windows, is then under 2 % of a window.
+  NetnsJob job(hosts,
+               {"p2p", "--tests", "bw", "-b", "1M", "-e", "1M", "--window", "16", "--bw-iters",
+                "5", "-w", "2", "--pairs", "all", "--timeout", "30", "--out", out, "-q"},
+               150);
+  job.start_all();
+  const auto res = job.wait_all();
+  for (const auto& p : res) {
+    INFO(describe(p));
+    REQUIRE(p.exit_code == 0);
+  }
+  const auto doc = load_run_results(res[0]);
+  const double truth = tcp_goodput_gbps(200);  // 0.02391 GB/s
+  int pairs = 0;
+  for (const auto& row : doc["p2p"]["rows"]) {
+    if (row["test"] != "bw" || row["size_bytes"].get<double>() < 1 << 20) continue;
+    ++pairs;
+    const double bw = row["bw_gbps"].get<double>();
+    INFO(row["host_a"].get<std::string>() << " -> " << row["host_b"].get<std::string>() << ": "
+                                          << bw * 1e3 << " MB/s, ground truth " << truth * 1e3);
+    CHECK(bw > truth * 0.95);
+    CHECK(bw < truth * 1.05);
+  }
+  CHECK(pairs == 6);  // every pair of 4 hosts
+}
+
+TEST_CASE("netns: a 2 s outage during a long all-reduce is a stall, not a failure",
+          "[netns][measure][stall]") {
+  NetnsHosts hosts(4, "200mbit", "no");
+  const std::string out = make_temp_dir();
+  // 1 MiB ring all-reduce: ~65 ms per iteration at 200 Mbit, 200 iterations: ~13 s.
+  NetnsJob job(hosts,
+               {"allreduce", "--sizes", "1M", "-n", "200", "-w", "2", "--timeout", "20", "--out",
+                out, "-q"},
+               120);
+  job.start_all();
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  hosts.link(2, false);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  hosts.link(2, true);
+  const auto res = job.wait_all();
+  for (const auto& p : res) {
+    INFO(describe(p));
+    CHECK(p.exit_code == 0);
+  }
+  INFO(describe(res[0]));
+  const auto doc = load_run_results(res[0]);
+  CHECK(doc["complete"].get<bool>());
+  // Rows of the one size (out-of-place and in-place, as nccl-tests); the outage falls in one.
+  const auto& rows = doc["collectives"]["rows"];
+  REQUIRE(!rows.empty());
+  bool long_one = false;
+  for (const auto& row : rows) {
+    INFO(row.dump());
+    CHECK(row["size_bytes"].get<double>() == 1 << 20);
+    if (!row.contains("stalls")) continue;
+    for (const auto& s : row["stalls"]) {
+      CHECK(s["time_us"].get<double>() > 10 * s["median_us"].get<double>());
+      if (s["time_us"].get<double>() > 1.5e6) long_one = true;  // the 2 s outage, give or take
+    }
+  }
+  CHECK(long_one);
+  CHECK_FALSE(lines_with(res[0].err, "warning: stall:").empty());
+}
