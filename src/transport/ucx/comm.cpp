@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <ucp/api/ucp.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <utility>
 
 #include "ibscope/core/error.hpp"
@@ -163,6 +165,15 @@ void Comm::check_peer(int peer, std::string_view what) const {
 }
 
 void Comm::throw_peer_error(int peer, int status, std::string_view what) const {
+  // A UCX endpoint error often names the wrong rank: a survivor that exits closes its endpoints,
+  // and its neighbours then see *it* fail (netns test: rank 0 blamed rank 1 0.08 s after rank 2
+  // was killed). The bootstrap's verdict (the store names the rank whose connection closed)
+  // comes within a moment: wait up to 0.5 s for it; check_health() throws it.
+  const auto grace_end = Clock::now() + std::chrono::milliseconds(500);
+  while (Clock::now() < grace_end) {
+    bootstrap_.check_health();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   throw RemoteError(fmt::format("UCX {} between {} and {} failed: {} (peer died, or the link "
                                 "between them went down)",
                                 what, bootstrap_.describe(rank()), bootstrap_.describe(peer),
