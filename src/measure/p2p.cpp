@@ -46,10 +46,10 @@ class PairRunner {
   PairRunner(ucx::Comm& comm, const P2pOptions& o, std::size_t max_bytes)
       : comm_(comm), o_(o), send_(max_bytes), recv_(max_bytes) {}
 
-  /// Runs one test with `peer`; `initiator` is the lower rank. Returns samples in seconds on
+  /// Runs one test with `peer`; `initiator` is the lower rank; `seq` tags its messages (taken
+  /// by every rank, also those sitting out the round, so that the counters never diverge). Returns samples in seconds on
   /// the side that records them (records_samples); the other side returns an empty vector.
-  std::vector<double> run(Test t, int peer, bool initiator, std::size_t bytes) {
-    const std::uint32_t seq = comm_.next_op_seq();
+  std::vector<double> run(Test t, int peer, bool initiator, std::size_t bytes, std::uint32_t seq) {
     const std::string what = fmt::format("p2p {} {} B with {}", test_name(t), bytes,
                                          comm_.bootstrap().describe(peer));
     const int total = o_.warmup + (t == Test::kLatency ? o_.latency_iters : o_.bw_iters);
@@ -207,8 +207,9 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
     for (Test t : tests) {
       for (std::size_t bytes : sizes) {
         boot.barrier("p2p round start");
+        const std::uint32_t seq = comm.next_op_seq();
         std::vector<double> samples;
-        if (peer >= 0) samples = runner.run(t, peer, me < peer, bytes);
+        if (peer >= 0) samples = runner.run(t, peer, me < peer, bytes, seq);
         const auto all = boot.allgather(
             std::span(reinterpret_cast<const std::byte*>(samples.data()),
                       samples.size() * sizeof(double)),

@@ -18,17 +18,17 @@ std::uint16_t free_port() {
   return ibscope::net::bound_port(fd.get());
 }
 
-// Two ranks on two emulated hosts (TCP store bootstrap, UCX over TCP on loopback).
-std::vector<ProcessResult> run_two_hosts(const std::vector<std::string>& accept_args) {
+// One rank on each of `hosts` emulated hosts (TCP store bootstrap, UCX over TCP on loopback).
+std::vector<ProcessResult> run_hosts(int hosts, const std::vector<std::string>& accept_args) {
   const std::string root = fmt::format("127.0.0.1:{}", free_port());
   std::vector<Running> ranks;
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < hosts; ++r) {
     std::vector<std::string> args = {"accept", "--transport", "ucx", "--timeout", "30"};
     args.insert(args.end(), accept_args.begin(), accept_args.end());
     ranks.push_back(start_process({args,
                                    {{"IBSCOPE_BOOTSTRAP", "tcp"},
                                     {"IBSCOPE_RANK", std::to_string(r)},
-                                    {"IBSCOPE_SIZE", "2"},
+                                    {"IBSCOPE_SIZE", std::to_string(hosts)},
                                     {"IBSCOPE_ROOT", root},
                                     {"IBSCOPE_TOKEN", "accept-test"},
                                     {"IBSCOPE_HOSTNAME", fmt::format("emu{}", r)},
@@ -38,6 +38,10 @@ std::vector<ProcessResult> run_two_hosts(const std::vector<std::string>& accept_
   std::vector<ProcessResult> out;
   for (auto& r : ranks) out.push_back(wait_process(r));
   return out;
+}
+
+std::vector<ProcessResult> run_two_hosts(const std::vector<std::string>& accept_args) {
+  return run_hosts(2, accept_args);
 }
 
 }  // namespace
@@ -106,6 +110,25 @@ TEST_CASE("accept judges the link between two hosts against --expect-gbps", "[mp
     CHECK(doc["acceptance"]["pass"].get<bool>());
     CHECK(doc["acceptance"]["links"][0]["fraction_of_expected"].get<double>() > 1);
   }
+}
+
+TEST_CASE("accept retests links in rounds where some ranks sit out", "[mp][accept]") {
+  // Three hosts, every link far below an impossible rate: each retest round has one pair and
+  // one rank sitting out; every rank must still agree on the message tags of every round.
+  const auto res = run_hosts(3, {"--expect-gbps", "4000", "--link-kind", "tcp", "--bw-size", "64K",
+                                 "--bw-iters", "2", "--lat-iters", "20", "--retests", "2",
+                                 "--skip-allreduce", "--out", make_temp_dir()});
+  for (const auto& r : res) {
+    INFO(describe(r));
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(r.timed_out);
+  }
+  const auto doc = load_run_results(res[0]);
+  const auto& a = doc["acceptance"];
+  CHECK(a["retest_rounds"] == 2);
+  REQUIRE(a["links"].size() == 3);
+  for (const auto& l : a["links"]) CHECK(l["attempts"] == 3);
+  CHECK(doc["complete"].get<bool>());
 }
 
 TEST_CASE("accept usage errors exit 2 before any rank starts", "[mp][accept]") {
