@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ibscope/accept/accept_runner.hpp"
+#include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
@@ -61,23 +62,6 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
   app.add_option("--ar-warmup", f.ar_warmup, "All-reduce warm-up iterations")->default_val(3);
 }
 
-namespace {
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
 accept::AcceptOptions to_options(const AcceptFlags& f, double timeout_s) {
   accept::AcceptOptions o;
   o.transport = accept::parse_accept_transport(f.transport);
@@ -101,10 +85,10 @@ accept::AcceptOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.verbs.bind_to_nic_numa = !f.no_bind;
   o.verbs.timeout_s = timeout_s;
   o.allreduce = !f.skip_allreduce;
-  o.algorithms = split_commas(f.algorithms);
+  if (!f.algorithms.empty()) o.algorithms = split_list(f.algorithms);
   for (const auto& a : o.algorithms) (void)find_algorithm(Collective::kAllreduce, a);
   o.allreduce_bytes.clear();
-  for (const auto& s : split_commas(f.ar_sizes)) {
+  for (const auto& s : split_list(f.ar_sizes)) {
     o.allreduce_bytes.push_back(units::parse_size_bytes(s, "--ar-sizes"));
   }
   o.allreduce_iters = f.ar_iters;

@@ -107,9 +107,7 @@ void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
       ->default_val("all");
 }
 
-namespace {
-
-std::vector<std::string> split(const std::string& s) {
+std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
   std::string item;
@@ -120,11 +118,13 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+namespace {
+
 // "a,b,c" or "all": each item parsed by `parse`; "all" anywhere means every value.
 template <typename T, typename Parse>
 std::vector<T> parse_list(const std::string& text, std::span<const T> all_values, Parse parse) {
   std::vector<T> out;
-  for (const auto& item : split(text)) {
+  for (const auto& item : split_list(text)) {
     if (item == "all") return {all_values.begin(), all_values.end()};
     out.push_back(parse(item));
   }
@@ -144,7 +144,7 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
   o.sweep.factor = f.factor;
   o.sweep.step_bytes = units::parse_size_bytes(f.step_bytes, "-i/--stepbytes");
   if (!f.sizes.empty()) {
-    for (const auto& s : split(f.sizes)) {
+    for (const auto& s : split_list(f.sizes)) {
       o.sweep.explicit_bytes.push_back(units::parse_size_bytes(s, "--sizes"));
     }
     o.sweep.max_bytes = *std::max_element(o.sweep.explicit_bytes.begin(),
@@ -205,7 +205,7 @@ P2pOptions to_options(const P2pFlags& f, double timeout_s) {
   o.pairs = parse_pairs_mode(f.pairs);
   o.timeout_s = timeout_s;
   o.latency = o.bw = o.bibw = false;
-  for (const auto& t : split(f.tests)) {
+  for (const auto& t : split_list(f.tests)) {
     if (t == "latency") o.latency = true;
     else if (t == "bw") o.bw = true;
     else if (t == "bibw") o.bibw = true;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <thread>
@@ -142,22 +141,6 @@ CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
   return row;
 }
 
-// Every rank's entry times, [rank][iteration], seconds of each rank's own steady_clock.
-std::vector<std::vector<double>> gather_enter_times(Bootstrap& boot,
-                                                    const std::vector<double>& mine,
-                                                    std::string_view what) {
-  const auto all = boot.allgather(std::span(reinterpret_cast<const std::byte*>(mine.data()),
-                                            mine.size() * sizeof(double)),
-                                  what);
-  std::vector<std::vector<double>> out;
-  for (const Bytes& b : all) {
-    std::vector<double> v(b.size() / sizeof(double));
-    if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(double));
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-
 void warn_stalls(const CollectiveRow& row, const std::string& what) {
   for (const Stall& st : row.stalls) {
     log::warn("stall: {}: iteration {} took {:.3f} s (median {:.3f} ms); the run went on", what,
@@ -255,7 +238,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             if (o.record_arrivals) {
               enter_s.erase(enter_s.begin(),
                             enter_s.begin() + std::min<std::ptrdiff_t>(o.warmup, std::ssize(enter_s)));
-              rows.back().enter_s = gather_enter_times(boot, enter_s, what);
+              rows.back().enter_s = allgather_doubles(boot, enter_s, what);  // [rank][iteration]
             }
             if (comm.rank() == 0) warn_stalls(rows.back(), what);
           }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
@@ -151,11 +150,6 @@ P2pRow make_row(Test t, int a, int b, const Bootstrap& boot, std::size_t bytes, 
   return row;
 }
 
-std::vector<double> decode_samples(const Bytes& b) {
-  std::vector<double> out(b.size() / sizeof(double));
-  if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(double));
-  return out;
-}
 
 }  // namespace
 
@@ -210,15 +204,12 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
         const std::uint32_t seq = comm.next_op_seq();
         std::vector<double> samples;
         if (peer >= 0) samples = runner.run(t, peer, me < peer, bytes, seq);
-        const auto all = boot.allgather(
-            std::span(reinterpret_cast<const std::byte*>(samples.data()),
-                      samples.size() * sizeof(double)),
-            "p2p samples");
+        const auto all = allgather_doubles(boot, samples, "p2p samples");
         std::vector<P2pRow> rows;
         for (auto [a, b] : round) {
           if (t == Test::kBwReverse) std::swap(a, b);  // the row's rank_a is the sender
           rows.push_back(make_row(t, a, b, boot, bytes, o.window,
-                                  decode_samples(all[static_cast<std::size_t>(a)]),
+                                  all[static_cast<std::size_t>(a)],
                                   transports_of(a, b)));
           const P2pRow& row = rows.back();
           if (me == 0) {

@@ -30,6 +30,20 @@ std::vector<double> max_over_ranks(Bootstrap& bootstrap, std::span<const double>
   return out;
 }
 
+std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap, std::span<const double> mine,
+                                                   std::string_view what) {
+  const auto* p = reinterpret_cast<const std::byte*>(mine.data());
+  const auto all = bootstrap.allgather(std::span(p, mine.size_bytes()), what);
+  std::vector<std::vector<double>> out;
+  out.reserve(all.size());
+  for (const Bytes& b : all) {
+    std::vector<double> v(b.size() / sizeof(double));
+    if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(double));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 std::uint64_t sum_over_ranks(Bootstrap& bootstrap, std::uint64_t value, std::string_view what) {
   const auto* p = reinterpret_cast<const std::byte*>(&value);
   const auto all = bootstrap.allgather(std::span(p, sizeof(value)), what);

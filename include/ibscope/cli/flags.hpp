@@ -55,6 +55,9 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c);
 /// `prefix` is "" for `ibscope p2p` and "p2p-" inside `ibscope run`.
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix);
 
+/// "a,b,,c" -> {"a", "b", "c"}; a text without items -> {text}.
+std::vector<std::string> split_list(const std::string& text);
+
 double parse_timeout_s(const CommonFlags& f);
 CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double timeout_s);
 P2pOptions to_options(const P2pFlags& f, double timeout_s);

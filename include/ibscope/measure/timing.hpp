@@ -30,6 +30,10 @@ std::vector<double> time_iterations(int warmup, int iters, Fn&& fn) {
 std::vector<double> max_over_ranks(Bootstrap& bootstrap, std::span<const double> samples,
                                    std::string_view what);
 
+/// Every rank's `mine` (any length), indexed by rank. Collective over the bootstrap.
+std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap, std::span<const double> mine,
+                                                   std::string_view what);
+
 /// Sum of one counter over all ranks (e.g. #wrong). Collective over the bootstrap.
 std::uint64_t sum_over_ranks(Bootstrap& bootstrap, std::uint64_t value, std::string_view what);
 
