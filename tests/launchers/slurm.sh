@@ -29,11 +29,14 @@ die_skip() {  # die_skip MESSAGE: 77, or 1 when Slurm is required
   exit 77
 }
 
-free_port() {  # a TCP port nobody listens on, away from Slurm's defaults
+free_port() {  # a TCP port nobody uses, away from Slurm's defaults
+  # Below the kernel's ephemeral range (32768 and up by default): a port picked there can be
+  # taken by an outgoing connection before slurmd binds it (CI: "Unable to bind listen port
+  # (38378): Address already in use"). Every socket counts, not only listening ones.
   local port used
-  used=$(ss -Htanl 2>/dev/null | awk '{print $4}' | sed 's/.*://' || true)
+  used=$(ss -Htan 2>/dev/null | awk '{print $4}' | sed 's/.*://' || true)
   for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 20000))
+    port=$((20000 + RANDOM % 12000))
     if ! grep -qx "$port" <<<"$used"; then
       echo "$port"
       return 0
