@@ -9,6 +9,7 @@
 #include "ibscope/cli/accept_command.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/job.hpp"
+#include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/probe_command.hpp"
 #include "ibscope/core/error.hpp"
@@ -238,6 +239,9 @@ int run(int argc, char** argv) {
   add_common_flags(*accept_cmd, common);
   add_accept_flags(*accept_cmd, accept_flags);
 
+  const OfflineCommand offline_cmds[] = {add_fit_command(app), add_predict_command(app),
+                                         add_model_command(app)};
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -255,6 +259,9 @@ int run(int argc, char** argv) {
   try {
     if (*validate_cmd) return validate_files(files);
     if (*algos_cmd) return list_algorithms();
+    for (const auto& oc : offline_cmds) {
+      if (*oc.app) return oc.run();
+    }
     const double timeout_s = parse_timeout_s(common);
     for (const auto& cc : collective_cmds) {
       if (!*cc.app) continue;

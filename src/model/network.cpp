@@ -1,0 +1,130 @@
+#include "ibscope/model/network.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+
+namespace ibscope::model {
+namespace {
+
+using units::kBytesPerGB;
+
+void check_tier(const Tier& t, std::string_view name) {
+  if (!(t.bw_gbps > 0) || !std::isfinite(t.bw_gbps)) {
+    throw UsageError(fmt::format("the {} tier has no bandwidth ({} GB/s): give it one, or fit "
+                                 "it from results measured across that tier",
+                                 name, t.bw_gbps));
+  }
+  if (!(t.latency_s >= 0) || !std::isfinite(t.latency_s)) {
+    throw UsageError(fmt::format("the {} tier's latency must be >= 0 s, not {}", name,
+                                 t.latency_s));
+  }
+  if (t.links_per_node < 1) {
+    throw UsageError(fmt::format("the {} tier needs at least 1 link per node, not {}", name,
+                                 t.links_per_node));
+  }
+}
+
+void check_group(const Group& g) {
+  if (g.ranks < 1 || g.ranks_per_node < 1 || g.concurrent_per_node < 1 ||
+      g.ranks_per_node > g.ranks || g.ranks % g.ranks_per_node != 0) {
+    throw UsageError(fmt::format(
+        "impossible group: {} ranks, {} per node, {} concurrent per node (ranks must be a "
+        "multiple of ranks per node; every count at least 1)",
+        g.ranks, g.ranks_per_node, g.concurrent_per_node));
+  }
+}
+
+const std::string& algorithm_of(const ClusterNetwork& c, Collective coll) {
+  switch (coll) {
+    case Collective::kAllreduce: return c.allreduce_algorithm;
+    case Collective::kReduceScatter: return c.reduce_scatter_algorithm;
+    case Collective::kAllgather: return c.allgather_algorithm;
+    case Collective::kBroadcast: return c.broadcast_algorithm;
+  }
+  return c.allreduce_algorithm;
+}
+
+// Bandwidth one group gets from a node's inter-node links: the node's links are shared by the
+// groups that run at once from it, and a group cannot use more links than it has ranks on the
+// node (each rank drives its own rail, as NCCL's channels do). docs/model.md, "Network tiers".
+double inter_share_gbps(const Tier& inter, int ranks_on_node, int concurrent_per_node) {
+  const double links = std::min(static_cast<double>(inter.links_per_node) / concurrent_per_node,
+                                static_cast<double>(ranks_on_node));
+  return inter.bw_gbps * links;
+}
+
+class TieredNetwork final : public NetworkModel {
+ public:
+  explicit TieredNetwork(ClusterNetwork c) : c_(std::move(c)) {
+    if (c_.nodes < 1 || c_.gpus_per_node < 1) {
+      throw UsageError(fmt::format("a cluster needs at least 1 node and 1 rank per node, not {} "
+                                   "nodes x {} ranks", c_.nodes, c_.gpus_per_node));
+    }
+    if (c_.gpus_per_node > 1) check_tier(c_.intra, "intra-node");
+    if (c_.nodes > 1) check_tier(c_.inter, "inter-node");
+    if (!(c_.gamma_s_per_byte >= 0)) {
+      throw UsageError(fmt::format("the reduction cost gamma must be >= 0 s/B, not {}",
+                                   c_.gamma_s_per_byte));
+    }
+    for (Collective coll : kAllCollectives) find_algorithm(coll, algorithm_of(c_, coll));
+  }
+
+  double collective_s(Collective coll, double bytes, const Group& g) const override {
+    check_group(g);
+    if (g.ranks == 1) return 0;
+    const bool crosses_nodes = g.ranks > g.ranks_per_node;
+    const bool inside_nodes = g.ranks_per_node > 1;
+    if (crosses_nodes && c_.nodes < 2) {
+      throw UsageError(fmt::format("a group of {} ranks with {} per node spans several nodes, "
+                                   "but the cluster has 1",
+                                   g.ranks, g.ranks_per_node));
+    }
+    if (inside_nodes && g.ranks_per_node > c_.gpus_per_node) {
+      throw UsageError(fmt::format("a group with {} ranks per node does not fit {} ranks per "
+                                   "node", g.ranks_per_node, c_.gpus_per_node));
+    }
+    // Every step of the algorithm waits for its slowest hop: the latency and the per-byte time
+    // of a step are the worse of the tiers the group's hops cross.
+    LinkCost link;
+    link.gamma_s_per_byte = c_.gamma_s_per_byte;
+    if (inside_nodes) {
+      check_tier(c_.intra, "intra-node");
+      link.alpha_s = c_.intra.latency_s;
+      link.beta_s_per_byte = 1 / (c_.intra.bw_gbps * kBytesPerGB);
+    }
+    if (crosses_nodes) {
+      check_tier(c_.inter, "inter-node");
+      const double share = inter_share_gbps(c_.inter, g.ranks_per_node, g.concurrent_per_node);
+      link.alpha_s = std::max(link.alpha_s, c_.inter.latency_s);
+      link.beta_s_per_byte = std::max(link.beta_s_per_byte, 1 / (share * kBytesPerGB));
+    }
+    return find_algorithm(coll, algorithm_of(c_, coll)).cost_s(link, bytes, g.ranks);
+  }
+
+  double sendrecv_s(double bytes, bool across_nodes, int concurrent_per_node) const override {
+    if (concurrent_per_node < 1) {
+      throw UsageError(fmt::format("concurrent transfers per node must be >= 1, not {}",
+                                   concurrent_per_node));
+    }
+    const Tier& t = across_nodes ? c_.inter : c_.intra;
+    check_tier(t, across_nodes ? "inter-node" : "intra-node");
+    const double bw = across_nodes ? inter_share_gbps(t, 1, concurrent_per_node) : t.bw_gbps;
+    return t.latency_s + bytes / (bw * kBytesPerGB);
+  }
+
+ private:
+  ClusterNetwork c_;
+};
+
+}  // namespace
+
+std::unique_ptr<NetworkModel> make_network_model(const ClusterNetwork& cluster) {
+  return std::make_unique<TieredNetwork>(cluster);
+}
+
+}  // namespace ibscope::model
