@@ -290,8 +290,8 @@ Workload load_workload(const std::filesystem::path& path) {
   return w;
 }
 
-json to_json(const Workload& w) {
-  json compute = json::object();
+nlohmann::ordered_json to_json(const Workload& w) {
+  nlohmann::ordered_json compute = nlohmann::ordered_json::object();
   if (w.peak_tflops) compute["peak_tflops"] = *w.peak_tflops;
   if (w.achieved_fraction) compute["achieved_fraction"] = *w.achieved_fraction;
   if (w.measured_compute_s_per_microbatch) {

@@ -98,8 +98,9 @@ void validate(const Workload& w, std::string_view source);
 Workload load_workload(const std::filesystem::path& path);
 /// Parses an already read document; `source` names it in messages. Throws UsageError.
 Workload parse_workload(const nlohmann::json& doc, std::string_view source);
-/// The file format of a workload (what load_workload reads back unchanged).
-nlohmann::json to_json(const Workload& w);
+/// The file format of a workload (what load_workload reads back unchanged), keys in the
+/// order of docs/model.md.
+nlohmann::ordered_json to_json(const Workload& w);
 
 /// Presets: gpt3-175b, llama3-70b, llama2-7b (figures and sources: docs/model.md).
 std::vector<std::string> preset_names();
