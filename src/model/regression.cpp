@@ -237,17 +237,22 @@ RegressionResult robust_least_squares(const std::vector<std::vector<double>>& co
   for (std::size_t i = 0; i < notes.size(); ++i) out.note += (i ? "; " : "") + notes[i];
   const std::vector<double> f = fitted_values(columns, out.coef, m);
   out.residuals.resize(m);
+  for (std::size_t i = 0; i < m; ++i) out.residuals[i] = y[i] - f[i];
+  out.r2 = r_squared(y, f);
+  return out;
+}
+
+double r_squared(std::span<const double> y, std::span<const double> fitted) {
   double mean = 0;
   for (double v : y) mean += v;
-  mean /= static_cast<double>(m);
+  mean /= static_cast<double>(std::max<std::size_t>(y.size(), 1));
   double ss_res = 0, ss_tot = 0;
-  for (std::size_t i = 0; i < m; ++i) {
-    out.residuals[i] = y[i] - f[i];
-    ss_res += out.residuals[i] * out.residuals[i];
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    ss_res += (y[i] - fitted[i]) * (y[i] - fitted[i]);
     ss_tot += (y[i] - mean) * (y[i] - mean);
   }
-  out.r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : (ss_res == 0 ? 1.0 : 0.0);
-  return out;
+  if (ss_tot > 0) return 1.0 - ss_res / ss_tot;
+  return ss_res == 0 ? 1.0 : 0.0;
 }
 
 }  // namespace ibscope::model

@@ -36,4 +36,8 @@ struct RegressionResult {
 RegressionResult robust_least_squares(const std::vector<std::vector<double>>& columns,
                                       std::span<const double> y, const RobustOptions& o = {});
 
+/// 1 - SS_res / SS_tot of `fitted` against `y` (same length); 1 when both sums are 0, 0 when
+/// only SS_tot is (a constant y fitted imperfectly).
+double r_squared(std::span<const double> y, std::span<const double> fitted);
+
 }  // namespace ibscope::model
