@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/measure/stats.hpp"
 
 namespace ibscope::model {
 namespace {
@@ -27,10 +28,8 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 double median_of(std::vector<double> v) {
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) return *mid;
-  return 0.5 * (*mid + *std::max_element(v.begin(), mid));
+  std::sort(v.begin(), v.end());
+  return percentile_sorted(v, 50);
 }
 
 struct WeightedSolve {

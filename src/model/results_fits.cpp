@@ -1,0 +1,278 @@
+#include "ibscope/model/results_fits.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ibscope/collectives/collective.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/measure/stats.hpp"
+
+namespace ibscope::model {
+namespace {
+
+// Measured times per size of one curve; several rows at one size (a repeated run in the same
+// file) are combined by their median.
+using TimesBySize = std::map<double, std::vector<double>>;
+
+struct SizeSeries {
+  std::vector<double> bytes, time_s;
+};
+
+SizeSeries per_size_median(const TimesBySize& by_size) {
+  SizeSeries s;
+  for (auto [bytes, times] : by_size) {
+    std::sort(times.begin(), times.end());
+    s.bytes.push_back(bytes);
+    s.time_s.push_back(percentile_sorted(times, 50));
+  }
+  return s;
+}
+
+std::optional<Collective> collective_named(std::string_view name) {
+  const auto* it = std::ranges::find(kAllCollectives, name, [](Collective c) { return name_of(c); });
+  if (it == std::end(kAllCollectives)) return std::nullopt;
+  return *it;
+}
+
+// The algorithm's cost formula as coefficients of alpha, beta and gamma: cost_s is linear in
+// them, so evaluating it with one unit cost at a time gives each coefficient.
+std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::string& note) {
+  const auto c = collective_named(key.collective);
+  if (!c) {
+    note = fmt::format("no cost formula: collective '{}' unknown to this build", key.collective);
+    return std::nullopt;
+  }
+  if (key.ranks < 2) {
+    note = "no per-link parameters: one rank crosses no link";
+    return std::nullopt;
+  }
+  const CollectiveAlgorithmInfo* info = nullptr;
+  for (const auto& a : algorithms_for(*c)) {
+    if (a.name == key.algorithm) info = &a;
+  }
+  if (info == nullptr) {
+    note = fmt::format("no cost formula: algorithm '{}' unknown to this build", key.algorithm);
+    return std::nullopt;
+  }
+  const auto cost = info->cost_s;
+  const int p = key.ranks;
+  CostCoefficients k;
+  k.alpha_count = [cost, p](double n) { return cost(LinkCost{1, 0, 0}, n, p); };
+  k.wire_bytes = [cost, p](double n) { return cost(LinkCost{0, 1, 0}, n, p); };
+  k.reduced_bytes = [cost, p](double n) { return cost(LinkCost{0, 0, 1}, n, p); };
+  note = reduces(*c) ? "link bandwidth is effective: the reduction (gamma) is folded into beta"
+                     : "";
+  return k;
+}
+
+int distinct_hosts(const nlohmann::json& results) {
+  const auto& hosts = results.at("job").value("hosts", nlohmann::json::array());
+  std::set<std::string> distinct;
+  for (const auto& h : hosts) distinct.insert(h.get<std::string>());
+  return static_cast<int>(distinct.size());
+}
+
+bool counts_wrong(const nlohmann::json& row) {
+  const auto it = row.find("wrong");
+  return it != row.end() && !it->is_null() && it->get<std::uint64_t>() > 0;
+}
+
+struct CurveGroup {
+  CurveKey key;
+  TimesBySize times;
+  int dropped_rows = 0;
+};
+
+void fit_collectives(const nlohmann::json& results, const std::string& source,
+                     const FitFilter& filter, FitReport& report, const CurveFitOptions& options) {
+  const auto& section = results.at("collectives");
+  const std::string transport = file_transport_label(results);
+  const int hosts = distinct_hosts(results);
+  std::map<std::string, CurveGroup> groups;  // by id: a stable, readable order
+  for (const auto& row : section.at("rows")) {
+    CurveKey k;
+    k.collective = row.at("collective").get<std::string>();
+    k.algorithm = row.at("algorithm").get<std::string>();
+    if (filter.collective && k.collective != *filter.collective) continue;
+    if (filter.algorithm && k.algorithm != *filter.algorithm) continue;
+    k.transport = transport;
+    k.ranks = row.at("ranks").get<int>();
+    k.hosts = hosts;
+    k.in_place = row.at("in_place").get<bool>();
+    k.type = row.at("type").get<std::string>();
+    k.op = row.at("op").get<std::string>();
+    k.root = row.value("root", -1);
+    auto& g = groups[k.id()];
+    g.key = k;
+    const double p50_us = row.at("time_us").at("p50").get<double>();
+    if (counts_wrong(row) || !(p50_us > 0)) {
+      ++g.dropped_rows;
+      continue;
+    }
+    g.times[row.at("size_bytes").get<double>()].push_back(p50_us * 1e-6);
+  }
+  for (auto& [id, g] : groups) {
+    const SizeSeries s = per_size_median(g.times);
+    const auto need = static_cast<std::size_t>(std::max(2, options.min_points));
+    if (s.bytes.size() < need) {
+      report.notes.push_back(fmt::format("{}: {}: skipped, {} usable size(s), a fit needs {}",
+                                         source, id, s.bytes.size(), need));
+      continue;
+    }
+    CurveResult r;
+    r.source = source;
+    r.key = g.key;
+    r.dropped_rows = g.dropped_rows;
+    const auto cost = cost_coefficients(g.key, r.link_note);
+    r.fit = fit_curve(s.bytes, s.time_s, options, cost);
+    report.curves.push_back(std::move(r));
+  }
+}
+
+struct LinkGroup {
+  LinkResult link;  // everything but the fit
+  TimesBySize times;
+};
+
+void fit_link_groups(std::map<std::string, LinkGroup>& groups, const std::string& source,
+                     FitReport& report, const CurveFitOptions& options) {
+  for (auto& [id, g] : groups) {
+    const SizeSeries s = per_size_median(g.times);
+    const auto need = static_cast<std::size_t>(std::max(2, options.min_points));
+    if (s.bytes.size() < need) {
+      report.notes.push_back(fmt::format("{}: {}: skipped, {} usable size(s), a fit needs {}",
+                                         source, id, s.bytes.size(), need));
+      continue;
+    }
+    LinkResult l = std::move(g.link);
+    l.fit = fit_curve(s.bytes, s.time_s, options);
+    l.alpha_us = l.fit.segments.front().alpha_s * 1e6;
+    l.bw_gbps = l.fit.segments.back().bw_gbps;
+    report.links.push_back(std::move(l));
+  }
+}
+
+void fit_p2p(const nlohmann::json& results, const std::string& source, FitReport& report,
+             const CurveFitOptions& options) {
+  std::map<std::string, LinkGroup> groups;
+  for (const auto& row : results.at("p2p").at("rows")) {
+    LinkResult l;
+    l.source = source;
+    l.kind = "p2p";
+    l.test = row.at("test").get<std::string>();
+    l.rank_a = row.at("rank_a").get<int>();
+    l.rank_b = row.at("rank_b").get<int>();
+    l.host_a = row.at("host_a").get<std::string>();
+    l.host_b = row.at("host_b").get<std::string>();
+    l.transport = transport_label(row.value("transports", ""));
+    // Latency rows time one message (half a round trip); bandwidth rows time a window of
+    // `window` messages (bibw: in both directions), so their x is the bytes of a window.
+    const double size = row.at("size_bytes").get<double>();
+    const double window = std::max(1.0, row.value("window", 1.0));
+    double bytes = size;
+    if (l.test == "latency") {
+      l.fitted = "half round trip vs message bytes";
+    } else {
+      bytes = size * window * (l.test == "bibw" ? 2.0 : 1.0);
+      l.fitted = "window time vs window bytes";
+    }
+    const double p50_us = row.at("time_us").at("p50").get<double>();
+    auto& g = groups[l.id()];
+    if (g.link.kind.empty()) g.link = l;
+    if (p50_us > 0) g.times[bytes].push_back(p50_us * 1e-6);
+  }
+  fit_link_groups(groups, source, report, options);
+}
+
+void fit_probes(const nlohmann::json& results, const std::string& source, FitReport& report,
+                const CurveFitOptions& options) {
+  const auto section = results.find("probes");
+  if (section == results.end() || section->is_null()) return;
+  std::map<std::string, LinkGroup> groups;
+  for (const auto& row : section->at("rows")) {
+    LinkResult l;
+    l.source = source;
+    l.kind = "verbs";
+    l.test = row.at("test").get<std::string>();
+    l.rank_a = row.at("rank_a").get<int>();
+    l.rank_b = row.at("rank_b").get<int>();
+    l.host_a = row.at("host_a").get<std::string>();
+    l.host_b = row.at("host_b").get<std::string>();
+    l.transport = fmt::format("{}->{}", row.at("device_a").get<std::string>(),
+                              row.at("device_b").get<std::string>());
+    const double size = row.at("size_bytes").get<double>();
+    const bool bidirectional = row.value("bidirectional", false);
+    double bytes = size, time_s = 0;
+    if (l.test.ends_with("_lat")) {
+      l.fitted = l.test == "read_lat" ? "read time vs message bytes"
+                                      : "half round trip vs message bytes";
+      time_s = row.at("time_us").at("p50").get<double>() * 1e-6;
+    } else {
+      // Bandwidth tests stream messages: time per message = bytes / average rate (both
+      // directions' bytes when bidirectional, so x counts both).
+      if (bidirectional) bytes = 2 * size;
+      l.fitted = "time per message vs message bytes (from bw_gbps)";
+      const double gbps = row.at("bw_gbps").get<double>();
+      time_s = gbps > 0 ? bytes / (gbps * 1e9) : 0;
+    }
+    if (bidirectional) l.test += "_bidir";
+    auto& g = groups[l.id()];
+    if (g.link.kind.empty()) g.link = l;
+    if (time_s > 0) g.times[bytes].push_back(time_s);
+  }
+  fit_link_groups(groups, source, report, options);
+}
+
+}  // namespace
+
+std::string CurveKey::id() const {
+  std::string id = fmt::format("{}/{}/{}/p{}/h{}/{}/{}/{}", collective, algorithm, transport,
+                               ranks, hosts, in_place ? "in" : "out", type, op);
+  if (root >= 0) id += fmt::format("/root{}", root);
+  return id;
+}
+
+std::string LinkResult::id() const { return fmt::format("{}/{}/{}-{}", kind, test, rank_a, rank_b); }
+
+std::string transport_label(std::string_view lanes) {
+  const std::string_view head = lanes.substr(0, lanes.find('|'));
+  std::istringstream tokens{std::string(head)};
+  std::vector<std::string> names;
+  for (std::string token; tokens >> token;) {
+    std::string name = token.substr(0, token.find_first_of("/["));
+    if (!name.empty() && std::ranges::find(names, name) == names.end()) {
+      names.push_back(std::move(name));
+    }
+  }
+  if (names.empty()) return "unknown";
+  return fmt::format("{}", fmt::join(names, "+"));
+}
+
+std::string file_transport_label(const nlohmann::json& results) {
+  const auto env = results.find("environment");
+  std::vector<std::string> labels;
+  if (env != results.end() && env->contains("transports")) {
+    for (const auto& [pair, lanes] : env->at("transports").items()) {
+      if (!lanes.is_string()) continue;
+      std::string label = transport_label(lanes.get<std::string>());
+      if (std::ranges::find(labels, label) == labels.end()) labels.push_back(std::move(label));
+    }
+  }
+  if (labels.empty()) return "unknown";
+  return fmt::format("{}", fmt::join(labels, ","));
+}
+
+void fit_results(const nlohmann::json& results, const std::string& source, const FitFilter& filter,
+                 FitReport& report, const CurveFitOptions& options) {
+  report.sources.push_back(source);
+  fit_collectives(results, source, filter, report, options);
+  fit_p2p(results, source, report, options);
+  fit_probes(results, source, report, options);
+}
+
+}  // namespace ibscope::model
