@@ -384,3 +384,32 @@ TEST_CASE("workload files: round trip and errors with the JSON path", "[training
   CHECK_THROWS_WITH(preset("gpt4"), Contains("unknown preset 'gpt4'"));
   CHECK_THROWS_WITH(load_workload("/nonexistent/w.json"), Contains("cannot open"));
 }
+
+TEST_CASE("what-if on the tiered network model: more bandwidth never slows a step",
+          "[training]") {
+  // The real make_network_model (ring algorithms, links shared by concurrent groups): an
+  // NDR-class fabric with 8 NICs per node and NVLink-class nodes.
+  const NetworkFactory real = [](const ClusterNetwork& c) { return make_network_model(c); };
+  for (const std::string& name : preset_names()) {
+    INFO(name);
+    const Workload w = preset(name);
+    ClusterNetwork c;
+    c.gpus_per_node = w.gpus_per_node;
+    c.intra.latency_s = 2e-6;
+    c.intra.bw_gbps = 300;
+    c.inter.latency_s = 5e-6;
+    c.inter.bw_gbps = 24;
+    c.inter.links_per_node = 8;
+    const StepBreakdown s = model_step(w, *real(cluster_for(c, w)));
+    CHECK(s.network_share > 0);
+    CHECK(s.network_share < 1);
+    CHECK(s.step_s == Approx(s.compute_s * (1 + s.bubble_fraction) + s.network_s));
+    for (const char* spec : {"inter-bw=2", "inter-bw=10", "intra-bw=2", "inter-lat=0.1"}) {
+      INFO(spec);
+      CHECK(evaluate(parse_what_ifs(spec).at(0), w, c, real).change_pct <= 0);
+    }
+    const Sensitivity sens = inter_bw_sensitivity(w, c, real);
+    CHECK(sens.ds_dbw_s_per_gbps < 0);  // every preset spans nodes
+    CHECK(sens.elasticity > -1);
+  }
+}
