@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <fstream>
 #include <initializer_list>
-#include <set>
 
 #include "ibscope/core/error.hpp"
 
@@ -82,7 +81,7 @@ class Section {
     return v->get<std::string>();
   }
 
-  /// One of `names` (the enum's spellings, in enum order); returns its index.
+  /// One of `values`, spelled as name_of() spells it; `fallback` when the key is absent.
   template <typename Enum>
   Enum choice(const char* name, std::initializer_list<Enum> values, Enum fallback) const {
     const auto t = text(name, false);
