@@ -39,16 +39,6 @@ void check_group(const Group& g) {
   }
 }
 
-const std::string& algorithm_of(const ClusterNetwork& c, Collective coll) {
-  switch (coll) {
-    case Collective::kAllreduce: return c.allreduce_algorithm;
-    case Collective::kReduceScatter: return c.reduce_scatter_algorithm;
-    case Collective::kAllgather: return c.allgather_algorithm;
-    case Collective::kBroadcast: return c.broadcast_algorithm;
-  }
-  return c.allreduce_algorithm;
-}
-
 // Bandwidth one group gets from a node's inter-node links: the node's links are shared by the
 // groups that run at once from it, and a group cannot use more links than it has ranks on the
 // node (each rank drives its own rail, as NCCL's channels do). docs/model.md, "Network tiers".
@@ -122,6 +112,20 @@ class TieredNetwork final : public NetworkModel {
 };
 
 }  // namespace
+
+std::string& algorithm_of(ClusterNetwork& c, Collective coll) noexcept {
+  switch (coll) {
+    case Collective::kAllreduce: return c.allreduce_algorithm;
+    case Collective::kReduceScatter: return c.reduce_scatter_algorithm;
+    case Collective::kAllgather: return c.allgather_algorithm;
+    case Collective::kBroadcast: return c.broadcast_algorithm;
+  }
+  return c.allreduce_algorithm;
+}
+
+const std::string& algorithm_of(const ClusterNetwork& c, Collective coll) noexcept {
+  return algorithm_of(const_cast<ClusterNetwork&>(c), coll);
+}
 
 std::unique_ptr<NetworkModel> make_network_model(const ClusterNetwork& cluster) {
   return std::make_unique<TieredNetwork>(cluster);

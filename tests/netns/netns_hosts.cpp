@@ -81,13 +81,16 @@ void NetnsHosts::link(int host, bool up) const {
   script({"link", std::to_string(host), up ? "up" : "down"});
 }
 
-NetnsJob::NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s)
+NetnsJob::NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s,
+                   int ranks)
     : hosts_(hosts),
       args_(std::move(args)),
       limit_s_(limit_s),
+      ranks_(ranks > 0 ? ranks : hosts.size()),
       root_(hosts.address(0) + ":" + std::to_string(kRootPort)),
-      running_(static_cast<std::size_t>(hosts.size())),
-      ended_at_s_(static_cast<std::size_t>(hosts.size()), 0.0) {
+      running_(static_cast<std::size_t>(ranks_)),
+      ended_at_s_(static_cast<std::size_t>(ranks_), 0.0) {
+  REQUIRE(ranks_ <= hosts.size());
   std::random_device rd;
   token_ = std::to_string((static_cast<std::uint64_t>(rd()) << 32) | rd());
 }
@@ -99,7 +102,7 @@ void NetnsJob::start(int rank) {
       start_process({argv,
                      {{"IBSCOPE_BOOTSTRAP", "tcp"},
                       {"IBSCOPE_RANK", std::to_string(rank)},
-                      {"IBSCOPE_SIZE", std::to_string(hosts_.size())},
+                      {"IBSCOPE_SIZE", std::to_string(ranks_)},
                       {"IBSCOPE_ROOT", root_},
                       {"IBSCOPE_TOKEN", token_},
                       {"UCX_TLS", "tcp"},
@@ -111,7 +114,7 @@ void NetnsJob::start(int rank) {
 }
 
 void NetnsJob::start_all() {
-  for (int r = 0; r < hosts_.size(); ++r) start(r);
+  for (int r = 0; r < ranks_; ++r) start(r);
 }
 
 std::vector<ProcessResult> NetnsJob::wait_all() {

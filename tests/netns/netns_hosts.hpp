@@ -48,7 +48,9 @@ class NetnsHosts {
 /// `ip netns exec` execs the command itself, so the pid is ibscope's (signals reach it).
 class NetnsJob {
  public:
-  NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s);
+  /// `ranks` ranks on hosts 0..ranks-1 (0: one on every host).
+  NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s,
+           int ranks = 0);
 
   /// Starts rank r (ranks may be left out: a rank that never starts).
   void start(int rank);
@@ -66,6 +68,7 @@ class NetnsJob {
   const NetnsHosts& hosts_;
   std::vector<std::string> args_;
   double limit_s_;
+  int ranks_;
   std::string root_, token_;
   std::vector<Running> running_;
   std::vector<double> ended_at_s_;

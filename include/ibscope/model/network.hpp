@@ -17,6 +17,7 @@ struct Tier {
   double latency_s = 0;    ///< alpha: per message, per hop
   double bw_gbps = 0;      ///< payload GB/s (1e9 B/s) of one link, one direction
   int links_per_node = 1;  ///< links a node drives at once on this tier (inter: NICs per node)
+  std::string source;      ///< where the figures came from, for reports ("given", "fitted: ...")
 };
 
 /// A cluster: its layout, its two tiers, the reduction cost, and the algorithm each collective
@@ -32,6 +33,10 @@ struct ClusterNetwork {
   std::string allgather_algorithm = "ring";
   std::string broadcast_algorithm = "ring";
 };
+
+/// The algorithm name `cluster` uses for collective `c`.
+const std::string& algorithm_of(const ClusterNetwork& cluster, Collective c) noexcept;
+std::string& algorithm_of(ClusterNetwork& cluster, Collective c) noexcept;
 
 /// A group of ranks that runs one collective: `ranks` ranks, `ranks_per_node` of them on each
 /// node the group spans (ranks == ranks_per_node: inside one node), and `concurrent_per_node`

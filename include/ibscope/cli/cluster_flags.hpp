@@ -1,0 +1,45 @@
+#pragma once
+/// The cluster a prediction or a training-step model runs on (model/network.hpp), from flags:
+/// tiers fitted from measured results files (`--fit`), given directly (a cluster not measured,
+/// or one being planned), or both (a given figure overrides the fitted one). Shared by
+/// `ibscope predict` and `ibscope model`.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "ibscope/collectives/collective.hpp"
+#include "ibscope/model/network.hpp"
+
+namespace ibscope::cli {
+
+struct ClusterFlags {
+  std::vector<std::string> fit_files;  ///< results files to fit the tiers from
+  int nodes = 0;                       ///< 0: not given (1, or the workload's)
+  int gpus_per_node = 0;               ///< 0: not given (1, or the workload's)
+  double inter_lat_us = -1;            ///< < 0: not given
+  double inter_bw_gbps = -1;
+  int inter_links = 1;
+  double intra_lat_us = -1;
+  double intra_bw_gbps = -1;
+  double reduce_gbps = 0;  ///< reduction rate (GB/s of input reduced); 0: none or folded
+  std::string allreduce_algorithm = "ring";
+  std::string reduce_scatter_algorithm = "ring";
+  std::string allgather_algorithm = "ring";
+};
+
+/// Adds --fit, --nodes, --gpus-per-node, --inter-lat-us, --inter-bw-gbps, --inter-links,
+/// --intra-lat-us, --intra-bw-gbps, --reduce-gbps, --allreduce-algo, --reduce-scatter-algo,
+/// --allgather-algo to `app`.
+void add_cluster_flags(CLI::App& app, ClusterFlags& f);
+
+/// Loads and fits the --fit files, then applies the given figures. The all-reduce rows of
+/// `fit_algorithm` (empty: --allreduce-algo) are fitted through that algorithm's cost formula;
+/// files whose ranks are all on one host give the intra-node tier, files with one rank per
+/// host the inter-node tier (model/link_fit.hpp). Tiers that are neither fitted nor given keep
+/// bandwidth 0 (make_network_model refuses them when a group needs them). Each tier's `source`
+/// says where its figures came from. Throws UsageError.
+model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm = "");
+
+}  // namespace ibscope::cli

@@ -1,0 +1,131 @@
+#include "ibscope/cli/cluster_flags.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/model/link_fit.hpp"
+#include "ibscope/output/results_loader.hpp"
+
+namespace ibscope::cli {
+namespace {
+
+using model::CollectivePoint;
+using model::MeasuredTier;
+
+model::Tier fitted_tier(const std::vector<CollectivePoint>& pts, const std::string& algorithm,
+                        const std::vector<std::string>& files) {
+  const model::LinkFit fit = model::fit_link(Collective::kAllreduce, algorithm, pts);
+  if (!(fit.link.beta_s_per_byte > 0)) {
+    throw UsageError(fmt::format("the {} all-reduce rows of {} give no bandwidth (the time "
+                                 "does not grow with size); measure larger sizes",
+                                 algorithm, fmt::join(files, ", ")));
+  }
+  model::Tier t;
+  t.latency_s = fit.link.alpha_s;
+  t.bw_gbps = 1 / (fit.link.beta_s_per_byte * units::kBytesPerGB);
+  t.source = fmt::format("fitted: {} all-reduce, {} points at {} ranks, r2 {:.4f}, worst "
+                         "residual {:.1f} %{} ({})",
+                         algorithm, fit.points, fmt::join(fit.rank_counts, ","), fit.r2,
+                         100 * fit.max_abs_residual_fraction,
+                         fit.gamma_folded ? ", reduction folded into bandwidth" : "",
+                         fmt::join(files, ", "));
+  return t;
+}
+
+void apply_given(model::Tier& t, double lat_us, double bw_gbps, const char* tier_flag) {
+  if (lat_us >= 0) t.latency_s = lat_us * 1e-6;
+  if (bw_gbps >= 0) t.bw_gbps = bw_gbps;
+  if (lat_us >= 0 || bw_gbps >= 0) {
+    t.source = t.source.empty() ? fmt::format("given: --{}-*", tier_flag)
+                                : fmt::format("{}; overridden by --{}-*", t.source, tier_flag);
+  }
+}
+
+}  // namespace
+
+void add_cluster_flags(CLI::App& app, ClusterFlags& f) {
+  app.add_option("--fit", f.fit_files,
+                 "Results files to fit the network tiers from: runs with one rank per host give "
+                 "the inter-node tier, runs on one host the intra-node tier")
+      ->check(CLI::ExistingFile);
+  app.add_option("--nodes", f.nodes, "Nodes of the cluster to model")->check(CLI::PositiveNumber);
+  app.add_option("--gpus-per-node", f.gpus_per_node, "Ranks (GPUs) per node")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--inter-lat-us", f.inter_lat_us,
+                 "Inter-node latency per message, us (overrides the fitted one)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--inter-bw-gbps", f.inter_bw_gbps,
+                 "Inter-node payload bandwidth per NIC and direction, GB/s (1e9 B/s; e.g. ~48 for "
+                 "NDR 400 Gb/s)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--inter-links", f.inter_links, "NICs (inter-node links) per node")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--intra-lat-us", f.intra_lat_us, "Intra-node latency per message, us")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--intra-bw-gbps", f.intra_bw_gbps,
+                 "Intra-node bandwidth per rank and direction, GB/s (e.g. 450 for NVLink 4)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--reduce-gbps", f.reduce_gbps,
+                 "Reduction rate, GB/s of input reduced (gamma = 1/rate); 0: no separate "
+                 "reduction term (fits from ring all-reduce fold it into the bandwidth)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--allreduce-algo", f.allreduce_algorithm, "All-reduce algorithm to model")
+      ->capture_default_str();
+  app.add_option("--reduce-scatter-algo", f.reduce_scatter_algorithm,
+                 "Reduce-scatter algorithm to model")
+      ->capture_default_str();
+  app.add_option("--allgather-algo", f.allgather_algorithm, "All-gather algorithm to model")
+      ->capture_default_str();
+}
+
+model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm) {
+  model::ClusterNetwork c;
+  c.nodes = f.nodes > 0 ? f.nodes : 1;
+  c.gpus_per_node = f.gpus_per_node > 0 ? f.gpus_per_node : 1;
+  c.allreduce_algorithm = f.allreduce_algorithm;
+  c.reduce_scatter_algorithm = f.reduce_scatter_algorithm;
+  c.allgather_algorithm = f.allgather_algorithm;
+  const std::string algorithm = fit_algorithm.empty() ? f.allreduce_algorithm : fit_algorithm;
+  find_algorithm(Collective::kAllreduce, algorithm);  // unknown names fail before any file
+
+  std::vector<CollectivePoint> inter_pts, intra_pts;
+  std::vector<std::string> inter_files, intra_files;
+  for (const auto& file : f.fit_files) {
+    const auto doc = load_results(file);
+    auto pts = model::collective_points(doc, Collective::kAllreduce, algorithm);
+    if (pts.empty()) continue;
+    switch (model::measured_tier(doc)) {
+      case MeasuredTier::kInter:
+        inter_pts.insert(inter_pts.end(), pts.begin(), pts.end());
+        inter_files.push_back(file);
+        break;
+      case MeasuredTier::kIntra:
+        intra_pts.insert(intra_pts.end(), pts.begin(), pts.end());
+        intra_files.push_back(file);
+        break;
+      case MeasuredTier::kMixed:
+        throw UsageError(fmt::format(
+            "--fit {}: its ranks share some hosts but not all, so its times mix the two tiers; "
+            "fit from runs with one rank per host (inter-node) or all ranks on one host",
+            file));
+    }
+  }
+  if (!f.fit_files.empty() && inter_pts.empty() && intra_pts.empty()) {
+    throw UsageError(fmt::format("--fit: no {} all-reduce rows without errors in {}; measure "
+                                 "with 'ibscope allreduce -A {}'",
+                                 algorithm, fmt::join(f.fit_files, ", "), algorithm));
+  }
+  if (!inter_pts.empty()) c.inter = fitted_tier(inter_pts, algorithm, inter_files);
+  if (!intra_pts.empty()) c.intra = fitted_tier(intra_pts, algorithm, intra_files);
+  c.inter.links_per_node = f.inter_links;
+  apply_given(c.inter, f.inter_lat_us, f.inter_bw_gbps, "inter");
+  apply_given(c.intra, f.intra_lat_us, f.intra_bw_gbps, "intra");
+  if (f.reduce_gbps > 0) c.gamma_s_per_byte = 1 / (f.reduce_gbps * units::kBytesPerGB);
+  return c;
+}
+
+}  // namespace ibscope::cli
