@@ -1,13 +1,225 @@
-#include "ibscope/cli/offline_commands.hpp"
+// `ibscope model`: the network's share of a training step (model/step_model.hpp) with what-if
+// answers and the sensitivity to inter-node bandwidth. Formulas: docs/model.md.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include <memory>
+
+#include "ibscope/cli/cluster_flags.hpp"
+#include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/step_model.hpp"
+#include "ibscope/model/transformer.hpp"
+#include "ibscope/model/what_if.hpp"
+#include "ibscope/model/workload.hpp"
+#include "ibscope/output/results_document.hpp"
 
 namespace ibscope::cli {
+namespace {
 
-// Placeholder while issue 6 is built: the subcommand exists and says it is not available yet.
+constexpr const char* kDefaultWhatIfs = "inter-bw=2,inter-bw=0.5,inter-lat=0.5";
+
+struct ModelFlags {
+  ClusterFlags cluster;
+  std::string workload_file;
+  std::string preset_name;
+  std::string what_if = kDefaultWhatIfs;
+  std::string json_out;
+  bool print_workload = false;
+};
+
+model::Workload chosen_workload(const ModelFlags& f) {
+  if (f.workload_file.empty() == f.preset_name.empty()) {
+    throw UsageError(fmt::format("model: give --workload FILE or --preset NAME (presets: {})",
+                                 fmt::join(model::preset_names(), ", ")));
+  }
+  return f.preset_name.empty() ? model::load_workload(f.workload_file)
+                               : model::preset(f.preset_name);
+}
+
+// The cluster laid out as the workload needs it; --nodes and --gpus-per-node may only repeat
+// the workload's layout (other node counts are what-ifs).
+model::ClusterNetwork chosen_cluster(const ModelFlags& f, const model::Workload& w) {
+  model::ClusterNetwork c = to_cluster(f.cluster);
+  c.gpus_per_node = f.cluster.gpus_per_node > 0 ? f.cluster.gpus_per_node : w.gpus_per_node;
+  if (f.cluster.nodes > 0 && f.cluster.nodes != w.nodes()) {
+    throw UsageError(fmt::format(
+        "--nodes {}: workload '{}' runs on {} nodes (tp x pp x dp / gpus_per_node); ask "
+        "'--what-if nodes={}' to change the node count",
+        f.cluster.nodes, w.name, w.nodes(), f.cluster.nodes));
+  }
+  return model::cluster_for(c, w);
+}
+
+std::string tier_line(const char* name, const model::Tier& t, bool crossed, bool links) {
+  if (!crossed) return fmt::format("# {}: not crossed by this layout\n", name);
+  return fmt::format("# {}: {:.2f} us, {:.4g} GB/s{} ({})\n", name, t.latency_s * 1e6,
+                     t.bw_gbps,
+                     links ? fmt::format(" per link, {} link(s) per node", t.links_per_node)
+                           : std::string(" per rank"),
+                     t.source.empty() ? "not given" : t.source);
+}
+
+void print_header(const model::Workload& w, const model::ClusterNetwork& c,
+                  const model::Placement& p) {
+  fmt::print("# ibscope model: {}{}\n", w.name, w.source.empty() ? "" : fmt::format(" ({})", w.source));
+  fmt::print("# layout: tp {} x pp {} x dp {} (vp {}) = {} GPUs on {} node(s) of {}; batch {} "
+             "x {} tokens, micro-batch {}, {} micro-batches\n",
+             w.tp, w.pp, w.dp, w.vp, w.gpus(), w.nodes(), w.gpus_per_node, w.global_batch,
+             w.seq_len, w.micro_batch, w.microbatches());
+  fmt::print("# options: recompute {}, sequence parallel {}, distributed optimizer {}, "
+             "overlap {}, bucket {:.4g} MB\n",
+             model::name_of(w.recompute), w.sequence_parallel ? "on" : "off",
+             w.distributed_optimizer ? "on" : "off", model::name_of(w.overlap),
+             w.bucket_bytes / 1e6);
+  fmt::print("# groups: TP {} ranks ({} per node), DP {} ranks ({} per node, {} groups per "
+             "node), PP boundaries {}\n",
+             p.tp.ranks, p.tp.ranks_per_node, p.dp.ranks, p.dp.ranks_per_node,
+             p.dp.concurrent_per_node,
+             w.pp == 1 ? "none"
+             : p.pp_across_nodes
+                 ? fmt::format("cross nodes ({} GPUs per node sending)", p.pp_concurrent_per_node)
+                 : std::string("inside nodes"));
+  fmt::print("{}", tier_line("inter-node tier", c.inter, c.nodes > 1, true));
+  fmt::print("{}", tier_line("intra-node tier", c.intra, c.gpus_per_node > 1, false));
+}
+
+void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
+  const auto row = [&](const char* term, double t, const std::string& note) {
+    fmt::print("  {:<26} {:>12.4f} {:>9.2f}  {}\n", term, t, 100 * t / s.step_s, note);
+  };
+  const double layers = static_cast<double>(w.layers) / w.pp;
+  fmt::print("# {:<26} {:>12} {:>9}  {}\n", "term", "time(s)", "step(%)", "what");
+  row("compute", s.compute_s, fmt::format("{} micro-batches, {:.4g} hardware FLOPs per step",
+                                          s.microbatches, s.hardware_flops));
+  row("tensor parallel", s.tp_s,
+      w.tp == 1 ? std::string("tp = 1")
+                : fmt::format("{} x {:g} layers x {} {} of {:.4g} MB", s.microbatches, layers,
+                              model::tp_collectives_per_layer(w),
+                              w.sequence_parallel ? "RS+AG" : "all-reduce",
+                              model::tp_message_bytes(w) / 1e6));
+  row("pipeline send/recv", s.pp_s,
+      w.pp == 1 ? std::string("pp = 1")
+                : fmt::format("{} x {} sends of {:.4g} MB", s.microbatches,
+                              model::pp_sends_per_microbatch(w), model::pp_message_bytes(w) / 1e6));
+  row("pipeline bubble", s.bubble_s,
+      fmt::format("(p-1)/(m v) = {:.4f} of compute + tp + pp", s.bubble_fraction));
+  row("data parallel, exposed", s.dp_exposed_s,
+      w.dp == 1 ? std::string("dp = 1")
+                : fmt::format("of {:.4f} s for {:.4g} GB per GPU in {} bucket(s), {}",
+                              s.dp_total_s, s.dp_bytes_per_gpu / 1e9, s.dp_buckets,
+                              w.distributed_optimizer ? "RS grads + AG params" : "all-reduce"));
+  row("step", s.step_s, "");
+  fmt::print("# tokens/s/GPU {:.1f}; MFU {}; network {:.4f} s = {:.2f} % of the step (what an "
+             "infinitely fast network removes)\n",
+             s.tokens_per_s_per_gpu, s.mfu ? fmt::format("{:.1f} %", 100 * *s.mfu) : "n/a (no peak)",
+             s.network_s, 100 * s.network_share);
+}
+
+nlohmann::ordered_json breakdown_json(const model::StepBreakdown& s) {
+  nlohmann::ordered_json j = {{"microbatches", s.microbatches}, {"bubble_fraction", s.bubble_fraction},
+                      {"compute_s", s.compute_s},       {"tp_s", s.tp_s},
+                      {"pp_s", s.pp_s},                 {"bubble_s", s.bubble_s},
+                      {"dp_total_s", s.dp_total_s},     {"dp_exposed_s", s.dp_exposed_s},
+                      {"step_s", s.step_s},             {"network_s", s.network_s},
+                      {"network_share", s.network_share},
+                      {"tokens_per_s_per_gpu", s.tokens_per_s_per_gpu},
+                      {"model_flops", s.model_flops},   {"hardware_flops", s.hardware_flops},
+                      {"dp_bytes_per_gpu", s.dp_bytes_per_gpu}, {"dp_buckets", s.dp_buckets}};
+  j["mfu"] = s.mfu ? nlohmann::ordered_json(*s.mfu) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+int run_model(const ModelFlags& f) {
+  const model::Workload w = chosen_workload(f);
+  if (f.print_workload) {
+    fmt::print("{}\n", model::to_json(w).dump(2));
+    return 0;
+  }
+  const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.what_if);
+  const model::ClusterNetwork cluster = chosen_cluster(f, w);
+  const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
+    return model::make_network_model(c);
+  };
+  const model::StepBreakdown s = model::model_step(w, *factory(cluster));
+  print_header(w, cluster, model::place_ranks(w));
+  print_breakdown(w, s);
+
+  nlohmann::ordered_json wj = nlohmann::ordered_json::array();
+  if (!what_ifs.empty()) {
+    fmt::print("# {:<24} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "what-if", "base(s)", "changed(s)",
+               "change(%)", "network(%)", "layout");
+  }
+  for (const auto& q : what_ifs) {
+    const model::WhatIfResult r = model::evaluate(q, w, cluster, factory);
+    fmt::print("  {:<24} {:>12.4f} {:>12.4f} {:>+9.2f} {:>10.2f} {:>10}\n", r.label,
+               r.baseline.step_s, r.changed.step_s, r.change_pct, 100 * r.changed.network_share,
+               fmt::format("tp{}pp{}dp{}", r.workload.tp, r.workload.pp, r.workload.dp));
+    wj.push_back({{"what_if", r.label},
+                  {"workload", model::to_json(r.workload)},
+                  {"changed", breakdown_json(r.changed)},
+                  {"change_pct", r.change_pct}});
+  }
+
+  nlohmann::ordered_json sj = nullptr;
+  if (cluster.nodes > 1) {
+    const model::Sensitivity sens = model::inter_bw_sensitivity(w, cluster, factory);
+    fmt::print("# sensitivity at {:.4g} GB/s inter-node: d(step)/d(bandwidth) = {:.6g} s per "
+               "GB/s; elasticity {:.4g} (% step per % bandwidth)\n",
+               sens.inter_bw_gbps, sens.ds_dbw_s_per_gbps, sens.elasticity);
+    sj = {{"inter_bw_gbps", sens.inter_bw_gbps},
+          {"ds_dbw_s_per_gbps", sens.ds_dbw_s_per_gbps},
+          {"elasticity", sens.elasticity}};
+  } else {
+    fmt::print("# sensitivity: one node, the inter-node bandwidth plays no part\n");
+  }
+
+  if (!f.json_out.empty()) {
+    const auto tier = [](const model::Tier& t) {
+      return nlohmann::ordered_json{{"latency_us", t.latency_s * 1e6}, {"bw_gbps", t.bw_gbps},
+                            {"links_per_node", t.links_per_node}, {"source", t.source}};
+    };
+    const nlohmann::ordered_json doc = {
+        {"kind", "ibscope-model"}, {"schema_version", 1},
+        {"workload", model::to_json(w)},
+        {"cluster", {{"nodes", cluster.nodes}, {"gpus_per_node", cluster.gpus_per_node},
+                     {"inter", tier(cluster.inter)}, {"intra", tier(cluster.intra)},
+                     {"gamma_s_per_byte", cluster.gamma_s_per_byte}}},
+        {"breakdown", breakdown_json(s)}, {"what_if", wj}, {"sensitivity", sj}};
+    write_file_exclusive(f.json_out, doc.dump(2) + "\n");
+    fmt::print("# model: {}\n", f.json_out);
+  }
+  return 0;
+}
+
+}  // namespace
+
 OfflineCommand add_model_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("model", "(not available yet: issue 6)");
-  return {sub, [] () -> int { throw UsageError("ibscope model: not available in this build yet"); }};
+  auto f = std::make_shared<ModelFlags>();
+  auto* sub = app.add_subcommand(
+      "model",
+      "The network's share of a training step (compute, tensor/pipeline/data-parallel "
+      "communication, bubble, overlap) on a cluster's tiers, with what-if answers");
+  sub->add_option("--workload", f->workload_file, "Workload file (JSON, docs/model.md)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--preset", f->preset_name,
+                  fmt::format("Shipped workload: {}", fmt::join(model::preset_names(), ", ")));
+  add_cluster_flags(*sub, f->cluster);
+  sub->add_option("--what-if", f->what_if,
+                  "Comma-separated changes: inter-bw=K, inter-lat=K, intra-bw=K, intra-lat=K "
+                  "(scale by K), nodes=N (dp follows), layout=tpNppNdpN[vpN]; '' for none")
+      ->capture_default_str();
+  sub->add_option("--json", f->json_out, "Also write the model as JSON (never overwrites)");
+  sub->add_flag("--print-workload", f->print_workload,
+                "Print the workload file of --preset/--workload and exit");
+  sub->footer(
+      "Examples:\n"
+      "  ibscope model --preset gpt3-175b --inter-bw-gbps 24 --inter-lat-us 5 --inter-links 8 \\\n"
+      "      --intra-bw-gbps 300 --intra-lat-us 2\n"
+      "  ibscope model --workload w.json --fit inter.json intra.json --what-if layout=tp8pp8dp24\n"
+      "  ibscope model --preset llama3-70b --print-workload > llama.json\n"
+      "Exit status: 0, 2 usage (bad workload file, flags or what-if).");
+  return {sub, [f] { return run_model(*f); }};
 }
 
 }  // namespace ibscope::cli

@@ -1,0 +1,58 @@
+// `ibscope model` as a user meets it: a preset on given tiers prints the breakdown, the
+// network's share, the what-ifs and the sensitivity; a broken workload file exits 2 naming
+// the file and the field.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "results_json.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+ProcessResult run_model(std::vector<std::string> args) {
+  args.insert(args.begin(), "model");
+  return run_process({std::move(args), {}, 30});
+}
+const std::vector<std::string> kTiers = {"--inter-bw-gbps", "24", "--inter-lat-us",  "5",
+                                         "--inter-links",   "8",  "--intra-bw-gbps", "300",
+                                         "--intra-lat-us",  "2"};
+}  // namespace
+
+TEST_CASE("model: a preset on given tiers", "[mp][cli][model]") {
+  std::vector<std::string> args = {"--preset", "gpt3-175b", "--what-if", "inter-bw=2,nodes=96"};
+  args.insert(args.end(), kTiers.begin(), kTiers.end());
+  const auto r = run_model(args);
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("% of the step") != std::string::npos);
+  CHECK(r.out.find("inter-bw=2") != std::string::npos);
+  CHECK(r.out.find("nodes=96") != std::string::npos);
+  CHECK(r.out.find("elasticity") != std::string::npos);
+
+  const auto p = run_model({"--preset", "llama3-70b", "--print-workload"});
+  REQUIRE(p.exit_code == 0);
+  const auto doc = nlohmann::json::parse(p.out);
+  CHECK(doc.at("model").at("kv_heads") == 8);
+}
+
+TEST_CASE("model: bad workload files and flags exit 2", "[mp][cli][model]") {
+  const std::string dir = make_temp_dir();
+  const std::string bad = dir + "/w.json";
+  std::ofstream(bad) << R"({"model": {"layers": 4}})";
+  auto r = run_model({"--workload", bad});
+  INFO(describe(r));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(bad + ": model.hidden: missing") != std::string::npos);
+
+  r = run_model({"--preset", "gpt5"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown preset 'gpt5'") != std::string::npos);
+
+  std::vector<std::string> args = {"--preset", "gpt3-175b", "--what-if", "nodes=7"};
+  args.insert(args.end(), kTiers.begin(), kTiers.end());
+  r = run_model(args);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("nodes=7") != std::string::npos);
+}
