@@ -31,6 +31,22 @@ TEST_CASE("model: a preset on given tiers", "[mp][cli][model]") {
   CHECK(r.out.find("nodes=96") != std::string::npos);
   CHECK(r.out.find("elasticity") != std::string::npos);
 
+  // --json writes the same figures (and never overwrites).
+  const std::string json_path = make_temp_dir() + "/m.json";
+  args.insert(args.end(), {"--json", json_path});
+  const auto j = run_model(args);
+  INFO(describe(j));
+  REQUIRE(j.exit_code == 0);
+  std::ifstream in(json_path);
+  const auto out = nlohmann::json::parse(in);
+  const auto& b = out.at("breakdown");
+  CHECK(b.at("step_s").get<double>() > 0);
+  CHECK(b.at("network_share").get<double>() ==
+        Approx(b.at("network_s").get<double>() / b.at("step_s").get<double>()));
+  CHECK(out.at("what_if").size() == 2);
+  CHECK(out.at("sensitivity").at("ds_dbw_s_per_gbps").get<double>() < 0);
+  CHECK(run_model(args).exit_code != 0);  // the file exists: not overwritten
+
   const auto p = run_model({"--preset", "llama3-70b", "--print-workload"});
   REQUIRE(p.exit_code == 0);
   const auto doc = nlohmann::json::parse(p.out);
@@ -45,6 +61,12 @@ TEST_CASE("model: bad workload files and flags exit 2", "[mp][cli][model]") {
   INFO(describe(r));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find(bad + ": model.hidden: missing") != std::string::npos);
+
+  std::vector<std::string> nodes = {"--preset", "gpt3-175b", "--nodes", "5"};
+  nodes.insert(nodes.end(), kTiers.begin(), kTiers.end());
+  r = run_model(nodes);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--what-if nodes=5") != std::string::npos);
 
   r = run_model({"--preset", "gpt5"});
   CHECK(r.exit_code == 2);
