@@ -165,6 +165,17 @@ void validate(const Workload& w, std::string_view source) {
   positive(w.grad_bytes, "precision.grad_bytes");
   positive(w.param_bytes, "precision.param_bytes");
 
+  // Products of sizes below are ints: keep them far from overflow.
+  constexpr long long kMaxGpus = 1 << 24;
+  const long long gpus = static_cast<long long>(w.tp) * w.pp * w.dp;
+  check(gpus <= kMaxGpus, source, "parallel",
+        fmt::format("tp x pp x dp = {} GPUs is more than {}", gpus, kMaxGpus));
+  check(static_cast<long long>(w.micro_batch) * w.dp <= w.global_batch, source, "batch.micro",
+        fmt::format("micro batch {} x dp {} is larger than the global batch {}", w.micro_batch,
+                    w.dp, w.global_batch));
+  check(static_cast<long long>(w.pp) * w.vp <= w.layers, source, "parallel.vp",
+        fmt::format("pp {} x vp {} is more than the {} layers", w.pp, w.vp, w.layers));
+
   check(w.hidden % w.heads == 0, source, "model.heads",
         fmt::format("hidden {} is not divisible by heads {}", w.hidden, w.heads));
   check(w.heads % w.kv_heads == 0, source, "model.kv_heads",

@@ -369,6 +369,15 @@ TEST_CASE("workload files: round trip and errors with the JSON path", "[training
   tp["parallel"]["tp"] = 5;
   CHECK_THAT(usage_error(tp), Contains("parallel.tp"));
 
+  nlohmann::json huge = good;  // sizes whose product would overflow an int
+  huge["parallel"]["tp"] = 1'000'000;
+  huge["parallel"]["dp"] = 1'000'000;
+  CHECK_THAT(usage_error(huge), Contains("w.json: parallel: tp x pp x dp = "));
+
+  nlohmann::json micro = good;
+  micro["batch"]["micro"] = 1000;  // 1000 x 16 > 1536
+  CHECK_THAT(usage_error(micro), Contains("w.json: batch.micro: micro batch 1000 x dp 16"));
+
   nlohmann::json typo = good;
   typo["model"]["hiden"] = 1;
   CHECK_THAT(usage_error(typo), Contains("w.json: model.hiden: unknown field"));
