@@ -1,11 +1,15 @@
 #include "ibscope/cli/cluster_flags.hpp"
 
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/model/link_fit.hpp"
+#include "ibscope/model/results_fits.hpp"
 #include "ibscope/output/results_loader.hpp"
 
 namespace ibscope::cli {
@@ -32,6 +36,35 @@ model::Tier fitted_tier(const std::vector<CollectivePoint>& pts, const std::stri
                          fit.gamma_folded ? ", reduction folded into bandwidth" : "",
                          fmt::join(files, ", "));
   return t;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// Without collective rows, a tier comes from the per-link fits of p2p or verbs rows (model/
+// results_fits.hpp): the median latency intercept of the latency tests and the median
+// large-size bandwidth of the one-way bandwidth tests over the tier's links.
+bool tier_from_links(const model::FitReport& report, bool inter, model::Tier& t) {
+  std::vector<double> lat_us, bw_gbps;
+  std::set<std::string> sources;
+  for (const auto& l : report.links) {
+    if ((l.host_a != l.host_b) != inter) continue;
+    const bool latency = l.test == "latency" || l.test == "write_lat" || l.test == "send_lat";
+    const bool bandwidth = l.test == "bw" || l.test == "write_bw" || l.test == "send_bw";
+    if (latency) lat_us.push_back(l.alpha_us);
+    if (bandwidth && l.bw_gbps > 0) bw_gbps.push_back(l.bw_gbps);
+    if (latency || (bandwidth && l.bw_gbps > 0)) sources.insert(l.source);
+  }
+  if (bw_gbps.empty()) return false;
+  t.bw_gbps = median(bw_gbps);
+  t.latency_s = lat_us.empty() ? 0 : median(lat_us) * 1e-6;
+  t.source = fmt::format("fitted: median of {} link bandwidth fit(s) and {} latency fit(s) of "
+                         "p2p/verbs rows, no all-reduce rows ({})",
+                         bw_gbps.size(), lat_us.size(), fmt::join(sources, ", "));
+  return true;
 }
 
 void apply_given(model::Tier& t, double lat_us, double bw_gbps, const char* tier_flag) {
@@ -94,10 +127,14 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_a
 
   std::vector<CollectivePoint> inter_pts, intra_pts;
   std::vector<std::string> inter_files, intra_files;
+  model::FitReport link_fits;
   for (const auto& file : f.fit_files) {
     const auto doc = load_results(file);
     auto pts = model::collective_points(doc, Collective::kAllreduce, algorithm);
-    if (pts.empty()) continue;
+    if (pts.empty()) {
+      model::fit_results(doc, file, {}, link_fits);
+      continue;
+    }
     switch (model::measured_tier(doc)) {
       case MeasuredTier::kInter:
         inter_pts.insert(inter_pts.end(), pts.begin(), pts.end());
@@ -114,13 +151,17 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_a
             file));
     }
   }
-  if (!f.fit_files.empty() && inter_pts.empty() && intra_pts.empty()) {
-    throw UsageError(fmt::format("--fit: no {} all-reduce rows without errors in {}; measure "
-                                 "with 'ibscope allreduce -A {}'",
+  bool have_inter = !inter_pts.empty(), have_intra = !intra_pts.empty();
+  if (have_inter) c.inter = fitted_tier(inter_pts, algorithm, inter_files);
+  if (have_intra) c.intra = fitted_tier(intra_pts, algorithm, intra_files);
+  if (!have_inter) have_inter = tier_from_links(link_fits, true, c.inter);
+  if (!have_intra) have_intra = tier_from_links(link_fits, false, c.intra);
+  if (!f.fit_files.empty() && !have_inter && !have_intra) {
+    throw UsageError(fmt::format("--fit: no {} all-reduce rows without errors and no p2p or "
+                                 "verbs bandwidth rows in {}; measure with 'ibscope allreduce "
+                                 "-A {}' or 'ibscope p2p'",
                                  algorithm, fmt::join(f.fit_files, ", "), algorithm));
   }
-  if (!inter_pts.empty()) c.inter = fitted_tier(inter_pts, algorithm, inter_files);
-  if (!intra_pts.empty()) c.intra = fitted_tier(intra_pts, algorithm, intra_files);
   c.inter.links_per_node = f.inter_links;
   apply_given(c.inter, f.inter_lat_us, f.inter_bw_gbps, "inter");
   apply_given(c.intra, f.intra_lat_us, f.intra_bw_gbps, "intra");

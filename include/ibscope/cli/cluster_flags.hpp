@@ -37,7 +37,9 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f);
 /// Loads and fits the --fit files, then applies the given figures. The all-reduce rows of
 /// `fit_algorithm` (empty: --allreduce-algo) are fitted through that algorithm's cost formula;
 /// files whose ranks are all on one host give the intra-node tier, files with one rank per
-/// host the inter-node tier (model/link_fit.hpp). Tiers that are neither fitted nor given keep
+/// host the inter-node tier (model/link_fit.hpp). Files without such rows contribute their
+/// p2p or verbs links instead (pairs on different hosts: inter; on one host: intra), used for
+/// a tier no all-reduce rows fitted. Tiers that are neither fitted nor given keep
 /// bandwidth 0 (make_network_model refuses them when a group needs them). Each tier's `source`
 /// says where its figures came from. Throws UsageError.
 model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm = "");
