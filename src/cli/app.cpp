@@ -167,6 +167,9 @@ int run(int argc, char** argv) {
       "  srun -N 16 ibscope probe write_lat --pairs all  # every node pair, latency matrix\n"
       "  ibscope accept --np 4 --transport ucx   # all pairs, verdicts per link and host\n"
       "  srun --mpi=pmix -N 64 ibscope accept  # a new fabric: pass/fail, the slow host named\n"
+      "  ibscope fit results/*.json --json fits.json  # alpha-beta fits of every curve and link\n"
+      "  ibscope predict --fit r2.json r3.json --nodes 4 --compare r4.json  # other scales\n"
+      "  ibscope model --preset llama3-70b --inter-bw-gbps 48 --inter-links 8 --intra-bw-gbps 450\n"
       "  ibscope validate results/*.json\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
