@@ -8,9 +8,12 @@
 #include <numeric>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/measure/stats.hpp"
 
 namespace ibscope::model {
 namespace {
+
+constexpr double kMadToSigma = 1.4826;
 
 struct Points {
   std::vector<double> x, y;  // ascending x
@@ -69,14 +72,11 @@ CurveSegment fit_segment(const Points& p, std::size_t first, std::size_t last,
   return s;
 }
 
-// Sum of squared relative residuals of a segment's fit on its own points.
-double relative_rss(const Points& p, const CurveSegment& s) {
-  double rss = 0;
+// Relative residuals of a segment's fit on its own points, appended to `out`.
+void relative_residuals(const Points& p, const CurveSegment& s, std::vector<double>& out) {
   for (std::size_t i = s.first; i <= s.last; ++i) {
-    const double r = (p.y[i] - (s.alpha_s + s.beta_s_per_byte * p.x[i])) / p.y[i];
-    rss += r * r;
+    out.push_back((p.y[i] - (s.alpha_s + s.beta_s_per_byte * p.x[i])) / p.y[i]);
   }
-  return rss;
 }
 
 struct Candidate {
@@ -84,16 +84,28 @@ struct Candidate {
   double criterion = std::numeric_limits<double>::infinity();
 };
 
-// BIC for Gaussian relative errors: m ln(RSS/m) + k ln m, with k = 3S - 1 parameters for S
-// segments (alpha and beta each, and S - 1 break positions), scaled by `penalty`. RSS/m is
-// floored at noise_floor^2 so exact fits compare by their parameter count alone.
+// BIC for Gaussian relative errors, m ln(v) + k ln m, with k = 3S - 1 parameters for S
+// segments (alpha and beta each, and S - 1 break positions), scaled by `penalty`. v is a
+// winsorised variance: each squared residual is capped at (kClip * robust scale)^2 of the same
+// candidate, so one stalled size can neither hide a real break (by dominating every
+// candidate's sum) nor buy a segment of its own; v is floored at noise_floor^2 so exact fits
+// compare by their parameter count alone.
+constexpr double kClip = 5.0;
+
 double criterion(const Points& p, const std::vector<CurveSegment>& segs, const CurveFitOptions& o) {
-  double rss = 0;
-  for (const auto& s : segs) rss += relative_rss(p, s);
+  std::vector<double> r;
+  for (const auto& s : segs) relative_residuals(p, s, r);
+  std::vector<double> abs_r(r.size());
+  std::transform(r.begin(), r.end(), abs_r.begin(), [](double v) { return std::abs(v); });
+  std::sort(abs_r.begin(), abs_r.end());
+  const double scale = std::max(kMadToSigma * percentile_sorted(abs_r, 50), o.noise_floor);
+  const double cap = kClip * scale;
+  double v = 0;
+  for (double x : abs_r) v += std::min(x, cap) * std::min(x, cap);
   const double m = static_cast<double>(p.x.size());
-  const double floor2 = o.noise_floor * o.noise_floor;
+  v /= m;
   const double k = 3.0 * static_cast<double>(segs.size()) - 1.0;
-  return m * std::log(std::max(rss / m, floor2)) + o.penalty * k * std::log(m);
+  return m * std::log(std::max(v, o.noise_floor * o.noise_floor)) + o.penalty * k * std::log(m);
 }
 
 // Every split of [0, n) into at most max_segments runs of at least min_points, as the index

@@ -1,0 +1,118 @@
+// `ibscope fit` on files the real binary just measured: a 2-rank all-reduce sweep and a p2p
+// run fit with r2 > 0.9 and a positive link bandwidth; the JSON, series and NCCL tuner CSV are
+// written and never overwritten; a corrupt file is a usage error naming the file.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "results_json.hpp"
+
+using namespace ibscope::test;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Whether a per-size median exceeds 1 ms: a 2-rank shared-memory all-reduce of at most 1 MiB
+// takes ~0.1 ms, so such a median means the ranks were descheduled for most of that size's
+// iterations (seen on the 2-core CI VM under load: 8 ms medians at 8..32 KiB). That curve
+// measures the scheduler, not the transport; the test measures again instead of fitting it.
+bool stalled(const ProcessResult& r) {
+  const nlohmann::json doc = load_run_results(r);  // kept: rows refer into it
+  for (const auto& row : doc.at("collectives").at("rows")) {
+    if (row.at("time_us").at("p50").get<double>() > 1000) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("fit measured all-reduce and p2p files", "[mp][model]") {
+  const std::string dir = make_temp_dir();
+  ProcessResult ar;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    ar = run_process({{"allreduce", "--np", "2", "-b", "8", "-e", "1M", "-n", "20", "--timeout",
+                       "30", "--out", dir},
+                      {},
+                      180});
+    INFO(describe(ar));
+    REQUIRE(ar.exit_code == 0);
+    if (!stalled(ar)) break;
+    WARN("attempt " << attempt << ": a per-size median above 1 ms (descheduled ranks)");
+  }
+  const auto p2p = run_process(
+      {{"p2p", "--np", "2", "-b", "8", "-e", "1M", "--timeout", "30", "--out", dir}, {}, 180});
+  INFO(describe(p2p));
+  REQUIRE(p2p.exit_code == 0);
+
+  const std::string json_out = dir + "/fits.json";
+  const std::string series_out = dir + "/series.csv";
+  const std::string nccl_out = dir + "/nccl.csv";
+  const auto fit = run_process({{"fit", results_path(ar), results_path(p2p), "--json", json_out,
+                                 "--series", series_out, "--nccl-tuner-csv", nccl_out},
+                                {},
+                                60});
+  INFO(describe(fit));
+  REQUIRE(fit.exit_code == 0);
+  CHECK(fit.out.find("alpha_us") != std::string::npos);
+
+  const auto doc = nlohmann::json::parse(read_text(json_out));
+  CHECK(doc.at("kind") == "ibscope-fit");
+  CHECK(doc.at("schema_version") == 1);
+  CHECK(doc.at("sources").size() == 2);
+  int allreduce_curves = 0;
+  for (const auto& c : doc.at("curves")) {
+    if (c.at("collective") != "allreduce") continue;
+    ++allreduce_curves;
+    INFO(c.at("id").get<std::string>());
+    CHECK(c.at("ranks") == 2);
+    CHECK(c.at("fit").at("r2").get<double>() > 0.9);
+    CHECK(c.at("fit").at("series").size() == 18);  // 8 B .. 1 MiB, factor 2
+  }
+  CHECK(allreduce_curves == 2);  // out of place and in place
+  bool bw_link = false;
+  for (const auto& l : doc.at("links")) {
+    if (l.at("test") != "bw") continue;
+    bw_link = true;
+    CHECK(l.at("bw_gbps").get<double>() > 0);
+  }
+  CHECK(bw_link);
+
+  const std::string series = read_text(series_out);
+  CHECK(series.rfind("curve_id,source,size_bytes,measured_us,fitted_us,residual_pct\n", 0) == 0);
+  const std::string nccl = read_text(nccl_out);
+  CHECK(nccl.rfind("collective,size_bytes,algorithm,protocol,channels,nodes,ranks,pipeOps,"
+                   "regBuff,cost_metric,bandwidth_gbps,latency_us\n", 0) == 0);
+  CHECK(nccl.find("\nallreduce,1048576,ring,simple,-1,1,2,-1,-1,") != std::string::npos);
+
+  // Never overwrite: the same --json again is refused before anything is fitted.
+  const auto again = run_process({{"fit", results_path(ar), "--json", json_out}, {}, 60});
+  CHECK(again.exit_code == 2);
+  CHECK(again.err.find("exists") != std::string::npos);
+}
+
+TEST_CASE("fit rejects a corrupt file and a file with nothing to fit", "[mp][model]") {
+  const std::string dir = make_temp_dir();
+  const std::string bad = dir + "/corrupt.json";
+  std::ofstream(bad) << "{\"schema_version\": 1, \"collectives\": ";
+  const auto b = run_process({{"fit", bad}, {}, 30});
+  INFO(describe(b));
+  CHECK(b.exit_code == 2);
+  CHECK(b.err.find("corrupt.json") != std::string::npos);
+
+  const auto t = run_process({{"topo", "--np", "1", "--out", dir}, {}, 60});
+  INFO(describe(t));
+  REQUIRE(t.exit_code == 0);
+  const auto empty = run_process({{"fit", results_path(t)}, {}, 30});
+  INFO(describe(empty));
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err.find("no collective, p2p or probe rows") != std::string::npos);
+}
