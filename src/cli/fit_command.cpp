@@ -55,7 +55,8 @@ void print_segments(const std::string& id, const model::CurveFit& f) {
       link_bw = gbps_text(s.link->bw_eff_gbps);
     }
     fmt::print("{:<56} {:>21} {:>3} {:>2}/{} {:>10.3f} {:>9} {:>7.4f} {:>8.1f} {:>11} {:>10}\n",
-               k == 0 ? id : "", fmt::format("{}..{}", size_text(s.min_bytes), size_text(s.max_bytes)),
+               k == 0 ? id : "",
+               fmt::format("{}..{}", size_text(s.min_bytes), size_text(s.max_bytes)),
                s.last - s.first + 1, k + 1, f.segments.size(), s.alpha_s * 1e6,
                gbps_text(s.bw_gbps), s.r2, s.max_abs_residual_pct, link_alpha, link_bw);
   }
@@ -63,9 +64,8 @@ void print_segments(const std::string& id, const model::CurveFit& f) {
 
 void print_table(const model::FitReport& report) {
   const auto header = [](const char* first) {
-    fmt::print("{:<56} {:>21} {:>3} {:>4} {:>10} {:>9} {:>7} {:>8} {:>11} {:>10}\n", first,
-               "sizes", "n", "seg", "alpha_us", "bw_GB/s", "r2", "worst_%", "link_a_us",
-               "link_GB/s");
+    fmt::print("{:<56} {:>21} {:>3} {:>4} {:>10} {:>9} {:>7} {:>8} {:>11} {:>10}\n", first, "sizes",
+               "n", "seg", "alpha_us", "bw_GB/s", "r2", "worst_%", "link_a_us", "link_GB/s");
   };
   if (!report.curves.empty()) {
     header("# collective curve (median time per size)");
@@ -78,23 +78,25 @@ void print_table(const model::FitReport& report) {
       print_segments(fmt::format("{} {}", l.id(), l.transport), l.fit);
     }
   }
-  fmt::print("# alpha_us: intercept; bw_GB/s: 1/slope (1e9 B/s); r2 on time; worst_%: largest "
-             "|measured - fitted| / measured; link_*: per link through the algorithm's cost "
-             "formula (reduction folded into bandwidth for reducing collectives)\n");
+  fmt::print(
+      "# alpha_us: intercept; bw_GB/s: 1/slope (1e9 B/s); r2 on time; worst_%: largest "
+      "|measured - fitted| / measured; link_*: per link through the algorithm's cost "
+      "formula (reduction folded into bandwidth for reducing collectives)\n");
 }
 
 void refuse_existing(const std::string& path, const char* flag) {
   if (!path.empty() && std::filesystem::exists(path)) {
-    throw UsageError(fmt::format("{} {}: the file exists; ibscope never overwrites output, "
-                                 "choose another name", flag, path));
+    throw UsageError(
+        fmt::format("{} {}: the file exists; ibscope never overwrites output, "
+                    "choose another name",
+                    flag, path));
   }
 }
 
 bool has_rows(const nlohmann::json& doc) {
   const auto rows_in = [&](const char* section) {
     const auto it = doc.find(section);
-    return it != doc.end() && it->is_object() && it->contains("rows") &&
-           !it->at("rows").empty();
+    return it != doc.end() && it->is_object() && it->contains("rows") && !it->at("rows").empty();
   };
   return rows_in("collectives") || rows_in("p2p") || rows_in("probes");
 }
@@ -110,16 +112,18 @@ int run_fit(const FitFlags& f) {
   for (const auto& file : f.files) {
     const nlohmann::json doc = load_results(file);
     if (!has_rows(doc)) {
-      throw UsageError(fmt::format("{}: no collective, p2p or probe rows to fit (subcommand "
-                                   "'{}')", file, doc.at("command").value("subcommand", "?")));
+      throw UsageError(
+          fmt::format("{}: no collective, p2p or probe rows to fit (subcommand "
+                      "'{}')",
+                      file, doc.at("command").value("subcommand", "?")));
     }
     model::fit_results(doc, file, filter, report);
   }
   for (const auto& n : report.notes) fmt::print("note: {}\n", n);
   if (report.curves.empty() && report.links.empty()) {
-    throw UsageError(fmt::format("nothing to fit in {}: no curve or link with 3 sizes or more{}",
-                                 fmt::join(f.files, ", "),
-                                 filter.collective || filter.algorithm ? " matching the filter" : ""));
+    throw UsageError(fmt::format(
+        "nothing to fit in {}: no curve or link with 3 sizes or more{}", fmt::join(f.files, ", "),
+        filter.collective || filter.algorithm ? " matching the filter" : ""));
   }
   print_table(report);
   if (!f.json_out.empty()) {

@@ -30,9 +30,8 @@ Points sorted_points(std::span<const double> bytes, std::span<const double> time
   }
   std::vector<std::size_t> order(bytes.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return bytes[a] < bytes[b];
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return bytes[a] < bytes[b]; });
   Points p;
   for (std::size_t i : order) {
     if (!std::isfinite(bytes[i]) || !(bytes[i] > 0) || !std::isfinite(time_s[i]) ||
@@ -110,8 +109,8 @@ double criterion(const Points& p, const std::vector<CurveSegment>& segs, const C
 
 // Every split of [0, n) into at most max_segments runs of at least min_points, as the index
 // where each segment after the first starts.
-void enumerate_splits(std::size_t n, std::size_t min_points, int segments_left,
-                      std::size_t start, std::vector<std::size_t>& starts,
+void enumerate_splits(std::size_t n, std::size_t min_points, int segments_left, std::size_t start,
+                      std::vector<std::size_t>& starts,
                       const std::function<void(const std::vector<std::size_t>&)>& visit) {
   visit(starts);  // the rest [start, n) as one segment
   if (segments_left <= 1) return;

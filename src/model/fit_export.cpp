@@ -93,22 +93,21 @@ nlohmann::json fit_document(const FitReport& report) {
                      {"bw_gbps", gbps_or_null(l.bw_gbps)},
                      {"fit", fit_json(l.fit)}});
   }
-  return {{"kind", "ibscope-fit"},
-          {"schema_version", kFitSchemaVersion},
-          {"statistic", "p50"},
-          {"sources", report.sources},
-          {"curves", std::move(curves)},
-          {"links", std::move(links)},
+  return {{"kind", "ibscope-fit"},       {"schema_version", kFitSchemaVersion},
+          {"statistic", "p50"},          {"sources", report.sources},
+          {"curves", std::move(curves)}, {"links", std::move(links)},
           {"notes", report.notes}};
 }
 
 std::string series_csv(const FitReport& report) {
   std::string out = "curve_id,source,size_bytes,measured_us,fitted_us,residual_pct\n";
   for (const auto& c : report.curves) {
-    for (std::size_t i = 0; i < c.fit.bytes.size(); ++i) out += csv_line(c.key.id(), c.source, c.fit, i);
+    for (std::size_t i = 0; i < c.fit.bytes.size(); ++i)
+      out += csv_line(c.key.id(), c.source, c.fit, i);
   }
   for (const auto& l : report.links) {
-    for (std::size_t i = 0; i < l.fit.bytes.size(); ++i) out += csv_line(l.id(), l.source, l.fit, i);
+    for (std::size_t i = 0; i < l.fit.bytes.size(); ++i)
+      out += csv_line(l.id(), l.source, l.fit, i);
   }
   return out;
 }

@@ -33,7 +33,7 @@ double median_of(std::vector<double> v) {
 }
 
 struct WeightedSolve {
-  std::vector<double> coef;          // per input column of the solve
+  std::vector<double> coef;            // per input column of the solve
   std::vector<std::size_t> collinear;  // indices (into the solve's columns) left out
 };
 
@@ -44,8 +44,8 @@ WeightedSolve solve_scaled(const std::vector<const std::vector<double>*>& cols,
                            std::span<const double> y, const std::vector<double>& row_scale) {
   const std::size_t m = y.size();
   const std::size_t k = cols.size();
-  std::vector<std::vector<double>> q;       // orthonormal columns kept
-  std::vector<std::size_t> kept;            // which input column each q came from
+  std::vector<std::vector<double>> q;  // orthonormal columns kept
+  std::vector<std::size_t> kept;       // which input column each q came from
   std::vector<std::vector<double>> r(k, std::vector<double>(k, 0.0));  // r[kept idx][input col]
   WeightedSolve out;
   out.coef.assign(k, 0.0);
@@ -216,8 +216,8 @@ RegressionResult robust_least_squares(const std::vector<std::vector<double>>& co
     }
     if (worst == k) break;
     active[worst] = false;
-    notes.push_back(fmt::format("column {} came out negative ({:.6g}), fixed at 0", worst,
-                                fit.coef[worst]));
+    notes.push_back(
+        fmt::format("column {} came out negative ({:.6g}), fixed at 0", worst, fit.coef[worst]));
     if (std::none_of(active.begin(), active.end(), [](bool a) { return a; })) {
       fit.coef.assign(k, 0.0);
       fit.weights.assign(m, 1.0);

@@ -34,7 +34,8 @@ SizeSeries per_size_median(const TimesBySize& by_size) {
 }
 
 std::optional<Collective> collective_named(std::string_view name) {
-  const auto* it = std::ranges::find(kAllCollectives, name, [](Collective c) { return name_of(c); });
+  const auto* it =
+      std::ranges::find(kAllCollectives, name, [](Collective c) { return name_of(c); });
   if (it == std::end(kAllCollectives)) return std::nullopt;
   return *it;
 }
@@ -65,8 +66,8 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
   k.alpha_count = [cost, p](double n) { return cost(LinkCost{1, 0, 0}, n, p); };
   k.wire_bytes = [cost, p](double n) { return cost(LinkCost{0, 1, 0}, n, p); };
   k.reduced_bytes = [cost, p](double n) { return cost(LinkCost{0, 0, 1}, n, p); };
-  note = reduces(*c) ? "link bandwidth is effective: the reduction (gamma) is folded into beta"
-                     : "";
+  note =
+      reduces(*c) ? "link bandwidth is effective: the reduction (gamma) is folded into beta" : "";
   return k;
 }
 
@@ -120,8 +121,12 @@ void fit_collectives(const nlohmann::json& results, const std::string& source,
     const SizeSeries s = per_size_median(g.times);
     const auto need = static_cast<std::size_t>(std::max(2, options.min_points));
     if (s.bytes.size() < need) {
-      report.notes.push_back(fmt::format("{}: {}: skipped, {} usable size(s), a fit needs {}",
-                                         source, id, s.bytes.size(), need));
+      report.notes.push_back(fmt::format(
+          "{}: {}: skipped, {} usable size(s){}, a fit needs {}", source, id, s.bytes.size(),
+          g.dropped_rows > 0
+              ? fmt::format(" ({} row(s) left out: #wrong > 0 or median <= 0)", g.dropped_rows)
+              : "",
+          need));
       continue;
     }
     CurveResult r;
@@ -209,8 +214,8 @@ void fit_probes(const nlohmann::json& results, const std::string& source, FitRep
     const bool bidirectional = row.value("bidirectional", false);
     double bytes = size, time_s = 0;
     if (l.test.ends_with("_lat")) {
-      l.fitted = l.test == "read_lat" ? "read time vs message bytes"
-                                      : "half round trip vs message bytes";
+      l.fitted =
+          l.test == "read_lat" ? "read time vs message bytes" : "half round trip vs message bytes";
       time_s = row.at("time_us").at("p50").get<double>() * 1e-6;
     } else {
       // Bandwidth tests stream messages: time per message = bytes / average rate (both
@@ -231,13 +236,15 @@ void fit_probes(const nlohmann::json& results, const std::string& source, FitRep
 }  // namespace
 
 std::string CurveKey::id() const {
-  std::string id = fmt::format("{}/{}/{}/p{}/h{}/{}/{}/{}", collective, algorithm, transport,
-                               ranks, hosts, in_place ? "in" : "out", type, op);
+  std::string id = fmt::format("{}/{}/{}/p{}/h{}/{}/{}/{}", collective, algorithm, transport, ranks,
+                               hosts, in_place ? "in" : "out", type, op);
   if (root >= 0) id += fmt::format("/root{}", root);
   return id;
 }
 
-std::string LinkResult::id() const { return fmt::format("{}/{}/{}-{}", kind, test, rank_a, rank_b); }
+std::string LinkResult::id() const {
+  return fmt::format("{}/{}/{}-{}", kind, test, rank_a, rank_b);
+}
 
 std::string transport_label(std::string_view lanes) {
   const std::string_view head = lanes.substr(0, lanes.find('|'));

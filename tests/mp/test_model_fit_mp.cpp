@@ -3,9 +3,8 @@
 // written and never overwritten; a corrupt file is a usage error naming the file.
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "results_json.hpp"
@@ -90,7 +89,8 @@ TEST_CASE("fit measured all-reduce and p2p files", "[mp][model]") {
   CHECK(series.rfind("curve_id,source,size_bytes,measured_us,fitted_us,residual_pct\n", 0) == 0);
   const std::string nccl = read_text(nccl_out);
   CHECK(nccl.rfind("collective,size_bytes,algorithm,protocol,channels,nodes,ranks,pipeOps,"
-                   "regBuff,cost_metric,bandwidth_gbps,latency_us\n", 0) == 0);
+                   "regBuff,cost_metric,bandwidth_gbps,latency_us\n",
+                   0) == 0);
   CHECK(nccl.find("\nallreduce,1048576,ring,simple,-1,1,2,-1,-1,") != std::string::npos);
 
   // Never overwrite: the same --json again is refused before anything is fitted.

@@ -3,7 +3,6 @@
 // outliers not split, per-link parameters through a cost formula, and the error cases.
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 #include <vector>
@@ -84,7 +83,8 @@ TEST_CASE("eager -> rendezvous jump: two segments with the break at the right si
     CHECK(f.segments[1].bw_gbps == Approx(10).epsilon(0.05));
     CHECK(f.r2 > 0.99);
     // Between the segments the switch is at the geometric midpoint of 8 KiB and 16 KiB.
-    CHECK(f.fitted_at(9000) == Approx(f.segments[0].alpha_s + f.segments[0].beta_s_per_byte * 9000));
+    CHECK(f.fitted_at(9000) ==
+          Approx(f.segments[0].alpha_s + f.segments[0].beta_s_per_byte * 9000));
     CHECK(f.fitted_at(16000) ==
           Approx(f.segments[1].alpha_s + f.segments[1].beta_s_per_byte * 16000));
   }
@@ -94,9 +94,12 @@ TEST_CASE("noiseless three regimes: three segments, exact", "[model]") {
   const auto n = sizes(8, 8 << 20);
   std::vector<double> t;
   for (double x : n) {
-    if (x < 256) t.push_back(1e-6 + x / 1e9);
-    else if (x < 65536) t.push_back(5e-6 + x / 4e9);
-    else t.push_back(30e-6 + x / 11e9);
+    if (x < 256)
+      t.push_back(1e-6 + x / 1e9);
+    else if (x < 65536)
+      t.push_back(5e-6 + x / 4e9);
+    else
+      t.push_back(30e-6 + x / 11e9);
   }
   const auto f = fit_curve(n, t);
   REQUIRE(f.segments.size() == 3);
@@ -129,7 +132,8 @@ TEST_CASE("per-link parameters through a ring all-reduce cost formula", "[model]
   const double alpha = 2e-6, beta = 1 / 10e9, gamma = 1 / 20e9;
   const auto n = sizes(1024, 64 << 20);
   std::vector<double> t;
-  for (double x : n) t.push_back(2 * (p - 1) * alpha + (2.0 * (p - 1) / p * beta + (p - 1.0) / p * gamma) * x);
+  for (double x : n)
+    t.push_back(2 * (p - 1) * alpha + (2.0 * (p - 1) / p * beta + (p - 1.0) / p * gamma) * x);
   CostCoefficients cost;
   cost.alpha_count = [](double) { return 2.0 * (p - 1); };
   cost.wire_bytes = [](double x) { return 2.0 * (p - 1) / p * x; };

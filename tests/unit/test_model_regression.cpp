@@ -2,9 +2,8 @@
 // data with seeded noise, outliers ignored, exact r2 on noiseless data, collinear and negative
 // columns dropped with a note, and the error cases.
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -136,9 +135,8 @@ TEST_CASE("bad inputs are UsageErrors", "[model]") {
   const std::vector<double> y = {1, 2, 3};
   CHECK_THROWS_AS(robust_least_squares({}, y), UsageError);
   CHECK_THROWS_WITH(robust_least_squares({{1, 1}}, y), Contains("column 0 has 2 values"));
-  CHECK_THROWS_WITH(
-      robust_least_squares({{1, 1, 1}, {1, 2, 3}, {1, 4, 9}, {1, 8, 27}}, y),
-      Contains("3 points cannot determine 4 coefficients"));
+  CHECK_THROWS_WITH(robust_least_squares({{1, 1, 1}, {1, 2, 3}, {1, 4, 9}, {1, 8, 27}}, y),
+                    Contains("3 points cannot determine 4 coefficients"));
   CHECK_THROWS_WITH(robust_least_squares({{1, NAN, 1}}, y), Contains("non-finite"));
   const std::vector<double> bad_y = {1, INFINITY, 3};
   CHECK_THROWS_WITH(robust_least_squares({{1, 1, 1}}, bad_y), Contains("non-finite"));

@@ -28,9 +28,9 @@ struct CostCoefficients {
 
 /// Per-link parameters of one segment, through the algorithm's cost formula.
 struct LinkParams {
-  double alpha_s = 0;                  ///< per message, per hop
-  double beta_eff_s_per_byte = 0;      ///< per wire byte, reduction folded in (gamma_folded)
-  double bw_eff_gbps = 0;              ///< 1 / beta_eff / 1e9; 0 when beta_eff is 0 (unresolved)
+  double alpha_s = 0;              ///< per message, per hop
+  double beta_eff_s_per_byte = 0;  ///< per wire byte, reduction folded in (gamma_folded)
+  double bw_eff_gbps = 0;          ///< 1 / beta_eff / 1e9; 0 when beta_eff is 0 (unresolved)
   /// The algorithm also reduces: one curve cannot separate beta from gamma, so beta_eff =
   /// beta + gamma * reduced_bytes / wire_bytes (the reduction charged to the wire).
   bool gamma_folded = false;
@@ -51,24 +51,24 @@ struct CurveSegment {
 };
 
 struct CurveFitOptions {
-  int max_segments = 3;   ///< at most this many pieces (1 disables break detection)
-  int min_points = 3;     ///< points per segment at least
-  double penalty = 2.0;   ///< multiplies the BIC penalty: 3 ln m per extra segment, times this
+  int max_segments = 3;  ///< at most this many pieces (1 disables break detection)
+  int min_points = 3;    ///< points per segment at least
+  double penalty = 2.0;  ///< multiplies the BIC penalty: 3 ln m per extra segment, times this
   /// Relative noise floor: the criterion never believes a fit better than this (0.1 %), so a
   /// noiseless curve is not split for a rounding-level gain.
   double noise_floor = 1e-3;
-  RobustOptions robust;   ///< for every segment's regression
+  RobustOptions robust;  ///< for every segment's regression
 };
 
 struct CurveFit {
-  std::vector<double> bytes;         ///< measured sizes, ascending
-  std::vector<double> measured_s;    ///< measured time at each size
-  std::vector<double> fitted_s;      ///< the piecewise fit at each size
-  std::vector<double> residual_pct;  ///< (measured - fitted) / measured, percent
+  std::vector<double> bytes;           ///< measured sizes, ascending
+  std::vector<double> measured_s;      ///< measured time at each size
+  std::vector<double> fitted_s;        ///< the piecewise fit at each size
+  std::vector<double> residual_pct;    ///< (measured - fitted) / measured, percent
   std::vector<CurveSegment> segments;  ///< ascending, covering every point once
-  double r2 = 0;                     ///< of the whole piecewise fit, on the times
-  double max_abs_residual_pct = 0;   ///< worst over all points
-  double criterion = 0;              ///< the BIC-like score of the chosen split (lower is better)
+  double r2 = 0;                       ///< of the whole piecewise fit, on the times
+  double max_abs_residual_pct = 0;     ///< worst over all points
+  double criterion = 0;                ///< the BIC-like score of the chosen split (lower is better)
 
   /// Fitted seconds at `n_bytes`: the segment covering it; between two segments' sizes, the
   /// one on the same side of their geometric midpoint; outside the measured range, the

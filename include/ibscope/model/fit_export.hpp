@@ -5,7 +5,6 @@
 /// command writes them. Formats: docs/model.md, "Fits" and "NCCL tuner CSV".
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>

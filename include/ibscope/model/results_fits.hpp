@@ -7,7 +7,6 @@
 /// fields: docs/model.md, "Fits (`ibscope fit`)".
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,8 +33,8 @@ struct CurveKey {
 struct CurveResult {
   std::string source;  ///< the results file, as given
   CurveKey key;
-  CurveFit fit;        ///< times in seconds; segments carry `link` when the cost is known
-  int dropped_rows = 0;  ///< rows left out: #wrong > 0 or a median time <= 0
+  CurveFit fit;           ///< times in seconds; segments carry `link` when the cost is known
+  int dropped_rows = 0;   ///< rows left out: #wrong > 0 or a median time <= 0
   std::string link_note;  ///< why `link` is absent, or what it means; may be empty
 };
 
