@@ -140,3 +140,37 @@ TEST_CASE("fit document, series CSV and NCCL tuner CSV", "[model]") {
   REQUIRE(with_rhd.notes.size() == 1);
   CHECK_THAT(with_rhd.notes[0], Contains("NCCL has no algorithm 'rhd'"));
 }
+
+TEST_CASE("verbs probe rows: latency from time_us, bandwidth from bw_gbps", "[model]") {
+  json doc = {{"job", {{"hosts", {"a", "b"}}}},
+              {"environment", json::object()},
+              {"collectives", {{"rows", json::array()}}},
+              {"p2p", {{"rows", json::array()}}},
+              {"probes", {{"rows", json::array()}}}};
+  for (double n = 2; n <= 1 << 22; n *= 2) {
+    json lat = {{"test", "write_lat"}, {"rank_a", 0}, {"rank_b", 1}, {"host_a", "a"},
+                {"host_b", "b"}, {"device_a", "mlx5_0:1"}, {"device_b", "mlx5_1:1"},
+                {"bidirectional", false}, {"size_bytes", n}, {"time_us", stats_us(2 + n / 3e3)},
+                {"bw_gbps", 0.0}};
+    // Streaming: 0.5 us per message + n / 12 GB/s; the row reports the average rate.
+    json bw = lat;
+    bw["test"] = "write_bw";
+    bw["time_us"] = stats_us(0);
+    bw["bw_gbps"] = n / (0.5e-6 + n / 12e9) / 1e9;
+    doc["probes"]["rows"].push_back(lat);
+    doc["probes"]["rows"].push_back(bw);
+  }
+  FitReport report;
+  fit_results(doc, "v.json", {}, report);
+  CHECK(report.curves.empty());
+  REQUIRE(report.links.size() == 2);
+  const auto& bw = report.links[0];
+  CHECK(bw.id() == "verbs/write_bw/0-1");
+  CHECK(bw.transport == "mlx5_0:1->mlx5_1:1");
+  CHECK(bw.alpha_us == Approx(0.5).epsilon(1e-6));
+  CHECK(bw.bw_gbps == Approx(12).epsilon(1e-6));
+  const auto& lat = report.links[1];
+  CHECK(lat.id() == "verbs/write_lat/0-1");
+  CHECK(lat.alpha_us == Approx(2).epsilon(1e-6));
+  CHECK(lat.bw_gbps == Approx(3).epsilon(1e-6));
+}
