@@ -36,9 +36,7 @@ struct PredictRow {
 };
 
 Collective parse_collective(const std::string& name) {
-  for (Collective c : kAllCollectives) {
-    if (name_of(c) == name) return c;
-  }
+  if (const auto c = collective_named(name)) return *c;
   throw UsageError(fmt::format("-c/--collective: unknown collective '{}' (allreduce, "
                                "reduce_scatter, allgather, broadcast)", name));
 }

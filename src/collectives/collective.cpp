@@ -20,6 +20,13 @@ std::string_view name_of(Collective c) noexcept {
   return "?";
 }
 
+std::optional<Collective> collective_named(std::string_view name) noexcept {
+  for (Collective c : kAllCollectives) {
+    if (name_of(c) == name) return c;
+  }
+  return std::nullopt;
+}
+
 double busbw_factor(Collective c, int p) noexcept {
   if (p <= 1) return 0;
   switch (c) {

@@ -11,13 +11,6 @@
 namespace ibscope {
 namespace {
 
-std::optional<Collective> parse_collective(std::string_view name) {
-  for (Collective c : kAllCollectives) {
-    if (name_of(c) == name) return c;
-  }
-  return std::nullopt;
-}
-
 bool has_algorithm(Collective c, std::string_view name) {
   for (const auto& a : algorithms_for(c)) {
     if (a.name == name) return true;
@@ -140,7 +133,7 @@ TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& so
     }
     TuningEntry entry;
     entry.collective = e["collective"].get<std::string>();
-    const auto c = parse_collective(entry.collective);
+    const auto c = collective_named(entry.collective);
     if (!c) throw bad(where, fmt::format("unknown collective '{}'", entry.collective));
     entry.ranks = e["ranks"].get<int>();
     entry.hosts = e["hosts"].get<int>();

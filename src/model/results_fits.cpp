@@ -33,13 +33,6 @@ SizeSeries per_size_median(const TimesBySize& by_size) {
   return s;
 }
 
-std::optional<Collective> collective_named(std::string_view name) {
-  const auto* it =
-      std::ranges::find(kAllCollectives, name, [](Collective c) { return name_of(c); });
-  if (it == std::end(kAllCollectives)) return std::nullopt;
-  return *it;
-}
-
 // The algorithm's cost formula as coefficients of alpha, beta and gamma: cost_s is linear in
 // them, so evaluating it with one unit cost at a time gives each coefficient.
 std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::string& note) {

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,8 @@ inline constexpr Collective kAllCollectives[] = {Collective::kAllreduce,
 
 /// "allreduce", "reduce_scatter", "allgather", "broadcast".
 std::string_view name_of(Collective c) noexcept;
+/// The collective called `name` (as name_of() spells it), or nullopt.
+std::optional<Collective> collective_named(std::string_view name) noexcept;
 /// nccl-tests bus bandwidth factor: 2(p-1)/p for all-reduce, (p-1)/p for reduce-scatter and
 /// all-gather, 1 for broadcast (0 for p == 1: nothing crosses a link).
 double busbw_factor(Collective c, int p) noexcept;
