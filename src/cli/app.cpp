@@ -12,6 +12,7 @@
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/probe_command.hpp"
+#include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
@@ -23,99 +24,6 @@ namespace ibscope::cli {
 namespace {
 
 constexpr int kMaxRanksForValidation = 1 << 20;
-
-// The best algorithm per size, when several were measured side by side.
-void print_crossovers(std::FILE* out, const TuningTable& t) {
-  for (const auto& e : t.entries) {
-    fmt::print(out, "# Fastest {} algorithm by size ({} ranks, {} hosts; median time):\n",
-               e.collective, e.ranks, e.hosts);
-    std::uint64_t below = 0;  // sizes above the previous range's bound
-    for (const auto& r : e.ranges) {
-      const std::string range =
-          r.max_bytes == UINT64_MAX
-              ? fmt::format("> {}", units::format_size(below))
-              : fmt::format("{}<= {}", below == 0 ? "" : fmt::format("> {}, ", units::format_size(below)),
-                            units::format_size(r.max_bytes));
-      fmt::print(out, "#   {:<24} {}\n", range, r.algorithm);
-      below = r.max_bytes;
-    }
-  }
-  std::fflush(out);
-}
-
-int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
-  std::optional<CollectiveTable> table;
-  if (ctx.table_out != nullptr) {
-    table.emplace(ctx.table_out);
-    table->header();
-  }
-  std::uint64_t wrong = 0;
-  std::vector<CollectiveRow> all_rows;  // rows of the algorithms asked for by name
-  run_collective_sweep(ctx.comm(), o, [&](const std::vector<CollectiveRow>& rows) {
-    for (const auto& r : rows) {
-      if (r.wrong) wrong += *r.wrong;
-      if (ctx.results != nullptr) ctx.results->add_row(r);
-      // Crossovers come from algorithms run by name at every size, not from -A auto's picks.
-      if (!r.selected_by.empty()) continue;
-      all_rows.push_back(r);
-      all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
-    }
-    if (table) table->rows(rows);
-  });
-  if (table) table->footer();
-  std::set<std::string> measured;
-  for (const auto& r : all_rows) measured.insert(r.algorithm);
-  if (measured.size() >= 2) {
-    std::set<std::string> hosts(ctx.comm().bootstrap().hosts().begin(),
-                                ctx.comm().bootstrap().hosts().end());
-    const TuningTable tuning = derive_tuning(all_rows, static_cast<int>(hosts.size()));
-    if (ctx.results != nullptr) ctx.results->set_tuning(to_json(tuning));
-    if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
-  }
-  if (wrong > 0) {
-    if (ctx.comm().rank() == 0) {
-      log::error("{} verification failed: {} wrong elements in total (see #wrong)",
-                 name_of(o.collective), wrong);
-    }
-    return 1;
-  }
-  return 0;
-}
-
-int p2p_body(JobContext& ctx, const P2pOptions& o) {
-  std::optional<P2pTable> table;
-  if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
-  run_p2p(ctx.comm(), o, [&](const std::vector<P2pRow>& rows) {
-    if (ctx.results != nullptr) {
-      for (const auto& r : rows) ctx.results->add_row(r);
-    }
-    if (table) table->rows(rows);
-  });
-  return 0;
-}
-
-nlohmann::json params_json(const CollectiveSweepOptions& o) {
-  std::vector<std::string> types, ops;
-  for (auto t : o.types) types.emplace_back(name_of(t));
-  for (auto op : o.ops) ops.emplace_back(name_of(op));
-  return {{"collective", name_of(o.collective)},
-          {"root", o.root},
-          {"tuning_source", o.tuning ? nlohmann::json(o.tuning->source) : nlohmann::json()},
-          {"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
-          {"step_factor", o.sweep.factor},  {"step_bytes", o.sweep.step_bytes},
-          {"iters", o.iters},               {"warmup_iters", o.warmup},
-          {"check", o.check},               {"types", types},
-          {"ops", ops},                     {"algorithms", o.algorithms},
-          {"chunk_bytes", o.algorithm_options.chunk_bytes}, {"timeout_s", o.timeout_s}};
-}
-
-nlohmann::json params_json(const P2pOptions& o) {
-  return {{"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
-          {"step_factor", o.sweep.factor},  {"latency_iters", o.latency_iters},
-          {"bw_iters", o.bw_iters},         {"warmup_iters", o.warmup},
-          {"window", o.window},             {"pairs", o.pairs == PairsMode::kAll ? "all" : "first"},
-          {"timeout_s", o.timeout_s}};
-}
 
 int list_algorithms() {
   // The cost of each at a reference point makes the formulas concrete: 2 us and 10 GB/s per

@@ -1,0 +1,23 @@
+#pragma once
+/// The job bodies of the UCX sweeps — a collective sweep (nccl-tests columns, crossovers when
+/// several algorithms ran) and the p2p sweep — and the "params" each records in the results
+/// file. Used by the per-collective subcommands, `ibscope p2p` and `ibscope run`.
+
+#include <nlohmann/json.hpp>
+
+#include "ibscope/cli/job.hpp"
+#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/measure/p2p.hpp"
+
+namespace ibscope::cli {
+
+/// Runs the sweep, prints its table (ctx.table_out), records rows and the tuning table (when
+/// two or more algorithms ran by name). Returns 1 when any element was wrong, else 0.
+int collective_body(JobContext& ctx, const CollectiveSweepOptions& o);
+/// Runs the p2p sweep, prints and records its rows. Returns 0.
+int p2p_body(JobContext& ctx, const P2pOptions& o);
+
+nlohmann::json params_json(const CollectiveSweepOptions& o);
+nlohmann::json params_json(const P2pOptions& o);
+
+}  // namespace ibscope::cli
