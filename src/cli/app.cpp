@@ -12,6 +12,7 @@
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/probe_command.hpp"
+#include "ibscope/cli/run_command.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -84,15 +85,17 @@ int run(int argc, char** argv) {
   CommonFlags common;
   CollectiveFlags ar_flags;
   P2pFlags p2p_flags;
-  bool skip_p2p = false, skip_allreduce = false;
+  RunFlags run_flags;
 
   auto* run_cmd = app.add_subcommand(
-      "run", "The whole suite: p2p sweep between rank pairs, then the all-reduce sweep");
+      "run", "The main job, the whole suite in one results file: topology, every rank pair's "
+             "links (verbs probes where RDMA is up, else UCX p2p), the all-reduce sweep over "
+             "every algorithm (-A all unless given), then the fits and the network's share of "
+             "a training step for a default workload laid out as this job");
   add_common_flags(*run_cmd, common);
   add_collective_flags(*run_cmd, ar_flags, Collective::kAllreduce);
   add_p2p_flags(*run_cmd, p2p_flags, "p2p-");
-  run_cmd->add_flag("--skip-p2p", skip_p2p, "Do not run the p2p sweep");
-  run_cmd->add_flag("--skip-allreduce", skip_allreduce, "Do not run the all-reduce sweep");
+  add_run_flags(*run_cmd, run_flags);
 
   // One subcommand per collective, with nccl-tests' names as aliases.
   struct CollectiveCommand {
@@ -204,20 +207,16 @@ int run(int argc, char** argv) {
       });
     }
     if (*run_cmd) {
-      const auto ar = to_options(ar_flags, Collective::kAllreduce, timeout_s);
-      const auto p2p = to_options(p2p_flags, timeout_s);
-      return run_job("run", common, args, [&](JobContext& ctx) {
-        int status = 0;
-        if (!skip_p2p && ctx.comm().size() >= 2) {
-          if (ctx.results) ctx.results->set_params("p2p", params_json(p2p));
-          status = std::max(status, p2p_body(ctx, p2p));
-        }
-        if (!skip_allreduce) {
-          if (ctx.results) ctx.results->set_params("collectives", params_json(ar));
-          status = std::max(status, collective_body(ctx, ar));
-        }
-        return status;
-      });
+      if (run_cmd->count("--algo") == 0) ar_flags.algo = "all";
+      const RunPlan plan{run_flags, to_options(ar_flags, Collective::kAllreduce, timeout_s),
+                         to_options(p2p_flags, timeout_s)};
+      const bool table = common.format == "table" && !common.quiet;
+      return run_job(
+          "run", common, args, [&](JobContext& ctx) { return run_body(ctx, plan); },
+          JobTransport::kUcx,
+          [&](const std::filesystem::path& results) {
+            analyse_run(results, run_flags, table ? stdout : nullptr);
+          });
     }
   } catch (const Error& e) {
     log::error("{}", e.what());

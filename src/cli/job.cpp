@@ -136,7 +136,7 @@ ucx::Comm& JobContext::comm() const {
 
 int run_job(const std::string& subcommand, const CommonFlags& common,
             const std::vector<std::string>& argv, const JobBody& body,
-            JobTransport transport) {
+            JobTransport transport, const AfterWrite& after_write) {
   std::unique_ptr<Bootstrap> boot;
   std::unique_ptr<ResultsDocument> doc;
   const bool table = common.format == "table" && !common.quiet;
@@ -175,6 +175,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
         print_results_path(fmt::format("# csv: {}", csv.string()), table);
       }
       print_results_path(fmt::format("# results: {}", path.string()), table);
+      if (after_write) after_write(path);
     }
     return status;
   } catch (const Error& e) {

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 #include "collective_checks.hpp"
+#include "ibscope/collectives/collective.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
@@ -88,7 +90,8 @@ TEST_CASE("an injected corruption is caught by #wrong and fails the run", "[mp][
   for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 1);
 }
 
-TEST_CASE("ibscope run does p2p and all-reduce in one job", "[mp][run]") {
+TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the model in one job",
+          "[mp][run]") {
   const std::string out = make_temp_dir();
   const auto r = run_process({{"run", "--np", "2", "-b", "8", "-e", "1M", "-f", "8", "-n", "2",
                                "--p2p-maxbytes", "64K", "--p2p-stepfactor", "16", "--p2p-iters",
@@ -100,9 +103,23 @@ TEST_CASE("ibscope run does p2p and all-reduce in one job", "[mp][run]") {
   const auto doc = load_run_results(r);
   CHECK(doc["command"]["subcommand"] == "run");
   CHECK(doc["p2p"]["rows"].size() == 3 * 5);  // latency, bw, bibw x 1, 16, 256, 4K, 64K
-  CHECK(doc["collectives"]["rows"].size() == 6 * 2);  // 8 B .. 256 KiB x8, both placements
+  // 8 B .. 256 KiB x8, both placements, every algorithm (-A all is run's default).
+  const auto algorithms = ibscope::algorithms_for(ibscope::Collective::kAllreduce);
+  CHECK(doc["collectives"]["rows"].size() == 6 * 2 * algorithms.size());
+  for (const auto& a : algorithms) {
+    INFO(a.name);
+    CHECK(std::count_if(doc["collectives"]["rows"].begin(), doc["collectives"]["rows"].end(),
+                        [&](const auto& row) { return row["algorithm"] == a.name; }) == 12);
+  }
+  CHECK(doc.contains("tuning"));
+  REQUIRE(doc.contains("topology"));
+  CHECK(doc["topology"]["hosts"].size() == 1);
   CHECK(r.out.find("busbw(GB/s)") != std::string::npos);
   CHECK(r.out.find("p2p latency") != std::string::npos);
+  // After the results file: the fits and the network's share, computed from that file.
+  CHECK(r.out.find("# fit ring") != std::string::npos);
+  CHECK(r.out.find("# network share: ") != std::string::npos);
+  CHECK(r.out.find("llama2-7b training step laid out as this job") != std::string::npos);
 }
 
 TEST_CASE("large messages complete without stalling", "[mp][allreduce][large]") {

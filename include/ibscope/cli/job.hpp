@@ -5,6 +5,7 @@
 /// incomplete) and map errors to exit statuses.
 
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -34,10 +35,13 @@ struct JobContext {
 /// Returns the exit status the body wants (0, or 1 when a check failed).
 using JobBody = std::function<int(JobContext&)>;
 
+/// Called on rank 0 once a complete results file is written, with its path; must not throw.
+using AfterWrite = std::function<void(const std::filesystem::path& results)>;
+
 /// Runs `body` on every rank. `argv` is the full command line (re-executed by the local
 /// launcher). Never throws: errors are printed as one line and become exit statuses.
 int run_job(const std::string& subcommand, const CommonFlags& common,
             const std::vector<std::string>& argv, const JobBody& body,
-            JobTransport transport = JobTransport::kUcx);
+            JobTransport transport = JobTransport::kUcx, const AfterWrite& after_write = {});
 
 }  // namespace ibscope::cli

@@ -1,0 +1,45 @@
+#pragma once
+/// `ibscope run`, the main job: the whole suite in one results file — topology, link probes
+/// (libibverbs probes where every host has an ACTIVE RDMA port, else UCX p2p; every pair in
+/// disjoint rounds), the all-reduce sweep over every algorithm — then, on rank 0 from that
+/// file alone: the alpha-beta fits and the network's share of a training step for a default
+/// workload laid out as this job (docs/model.md).
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "ibscope/cli/job.hpp"
+#include "ibscope/cli/probe_command.hpp"
+#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/measure/p2p.hpp"
+
+namespace ibscope::cli {
+
+struct RunFlags {
+  bool skip_topo = false;
+  bool skip_p2p = false;
+  bool skip_allreduce = false;
+  bool skip_model = false;
+  std::string links = "auto";  ///< auto | ucx | verbs: what measures the links
+  std::string workload = "llama2-7b";  ///< preset for the network-share line
+};
+
+void add_run_flags(CLI::App& app, RunFlags& f);
+
+struct RunPlan {
+  RunFlags flags;
+  CollectiveSweepOptions allreduce;
+  P2pOptions p2p;
+};
+
+/// The job body (run_job with JobTransport::kUcx). Returns 1 when a collective had wrong
+/// elements, else 0.
+int run_body(JobContext& ctx, const RunPlan& plan);
+
+/// After the results file is written (rank 0): fits and the training-step line, printed to
+/// `out` (nullptr: quiet). Never fails the run: what cannot be modelled is printed as a note.
+void analyse_run(const std::filesystem::path& results, const RunFlags& flags, std::FILE* out);
+
+}  // namespace ibscope::cli

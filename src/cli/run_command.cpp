@@ -1,0 +1,167 @@
+#include "ibscope/cli/run_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "ibscope/accept/preflight.hpp"
+#include "ibscope/cli/cluster_flags.hpp"
+#include "ibscope/cli/sweep_bodies.hpp"
+#include "ibscope/cli/topo_command.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/model/results_fits.hpp"
+#include "ibscope/model/step_model.hpp"
+#include "ibscope/model/what_if.hpp"
+#include "ibscope/model/workload.hpp"
+#include "ibscope/output/results_loader.hpp"
+#include "ibscope/output/topology_table.hpp"
+#include "ibscope/topo/topology_json.hpp"
+
+namespace ibscope::cli {
+namespace {
+
+bool links_over_verbs(const RunFlags& f, const std::vector<topo::HostTopology>& hosts) {
+  if (f.links == "verbs") return true;
+  if (f.links == "ucx") return false;
+  return accept::check_preflight(hosts).rdma_everywhere;
+}
+
+void print_fits(std::FILE* out, const nlohmann::json& doc, const std::string& source) {
+  model::FitReport report;
+  model::fit_results(doc, source, {}, report);
+  for (const auto& c : report.curves) {
+    if (c.key.collective != "allreduce" || c.key.in_place || c.fit.segments.empty()) continue;
+    const auto& first = c.fit.segments.front();
+    const auto& last = c.fit.segments.back();
+    if (!first.link || !last.link) continue;
+    const std::string bw = last.link->bw_eff_gbps > 0
+                               ? fmt::format("{:.4g} GB/s", last.link->bw_eff_gbps)
+                               : std::string("unresolved (time does not grow with size)");
+    fmt::print(out,
+               "# fit {:<5} {} ranks: per hop alpha {:.2f} us, bandwidth {} at the largest "
+               "sizes, {} segment(s), worst residual {:.1f} %\n",
+               c.key.algorithm, c.key.ranks, first.link->alpha_s * 1e6, bw,
+               c.fit.segments.size(), c.fit.max_abs_residual_pct);
+  }
+  for (const auto& n : report.notes) fmt::print(out, "# fit note: {}\n", n);
+}
+
+// The default workload laid out as this job: tensor and pipeline parallel as the preset has
+// them, data parallel over the rest of the job's ranks, the job's ranks per host as GPUs per
+// node, the same micro-batches per step.
+model::Workload workload_like_job(const RunFlags& f, const nlohmann::json& doc) {
+  model::Workload w = model::preset(f.workload);
+  const auto& hosts = doc.at("job").at("hosts");
+  const int ranks = static_cast<int>(hosts.size());
+  const int host_count =
+      static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  if (ranks % host_count != 0) {
+    throw UsageError(fmt::format("the job's {} ranks are not spread evenly over its {} hosts",
+                                 ranks, host_count));
+  }
+  const int model_parallel = w.tp * w.pp;
+  if (ranks % model_parallel != 0) {
+    throw UsageError(fmt::format("'{}' needs tp x pp = {} ranks per model copy; the job has {}",
+                                 w.name, model_parallel, ranks));
+  }
+  const int microbatches = w.microbatches();
+  w.dp = ranks / model_parallel;
+  w.gpus_per_node = ranks / host_count;
+  w.global_batch = microbatches * w.micro_batch * w.dp;
+  model::validate(w, fmt::format("preset {} laid out as this job", f.workload));
+  return w;
+}
+
+void print_share(std::FILE* out, const RunFlags& f, const nlohmann::json& doc,
+                 const std::filesystem::path& results) {
+  const model::Workload w = workload_like_job(f, doc);
+  ClusterFlags cf;
+  cf.fit_files = {results.string()};
+  cf.nodes = w.nodes();
+  cf.gpus_per_node = w.gpus_per_node;
+  const model::ClusterNetwork cluster = model::cluster_for(to_cluster(cf), w);
+  const auto network = model::make_network_model(cluster);
+  const model::StepBreakdown step = model::model_step(w, *network);
+  const std::string compute =
+      w.measured_compute_s_per_microbatch
+          ? fmt::format("{} s per micro-batch", *w.measured_compute_s_per_microbatch)
+          : fmt::format("{} TFLOP/s x {}", w.peak_tflops.value_or(0),
+                        w.achieved_fraction.value_or(0));
+  fmt::print(out,
+             "# network share: {:.1f} % of a {} training step laid out as this job (tp {} x "
+             "pp {} x dp {} on {} host(s) of {}; the preset's compute, {}), step {:.4g} s, "
+             "with the links measured here\n",
+             100 * step.network_share, w.name, w.tp, w.pp, w.dp, w.nodes(), w.gpus_per_node,
+             compute, step.step_s);
+  fmt::print(out, "#   what other scales and fabrics would do: ibscope model --preset {} --fit "
+                  "{} --what-if ... (docs/model.md)\n",
+             f.workload, results.string());
+}
+
+}  // namespace
+
+void add_run_flags(CLI::App& app, RunFlags& f) {
+  app.add_flag("--skip-topo", f.skip_topo, "Do not record the hosts' topology");
+  app.add_flag("--skip-p2p", f.skip_p2p, "Do not measure the links between rank pairs");
+  app.add_flag("--skip-allreduce", f.skip_allreduce, "Do not run the all-reduce sweep");
+  app.add_flag("--skip-model", f.skip_model, "Do not print fits and the network's share");
+  app.add_option("--links", f.links,
+                 "What measures the links: verbs probes (write_lat, write_bw), ucx (p2p "
+                 "latency, bw, bibw), or auto (verbs where every host has an ACTIVE RDMA port)")
+      ->check(CLI::IsMember({"auto", "ucx", "verbs"}))
+      ->capture_default_str();
+  app.add_option("--workload", f.workload,
+                 "Preset whose training step the network's share is computed for (ibscope "
+                 "model --help lists them)")
+      ->capture_default_str();
+}
+
+int run_body(JobContext& ctx, const RunPlan& plan) {
+  const RunFlags& f = plan.flags;
+  std::vector<topo::HostTopology> hosts;
+  if (!f.skip_topo || (!f.skip_p2p && f.links == "auto")) hosts = gather_topology(ctx.bootstrap);
+  if (!f.skip_topo) {
+    if (ctx.results != nullptr) ctx.results->set_topology(topo::topology_section_json(hosts));
+    if (ctx.table_out != nullptr) print_topology(ctx.table_out, hosts);
+  }
+  int status = 0;
+  if (!f.skip_p2p && ctx.comm().size() >= 2) {
+    if (links_over_verbs(f, hosts)) {
+      for (const char* test : {"write_lat", "write_bw"}) {
+        ProbeFlags probe;
+        probe.test = test;
+        status = std::max(status, probe_body(ctx, probe));
+      }
+    } else {
+      if (ctx.results != nullptr) ctx.results->set_params("p2p", params_json(plan.p2p));
+      status = std::max(status, p2p_body(ctx, plan.p2p));
+    }
+  }
+  if (!f.skip_allreduce) {
+    if (ctx.results != nullptr) {
+      ctx.results->set_params("collectives", params_json(plan.allreduce));
+    }
+    status = std::max(status, collective_body(ctx, plan.allreduce));
+  }
+  return status;
+}
+
+void analyse_run(const std::filesystem::path& results, const RunFlags& f, std::FILE* out) {
+  if (out == nullptr || f.skip_model) return;
+  nlohmann::json doc;
+  try {
+    doc = load_results(results);
+    print_fits(out, doc, results.string());
+  } catch (const Error& e) {
+    fmt::print(out, "# fits: not computed: {}\n", e.what());
+    return;
+  }
+  try {
+    print_share(out, f, doc, results);
+  } catch (const Error& e) {
+    fmt::print(out, "# network share: not computed: {}\n", e.what());
+  }
+}
+
+}  // namespace ibscope::cli
