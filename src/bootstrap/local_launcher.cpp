@@ -57,7 +57,18 @@ void write_fd(int fd, std::string_view s) {
   }
 }
 
+// "\r ESC[2K": erases the terminal line; rank 0's progress line starts with it.
+constexpr std::string_view kEraseLine = "\r\x1b[2K";
+// Whether rank 0's progress line is on the terminal now (forwarded without a newline).
+bool g_progress_drawn = false;
+
 void emit_line(const Child& c, const Stream& s, std::string_view line) {
+  // Stdout and stderr come through separate pipes: a row may arrive before rank 0's own
+  // erase of its progress line, so erase it here before anything else is written.
+  if (g_progress_drawn) {
+    write_fd(STDERR_FILENO, kEraseLine);
+    g_progress_drawn = false;
+  }
   const bool passthrough =
       (s.is_stdout && c.rank == 0) || line.starts_with("ibscope[") ;
   const int fd = s.is_stdout ? STDOUT_FILENO : STDERR_FILENO;
@@ -88,6 +99,14 @@ bool pump(Child& c, Stream& s) {
     start = nl + 1;
   }
   s.partial.erase(0, start);
+  // Rank 0's progress line (output/progress_line.hpp) has no newline: it redraws itself after
+  // "\r ESC[2K". Pass it through at once, unprefixed, or it would wait for a line that never
+  // comes.
+  if (c.rank == 0 && !s.is_stdout && s.partial.starts_with(kEraseLine)) {
+    write_fd(STDERR_FILENO, s.partial);
+    g_progress_drawn = s.partial.size() > kEraseLine.size();
+    s.partial.clear();
+  }
   return true;
 }
 
@@ -109,6 +128,7 @@ int exit_code_of(int status) {
                             int err_fd, pid_t launcher) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != launcher) ::_exit(1);  // the launcher died before prctl took effect
+  const bool stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;  // before it becomes a pipe
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(err_fd, STDERR_FILENO);
   ::signal(SIGINT, SIG_DFL);
@@ -119,10 +139,14 @@ int exit_code_of(int status) {
   ::setenv("IBSCOPE_TOKEN", token.c_str(), 1);
   ::setenv("IBSCOPE_BOOTSTRAP", "tcp", 1);
   if (rank == 0) {
+    // Rank 0's stderr is a pipe to this launcher; tell it whether the launcher's own stderr is
+    // a terminal, where its progress line may be drawn (output/progress_line.cpp).
+    if (stderr_is_terminal) ::setenv("IBSCOPE_PROGRESS_TTY", "1", 1);
     ::fcntl(listen_fd, F_SETFD, 0);  // rank 0 inherits the listening socket
     ::setenv("IBSCOPE_ROOT_FD", std::to_string(listen_fd).c_str(), 1);
   } else {
     ::unsetenv("IBSCOPE_ROOT_FD");
+    ::unsetenv("IBSCOPE_PROGRESS_TTY");
   }
   std::vector<char*> args;
   for (const auto& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));

@@ -9,6 +9,7 @@
 
 #include "ibscope/bootstrap/launch_env.hpp"
 #include "ibscope/bootstrap/local_launcher.hpp"
+#include "ibscope/output/progress_line.hpp"
 #include "ibscope/build_info.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -162,7 +163,8 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     }
 
     JobContext ctx{*boot, comm_ptr, doc.get(), boot->rank() == 0 && table ? stdout : nullptr,
-                   timeout_s};
+                   timeout_s,
+                   boot->rank() == 0 && !common.quiet && ProgressLine::stderr_is_terminal()};
     const int status = body(ctx);
     if (comm) comm->close();
     if (doc) {

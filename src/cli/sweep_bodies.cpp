@@ -9,6 +9,7 @@
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"
+#include "ibscope/output/progress_line.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -34,7 +35,10 @@ void print_crossovers(std::FILE* out, const TuningTable& t) {
 
 }  // namespace
 
-int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
+int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
+  ProgressLine progress(ctx.show_progress);
+  CollectiveSweepOptions o = options;
+  o.progress = progress.callback();
   std::optional<CollectiveTable> table;
   if (ctx.table_out != nullptr) {
     table.emplace(ctx.table_out);
@@ -51,8 +55,10 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
       all_rows.push_back(r);
       all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
     }
+    progress.clear();
     if (table) table->rows(rows);
   });
+  progress.clear();
   if (table) table->footer();
   std::set<std::string> measured;
   for (const auto& r : all_rows) measured.insert(r.algorithm);
@@ -73,13 +79,17 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& o) {
   return 0;
 }
 
-int p2p_body(JobContext& ctx, const P2pOptions& o) {
+int p2p_body(JobContext& ctx, const P2pOptions& options) {
+  ProgressLine progress(ctx.show_progress);
+  P2pOptions o = options;
+  o.progress = progress.callback();
   std::optional<P2pTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
   run_p2p(ctx.comm(), o, [&](const std::vector<P2pRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
+    progress.clear();
     if (table) table->rows(rows);
   });
   return 0;

@@ -181,6 +181,10 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   const std::vector<ReduceOp> no_op{ReduceOp::kSum};
   const auto& ops = reduces(c) ? o.ops : no_op;
 
+  std::size_t total_steps = 0, steps_done = 0;
+  for (DataType type : o.types) {
+    total_steps += ops.size() * sweep_sizes(o.sweep, size_of(type)).size() * o.algorithms.size();
+  }
   for (DataType type : o.types) {
     const std::size_t es = size_of(type);
     for (ReduceOp op : ops) {
@@ -188,6 +192,12 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
       for (std::uint64_t bytes : sweep_sizes(o.sweep, es)) {
         const std::size_t count = bytes / es;
         for (const std::string& asked : o.algorithms) {
+          if (o.progress) {
+            o.progress(fmt::format("{} {} {} {} {}", name_of(c), asked, name_of(type),
+                                   name_of(op), units::format_size(bytes)),
+                       steps_done, total_steps);
+          }
+          ++steps_done;
           std::string name = asked;
           std::string selected_by;
           if (asked == kAutoAlgorithm) {

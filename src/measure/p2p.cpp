@@ -196,10 +196,19 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   if (o.bibw) tests.push_back(Test::kBibw);
 
   PairRunner runner(comm, o, sizes.empty() ? 0 : sizes.back());
-  for (const auto& round : rounds) {
+  const std::size_t total_steps = rounds.size() * tests.size() * sizes.size();
+  std::size_t steps_done = 0;
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    const auto& round = rounds[r];
     const int peer = partner_in_round(round, me);
     for (Test t : tests) {
       for (std::size_t bytes : sizes) {
+        if (o.progress) {
+          o.progress(fmt::format("p2p {} {}, round {} of {} ({} pair(s))", test_name(t),
+                                 units::format_size(bytes), r + 1, rounds.size(), round.size()),
+                     steps_done, total_steps);
+        }
+        ++steps_done;
         boot.barrier("p2p round start");
         const std::uint32_t seq = comm.next_op_seq();
         std::vector<double> samples;

@@ -27,6 +27,8 @@ struct JobContext {
   ResultsDocument* results;  ///< rank 0 only; nullptr elsewhere
   std::FILE* table_out;      ///< where tables go; nullptr when not printing tables
   double timeout_s;
+  /// Draw a progress line on stderr (rank 0, stderr a terminal, not --quiet).
+  bool show_progress = false;
 
   /// The UCX communicator; only for jobs started with JobTransport::kUcx.
   ucx::Comm& comm() const;

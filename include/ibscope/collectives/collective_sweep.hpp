@@ -42,6 +42,7 @@ struct CollectiveSweepOptions {
   /// Keep, per row, when each rank entered each timed iteration (CollectiveRow::enter_s), for
   /// straggler attribution (accept/straggler.hpp). Costs one allgather per row.
   bool record_arrivals = false;
+  SweepProgress progress;  ///< optional; called before each (algorithm, type, op, size)
 };
 
 /// Rows measured for one (algorithm, type, op, size): out-of-place and/or in-place. Called on

@@ -35,6 +35,7 @@ struct P2pOptions {
   PairsMode pairs = PairsMode::kAll;
   std::vector<std::pair<int, int>> pair_list;  ///< kList: pairs (a < b)
   double timeout_s = 60;
+  SweepProgress progress;  ///< optional; called before each (round, test, size)
 };
 
 /// Called on every rank with the rows of one round (all pairs), in order.

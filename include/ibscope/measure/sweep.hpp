@@ -3,10 +3,18 @@
 /// (multiply) or -i increment (add), or an explicit list (--sizes). Sizes are rounded down to
 /// whole elements.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace ibscope {
+
+/// Told before each step of a sweep: what it measures next ("allreduce ring 4 MiB"), how many
+/// steps are done and how many there are in all. Progress display only (output/progress_line).
+using SweepProgress =
+    std::function<void(const std::string& what, std::size_t done, std::size_t total)>;
 
 struct SweepSpec {
   std::uint64_t min_bytes = 8;
