@@ -7,6 +7,7 @@
 
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
@@ -17,39 +18,12 @@
 namespace ibscope::cli {
 namespace {
 
-constexpr const char* kDefaultWhatIfs = "inter-bw=2,inter-bw=0.5,inter-lat=0.5";
-
 struct ModelFlags {
   ClusterFlags cluster;
-  std::string workload_file;
-  std::string preset_name;
-  std::string what_if = kDefaultWhatIfs;
+  WorkloadFlags workload;
   std::string json_out;
   bool print_workload = false;
 };
-
-model::Workload chosen_workload(const ModelFlags& f) {
-  if (f.workload_file.empty() == f.preset_name.empty()) {
-    throw UsageError(fmt::format("model: give --workload FILE or --preset NAME (presets: {})",
-                                 fmt::join(model::preset_names(), ", ")));
-  }
-  return f.preset_name.empty() ? model::load_workload(f.workload_file)
-                               : model::preset(f.preset_name);
-}
-
-// The cluster laid out as the workload needs it; --nodes and --gpus-per-node may only repeat
-// the workload's layout (other node counts are what-ifs).
-model::ClusterNetwork chosen_cluster(const ModelFlags& f, const model::Workload& w) {
-  model::ClusterNetwork c = to_cluster(f.cluster);
-  c.gpus_per_node = f.cluster.gpus_per_node > 0 ? f.cluster.gpus_per_node : w.gpus_per_node;
-  if (f.cluster.nodes > 0 && f.cluster.nodes != w.nodes()) {
-    throw UsageError(fmt::format(
-        "--nodes {}: workload '{}' runs on {} nodes (tp x pp x dp / gpus_per_node); ask "
-        "'--what-if nodes={}' to change the node count",
-        f.cluster.nodes, w.name, w.nodes(), f.cluster.nodes));
-  }
-  return model::cluster_for(c, w);
-}
 
 std::string tier_line(const char* name, const model::Tier& t, bool crossed, bool links) {
   if (!crossed) return fmt::format("# {}: not crossed by this layout\n", name);
@@ -131,13 +105,13 @@ nlohmann::ordered_json breakdown_json(const model::StepBreakdown& s) {
 }
 
 int run_model(const ModelFlags& f) {
-  const model::Workload w = chosen_workload(f);
+  const model::Workload w = chosen_workload(f.workload);
   if (f.print_workload) {
     fmt::print("{}\n", model::to_json(w).dump(2));
     return 0;
   }
-  const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.what_if);
-  const model::ClusterNetwork cluster = chosen_cluster(f, w);
+  const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.workload.what_if);
+  const model::ClusterNetwork cluster = chosen_cluster(f.cluster, w);
   const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
     return model::make_network_model(c);
   };
@@ -200,15 +174,8 @@ OfflineCommand add_model_command(CLI::App& app) {
       "model",
       "The network's share of a training step (compute, tensor/pipeline/data-parallel "
       "communication, bubble, overlap) on a cluster's tiers, with what-if answers");
-  sub->add_option("--workload", f->workload_file, "Workload file (JSON, docs/model.md)")
-      ->check(CLI::ExistingFile);
-  sub->add_option("--preset", f->preset_name,
-                  fmt::format("Shipped workload: {}", fmt::join(model::preset_names(), ", ")));
+  add_workload_flags(*sub, f->workload);
   add_cluster_flags(*sub, f->cluster);
-  sub->add_option("--what-if", f->what_if,
-                  "Comma-separated changes: inter-bw=K, inter-lat=K, intra-bw=K, intra-lat=K "
-                  "(scale by K), nodes=N (dp follows), layout=tpNppNdpN[vpN]; '' for none")
-      ->capture_default_str();
   sub->add_option("--json", f->json_out, "Also write the model as JSON (never overwrites)");
   sub->add_flag("--print-workload", f->print_workload,
                 "Print the workload file of --preset/--workload and exit");
