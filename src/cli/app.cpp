@@ -154,7 +154,7 @@ int run(int argc, char** argv) {
   add_accept_flags(*accept_cmd, accept_flags);
 
   const OfflineCommand offline_cmds[] = {add_fit_command(app), add_predict_command(app),
-                                         add_model_command(app)};
+                                         add_model_command(app), add_report_command(app)};
 
   try {
     app.parse(argc, argv);

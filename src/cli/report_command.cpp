@@ -1,0 +1,153 @@
+// `ibscope report RESULTS... -o report.html`: one self-contained HTML page of the results
+// (output/html_report.hpp), with the training-step section when a workload is given (tiers
+// from the results files, as `ibscope model --fit` infers them). Reads files only.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ibscope/cli/cluster_flags.hpp"
+#include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/cli/workload_flags.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/model/step_model.hpp"
+#include "ibscope/model/what_if.hpp"
+#include "ibscope/output/html_report.hpp"
+#include "ibscope/output/results_document.hpp"
+#include "ibscope/output/results_loader.hpp"
+
+namespace ibscope::cli {
+namespace {
+
+struct ReportFlags {
+  std::vector<std::string> files;
+  std::vector<std::string> labels;
+  std::string output;
+  std::string title = "ibscope report";
+  double expect_gbit = -1;  ///< < 0: not given
+  WorkloadFlags workload;
+  ClusterFlags cluster;
+};
+
+constexpr const char* kFooter = R"(Examples:
+  ibscope report results/ibscope-allreduce-*.json -o allreduce.html
+  ibscope report before.json after.json --label before,after --expect-gbps 400
+  ibscope report accept.json intra.json --preset llama3-70b --inter-links 8
+
+One HTML file, inline SVG and CSS, no script, nothing fetched: it opens from a laptop after
+being copied off the cluster. Several files share the axes (comparison). The training-step
+section needs a workload; its tiers come from the files (multi-host runs: inter-node, one
+host: intra-node) and the cluster flags. Never overwrites. Charts: docs/report.md.
+Exit status: 0, 2 usage (bad flag, unreadable or malformed results file; no page written).)";
+
+std::string default_output(const std::string& first) {
+  std::filesystem::path p(first);
+  p.replace_extension(".html");
+  return p.string();
+}
+
+std::string tier_text(const char* name, const model::Tier& t, bool per_link) {
+  if (!(t.bw_gbps > 0)) return fmt::format("{}: no figures (not measured, not given)", name);
+  return fmt::format("{}: latency {:.3f} us, {:.4g} GB/s {}{}; {}", name, t.latency_s * 1e6,
+                     t.bw_gbps, per_link ? "per link" : "per rank",
+                     per_link ? fmt::format(", {} link(s) per node", t.links_per_node) : "",
+                     t.source.empty() ? "source unknown" : t.source);
+}
+
+TrainingReport training_report(const ReportFlags& f) {
+  const model::Workload w = chosen_workload(f.workload);
+  const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.workload.what_if);
+  TrainingReport t;
+  t.workload = w.source.empty() ? w.name : fmt::format("{} ({})", w.name, w.source);
+  t.layout = fmt::format("tp {} x pp {} x dp {} (vp {}) = {} GPUs on {} node(s) of {}", w.tp, w.pp,
+                         w.dp, w.vp, w.gpus(), w.nodes(), w.gpus_per_node);
+  ClusterFlags cf = f.cluster;
+  cf.fit_files.insert(cf.fit_files.begin(), f.files.begin(), f.files.end());
+  // A tier the files do not measure (and no flag gives) leaves the section saying so.
+  try {
+    const model::ClusterNetwork cluster = chosen_cluster(cf, w);
+    t.tiers.push_back(tier_text("inter-node tier", cluster.inter, true));
+    t.tiers.push_back(tier_text("intra-node tier", cluster.intra, false));
+    const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
+      return model::make_network_model(c);
+    };
+    const model::StepBreakdown base = model::model_step(w, *factory(cluster));
+    for (const auto& q : what_ifs) t.what_ifs.push_back(model::evaluate(q, w, cluster, factory));
+    t.breakdown = base;
+  } catch (const UsageError& e) {
+    t.missing = fmt::format(
+        "{}. Measure the missing tier (a run with one rank per host for the inter-node tier, "
+        "all ranks on one host for the intra-node tier) or give it (--inter-bw-gbps, "
+        "--inter-lat-us, --intra-bw-gbps, --intra-lat-us).",
+        e.what());
+    t.what_ifs.clear();
+  }
+  return t;
+}
+
+int run_report(const ReportFlags& f) {
+  const std::string output = f.output.empty() ? default_output(f.files.front()) : f.output;
+  if (std::filesystem::exists(output)) {
+    throw UsageError(fmt::format("-o {}: the file exists; ibscope never overwrites output, "
+                                 "choose another name",
+                                 output));
+  }
+  if (!f.labels.empty() && f.labels.size() != f.files.size()) {
+    throw UsageError(fmt::format("--label: {} label(s) for {} results file(s); give one per file",
+                                 f.labels.size(), f.files.size()));
+  }
+  std::vector<ReportFile> files;
+  for (std::size_t i = 0; i < f.files.size(); ++i) {
+    files.push_back({f.files[i],
+                     f.labels.empty() ? std::filesystem::path(f.files[i]).stem().string()
+                                      : f.labels[i],
+                     load_results(f.files[i])});
+  }
+  ReportOptions o;
+  o.title = f.title;
+  if (f.expect_gbit > 0) o.line_rate_gbit = f.expect_gbit;
+  if (workload_given(f.workload)) {
+    o.training = training_report(f);
+    if (!o.training->missing.empty()) fmt::print("note: training step: {}\n", o.training->missing);
+  }
+  o.command_line = fmt::format("ibscope report {}", fmt::join(f.files, " "));
+  const std::string page = html_report(files, o);
+  write_file_exclusive(output, page);
+  fmt::print("# report: {}\n", output);
+  return 0;
+}
+
+}  // namespace
+
+OfflineCommand add_report_command(CLI::App& app) {
+  auto f = std::make_shared<ReportFlags>();
+  auto* sub = app.add_subcommand(
+      "report", "One self-contained HTML report of results files: context, busbw and latency "
+                "vs size, all-pairs matrix, stragglers, fits, training step; several files "
+                "compared on the same axes");
+  sub->add_option("results", f->files, "Results files (ibscope-*.json)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("-o,--output", f->output,
+                  "The HTML file to write (default: beside the first results file, "
+                  "<stem>.html); never overwritten")
+      ->type_name("FILE");
+  sub->add_option("--title", f->title, "Page title")->capture_default_str();
+  sub->add_option("--label", f->labels,
+                  "One label per results file for legends (comma-separated; default: file names)")
+      ->delimiter(',');
+  sub->add_option("--expect-gbps", f->expect_gbit,
+                  "Line rate in Gb/s (1e9 bit/s) to draw on bandwidth charts, as 'ibscope "
+                  "accept --expect-gbps' (default: from the files' ports or acceptance)")
+      ->check(CLI::PositiveNumber);
+  add_workload_flags(*sub, f->workload);
+  add_cluster_flags(*sub, f->cluster);
+  sub->footer(kFooter);
+  return {sub, [f] { return run_report(*f); }};
+}
+
+}  // namespace ibscope::cli

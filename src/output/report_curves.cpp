@@ -1,0 +1,208 @@
+// Curves vs message size: busbw and latency percentiles per collective and algorithm, p2p
+// latency and bandwidth per rank pair. Every point is a row of a results file.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "report_sections.hpp"
+
+namespace ibscope::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxSeries = 16;  // per chart; beyond, the chart gets unreadable
+
+const char* kCollectiveOrder[] = {"allreduce", "reduce_scatter", "allgather", "broadcast"};
+
+// Series in first-seen order, points sorted by x when drawn.
+class SeriesSet {
+ public:
+  Series& at(const std::string& name) {
+    const auto it = index_.find(name);
+    if (it != index_.end()) return series_[it->second];
+    index_[name] = series_.size();
+    series_.push_back(Series{name, {}, {}, true, false, -1});
+    return series_.back();
+  }
+  std::vector<Series> sorted(std::size_t& left_out) {
+    for (auto& s : series_) {
+      std::vector<std::pair<double, double>> p;
+      for (std::size_t i = 0; i < s.x.size(); ++i) p.emplace_back(s.x[i], s.y[i]);
+      std::sort(p.begin(), p.end());
+      for (std::size_t i = 0; i < p.size(); ++i) std::tie(s.x[i], s.y[i]) = p[i];
+    }
+    left_out = series_.size() > kMaxSeries ? series_.size() - kMaxSeries : 0;
+    std::vector<Series> out(series_.begin(),
+                            series_.begin() + static_cast<long>(std::min(series_.size(), kMaxSeries)));
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  std::vector<Series> series_;
+};
+
+struct RowRef {
+  std::size_t file = 0;
+  const json* row = nullptr;
+};
+
+std::string row_qualifiers(const json& r, bool ranks, bool place, bool type_op, bool root) {
+  std::string q;
+  if (ranks) q += fmt::format(" p{}", r["ranks"].get<int>());
+  if (place) q += r["in_place"].get<bool>() ? " in-place" : " out-of-place";
+  if (type_op) q += fmt::format(" {}/{}", r["type"].get<std::string>(), r["op"].get<std::string>());
+  if (root && r.contains("root")) q += fmt::format(" root {}", r["root"].dump());
+  return q;
+}
+
+std::string left_out_note(std::size_t n) {
+  return n == 0 ? "" : fmt::format(" {} more series not drawn (at most {} per chart).", n, kMaxSeries);
+}
+
+std::string collective_charts(const std::vector<ReportFile>& files, const std::string& coll,
+                              const std::vector<RowRef>& rows,
+                              const std::vector<ReferenceLine>& rates) {
+  std::set<int> ranks;
+  std::set<bool> places;
+  std::set<std::string> type_ops, roots;
+  for (const auto& r : rows) {
+    const json& j = *r.row;
+    ranks.insert(j["ranks"].get<int>());
+    places.insert(j["in_place"].get<bool>());
+    type_ops.insert(j["type"].get<std::string>() + "/" + j["op"].get<std::string>());
+    roots.insert(j.contains("root") ? j["root"].dump() : "");
+  }
+  SeriesSet busbw, p50, p99;
+  std::map<std::string, std::size_t> file_of;
+  for (const auto& r : rows) {
+    const json& j = *r.row;
+    const std::string name = file_prefix(files, r.file) + j["algorithm"].get<std::string>() +
+                             row_qualifiers(j, ranks.size() > 1, places.size() > 1,
+                                            type_ops.size() > 1, roots.size() > 1);
+    file_of[name] = r.file;
+    const double size = static_cast<double>(j["size_bytes"].get<std::int64_t>());
+    Series& b = busbw.at(name);
+    b.x.push_back(size);
+    b.y.push_back(j["busbw_gbps"].get<double>());
+    Series& m = p50.at(name + " p50");
+    m.x.push_back(size);
+    m.y.push_back(j["time_us"]["p50"].get<double>());
+    Series& t = p99.at(name + " p99");
+    t.x.push_back(size);
+    t.y.push_back(j["time_us"]["p99"].get<double>());
+  }
+  std::size_t left = 0;
+  LineChart bw{"busbw-" + coll, coll + ": bus bandwidth vs message size",
+               Axis{"message size (bytes)", AxisScale::kLog2, true},
+               Axis{"busbw (GB/s)", AxisScale::kLog10, false}, busbw.sorted(left), rates};
+  for (std::size_t k = 0; k < bw.series.size(); ++k) {
+    bw.series[k].dashed = file_of[bw.series[k].name] % 2 == 1;
+  }
+  std::string out = figure(render_svg(bw),
+                           fmt::format("busbw = algbw x the nccl-tests factor (results/README.md); "
+                                       "one series per algorithm{}; the dotted red line is the "
+                                       "expected rate of one link.{}",
+                                       files.size() > 1 ? " and file" : "", left_out_note(left)));
+  LineChart lat{"latency-" + coll, coll + ": time per call vs message size (p50 line, p99 dots)",
+                Axis{"message size (bytes)", AxisScale::kLog2, true},
+                Axis{"time (us)", AxisScale::kLog10, false}, {}, {}};
+  std::size_t left50 = 0, left99 = 0;
+  auto s50 = p50.sorted(left50), s99 = p99.sorted(left99);
+  for (std::size_t k = 0; k < s50.size(); ++k) {
+    s50[k].color = static_cast<int>(k);
+    lat.series.push_back(s50[k]);
+    if (k < s99.size()) {
+      s99[k].color = static_cast<int>(k);
+      s99[k].line = false;
+      lat.series.push_back(s99[k]);
+    }
+  }
+  out += figure(render_svg(lat),
+                fmt::format("Percentiles of the per-iteration time (the maximum over ranks).{}",
+                            left_out_note(left50)));
+  return out;
+}
+
+std::string pair_name(const json& r) {
+  return fmt::format("{}-{} ({} - {})", r["rank_a"].get<int>(), r["rank_b"].get<int>(),
+                     r["host_a"].get<std::string>(), r["host_b"].get<std::string>());
+}
+
+}  // namespace
+
+Section collectives_section(const std::vector<ReportFile>& files,
+                            const std::vector<ReferenceLine>& rates) {
+  Section s{"collectives", "Collectives: busbw and latency vs message size", "", ""};
+  std::vector<std::string> order(std::begin(kCollectiveOrder), std::end(kCollectiveOrder));
+  std::map<std::string, std::vector<RowRef>> by_coll;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    for (const auto& r : files[i].doc["collectives"]["rows"]) {
+      const std::string c = r["collective"].get<std::string>();
+      if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+      by_coll[c].push_back({i, &r});
+    }
+  }
+  for (const auto& c : order) {
+    if (by_coll.count(c)) s.html += "<h3>" + xml_escape(c) + "</h3>" +
+                                    collective_charts(files, c, by_coll[c], rates);
+  }
+  if (s.html.empty()) s.note = "No collective rows in these files (ibscope allreduce, run, accept).";
+  return s;
+}
+
+Section p2p_section(const std::vector<ReportFile>& files, const std::vector<ReferenceLine>& rates) {
+  Section s{"p2p", "Point to point: latency and bandwidth vs message size", "", ""};
+  SeriesSet p50, p99, bw;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    for (const auto& r : files[i].doc["p2p"]["rows"]) {
+      const std::string test = r["test"].get<std::string>();
+      const double size = static_cast<double>(r["size_bytes"].get<std::int64_t>());
+      const std::string name = file_prefix(files, i) + pair_name(r);
+      if (test == "latency") {
+        Series& m = p50.at(name + " p50");
+        m.x.push_back(size);
+        m.y.push_back(r["time_us"]["p50"].get<double>());
+        Series& t = p99.at(name + " p99");
+        t.x.push_back(size);
+        t.y.push_back(r["time_us"]["p99"].get<double>());
+      } else {
+        Series& b = bw.at(fmt::format("{}{} {}", file_prefix(files, i), test, pair_name(r)));
+        b.x.push_back(size);
+        b.y.push_back(r["bw_gbps"].get<double>());
+      }
+    }
+  }
+  std::size_t left50 = 0, left99 = 0, left_bw = 0;
+  auto s50 = p50.sorted(left50), s99 = p99.sorted(left99);
+  if (!s50.empty()) {
+    LineChart lat{"p2p-latency", "p2p latency (half round trip) vs message size",
+                  Axis{"message size (bytes)", AxisScale::kLog2, true},
+                  Axis{"half round trip (us)", AxisScale::kLog10, false}, {}, {}};
+    for (std::size_t k = 0; k < s50.size(); ++k) {
+      s50[k].color = s99[k].color = static_cast<int>(k);
+      s99[k].line = false;
+      lat.series.push_back(s50[k]);
+      lat.series.push_back(s99[k]);
+    }
+    s.html += figure(render_svg(lat), "p50 (line) and p99 (dots) of every kept sample, per rank "
+                                      "pair." + left_out_note(left50));
+  }
+  auto sbw = bw.sorted(left_bw);
+  if (!sbw.empty()) {
+    LineChart c{"p2p-bw", "p2p bandwidth vs message size",
+                Axis{"message size (bytes)", AxisScale::kLog2, true},
+                Axis{"bandwidth (GB/s)", AxisScale::kLog10, false}, sbw, rates};
+    s.html += figure(render_svg(c), "bw: one way a -> b; bibw: both ways at once (sum). The "
+                                    "dotted red line is the expected rate of one link." +
+                                        left_out_note(left_bw));
+  }
+  if (s.html.empty()) s.note = "No p2p rows in these files (ibscope p2p, run, accept).";
+  return s;
+}
+
+}  // namespace ibscope::report

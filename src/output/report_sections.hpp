@@ -1,0 +1,51 @@
+#pragma once
+// The sections of the HTML report (output/html_report.hpp), one builder per kind of data.
+// Each returns its HTML, or a one-line note when the files have no data for it.
+
+#include <string>
+#include <vector>
+
+#include "ibscope/output/html_report.hpp"
+#include "ibscope/output/svg_chart.hpp"
+
+namespace ibscope::report {
+
+struct Section {
+  std::string id;       // HTML id and data-section
+  std::string heading;  // <h2>
+  std::string html;     // the content; empty: `note` instead
+  std::string note;     // why there is nothing to show
+};
+
+// report_context.cpp
+Section context_section(const std::vector<ReportFile>& files);
+// Expected line rates (GB/s) from the files (acceptance, topology, verbs ports, probes) and
+// the given rate, as reference lines for bandwidth charts.
+std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
+                                      const std::optional<double>& given_gbit);
+
+// report_curves.cpp: busbw and latency vs size per collective; p2p latency and bandwidth.
+Section collectives_section(const std::vector<ReportFile>& files,
+                            const std::vector<ReferenceLine>& rates);
+Section p2p_section(const std::vector<ReportFile>& files, const std::vector<ReferenceLine>& rates);
+
+// report_acceptance.cpp: all-pairs matrices and stragglers. Throws UsageError on a malformed
+// acceptance section (file and JSON path).
+Section pairs_section(const std::vector<ReportFile>& files);
+Section stragglers_section(const std::vector<ReportFile>& files);
+
+// report_fits.cpp: measured vs fitted (model/results_fits.hpp).
+Section fits_section(const std::vector<ReportFile>& files);
+
+// report_training.cpp
+Section training_section(const std::optional<TrainingReport>& training);
+
+// Helpers shared by the builders (html_report.cpp).
+std::string table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows);  // cells escaped
+std::string paragraph(const std::string& text);                        // escaped
+std::string figure(const std::string& svg, const std::string& caption);  // caption escaped
+// The series name prefix for file `i` when several files are compared ("before: "), else "".
+std::string file_prefix(const std::vector<ReportFile>& files, std::size_t i);
+
+}  // namespace ibscope::report
