@@ -17,6 +17,7 @@ packages=(
   # own munge key/socket, slurm.conf and ports in a temp dir); Debian's slurmd/slurmctld units
   # do not start without /etc/slurm/slurm.conf, and a running system munged is harmless.
   slurm-client slurmctld slurmd munge
+  chromium  # headless browser for the HTML report test (tests/browser/)
 )
 
 missing=()
