@@ -28,6 +28,11 @@ class SeriesSet {
     series_.push_back(Series{name, {}, {}, true, false, -1});
     return series_.back();
   }
+  void add(const std::string& name, double x, double y) {
+    Series& s = at(name);
+    s.x.push_back(x);
+    s.y.push_back(y);
+  }
   std::vector<Series> sorted(std::size_t& left_out) {
     for (auto& s : series_) {
       std::vector<std::pair<double, double>> p;
@@ -45,6 +50,13 @@ class SeriesSet {
   std::map<std::string, std::size_t> index_;
   std::vector<Series> series_;
 };
+
+// The p50 and p99 of a row's time_us at `size`, under "<name> p50" and "<name> p99".
+void add_percentiles(SeriesSet& p50, SeriesSet& p99, const std::string& name, double size,
+                     const json& row) {
+  p50.add(name + " p50", size, row["time_us"]["p50"].get<double>());
+  p99.add(name + " p99", size, row["time_us"]["p99"].get<double>());
+}
 
 struct RowRef {
   std::size_t file = 0;
@@ -86,15 +98,8 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
                                             type_ops.size() > 1, roots.size() > 1);
     file_of[name] = r.file;
     const double size = static_cast<double>(j["size_bytes"].get<std::int64_t>());
-    Series& b = busbw.at(name);
-    b.x.push_back(size);
-    b.y.push_back(j["busbw_gbps"].get<double>());
-    Series& m = p50.at(name + " p50");
-    m.x.push_back(size);
-    m.y.push_back(j["time_us"]["p50"].get<double>());
-    Series& t = p99.at(name + " p99");
-    t.x.push_back(size);
-    t.y.push_back(j["time_us"]["p99"].get<double>());
+    busbw.add(name, size, j["busbw_gbps"].get<double>());
+    add_percentiles(p50, p99, name, size, j);
   }
   std::size_t left = 0;
   LineChart bw{"busbw-" + coll, coll + ": bus bandwidth vs message size",
@@ -164,16 +169,10 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
       const double size = static_cast<double>(r["size_bytes"].get<std::int64_t>());
       const std::string name = file_prefix(files, i) + pair_name(r);
       if (test == "latency") {
-        Series& m = p50.at(name + " p50");
-        m.x.push_back(size);
-        m.y.push_back(r["time_us"]["p50"].get<double>());
-        Series& t = p99.at(name + " p99");
-        t.x.push_back(size);
-        t.y.push_back(r["time_us"]["p99"].get<double>());
+        add_percentiles(p50, p99, name, size, r);
       } else {
-        Series& b = bw.at(fmt::format("{}{} {}", file_prefix(files, i), test, pair_name(r)));
-        b.x.push_back(size);
-        b.y.push_back(r["bw_gbps"].get<double>());
+        bw.add(fmt::format("{}{} {}", file_prefix(files, i), test, pair_name(r)), size,
+               r["bw_gbps"].get<double>());
       }
     }
   }

@@ -70,7 +70,7 @@ std::pair<double, double> padded(AxisScale s, double lo, double hi) {
 
 std::string svg_open(const std::string& id, double height, const std::string& title) {
   return fmt::format(
-      "<svg class=\"chart\" data-chart=\"{0}\" xmlns=\"http://www.w3.org/2000/svg\" "
+      "<svg class=\"chart\" data-chart=\"{0}\" "
       "width=\"{1:.0f}\" height=\"{2:.0f}\" viewBox=\"0 0 {1:.0f} {2:.0f}\" role=\"img\">"
       "<title>{3}</title>"
       "<text class=\"chart-title\" x=\"{4:.0f}\" y=\"22\" font-size=\"15\" "
@@ -121,6 +121,33 @@ std::string legend_entry(double y, const std::string& name, const char* fill, bo
       "<g class=\"legend-entry\">{}<text class=\"legend\" x=\"{:.1f}\" y=\"{:.1f}\" "
       "font-size=\"12\">{}</text></g>",
       swatch, kLeft + 36, y, xml_escape(name));
+}
+
+// Vertical grid lines with their tick labels below the plot, one per tick of `axis`.
+std::string x_grid(const Axis& axis, const Scale& sx) {
+  std::string out;
+  for (const auto& t : axis_ticks(axis, sx.lo, sx.hi)) {
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+        "stroke=\"#e4e4e4\"/><text class=\"tick\" data-axis=\"x\" x=\"{0:.1f}\" y=\"{3:.1f}\" "
+        "text-anchor=\"middle\" font-size=\"11\">{4}</text>",
+        sx.px(t.value), kTop, kTop + kPlotHeight, kTop + kPlotHeight + 16, xml_escape(t.label));
+  }
+  return out;
+}
+
+// Horizontal grid lines with their tick labels left of the plot.
+std::string y_grid(const Axis& axis, const Scale& sy) {
+  std::string out;
+  for (const auto& t : axis_ticks(axis, sy.lo, sy.hi)) {
+    const double py = sy.px(t.value);
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+        "stroke=\"#e4e4e4\"/><text class=\"tick\" data-axis=\"y\" x=\"{3:.1f}\" y=\"{4:.1f}\" "
+        "text-anchor=\"end\" font-size=\"11\">{5}</text>",
+        kLeft, py, kWidth - kRight, kLeft - 6, py + 4, xml_escape(t.label));
+  }
+  return out;
 }
 
 double tick_step_linear(double span) {
@@ -245,22 +272,8 @@ std::string render_svg(const LineChart& c) {
     std::tie(sx.lo, sx.hi) = padded(c.x.scale, xlo, xhi);
     std::tie(sy.lo, sy.hi) = padded(c.y.scale, ylo, yhi);
     if (!is_log(c.y.scale) && ylo >= 0) sy.lo = std::max(0.0, sy.lo);
-    for (const auto& t : axis_ticks(c.x, sx.lo, sx.hi)) {
-      const double px = sx.px(t.value);
-      out += fmt::format(
-          "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
-          "stroke=\"#e4e4e4\"/><text class=\"tick\" data-axis=\"x\" x=\"{0:.1f}\" y=\"{3:.1f}\" "
-          "text-anchor=\"middle\" font-size=\"11\">{4}</text>",
-          px, kTop, kTop + kPlotHeight, kTop + kPlotHeight + 16, xml_escape(t.label));
-    }
-    for (const auto& t : axis_ticks(c.y, sy.lo, sy.hi)) {
-      const double py = sy.px(t.value);
-      out += fmt::format(
-          "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
-          "stroke=\"#e4e4e4\"/><text class=\"tick\" data-axis=\"y\" x=\"{3:.1f}\" y=\"{4:.1f}\" "
-          "text-anchor=\"end\" font-size=\"11\">{5}</text>",
-          kLeft, py, kWidth - kRight, kLeft - 6, py + 4, xml_escape(t.label));
-    }
+    out += x_grid(c.x, sx);
+    out += y_grid(c.y, sy);
   } else {
     out += no_data(kTop + kPlotHeight / 2);
   }
@@ -326,7 +339,7 @@ std::string render_svg(const Heatmap& m) {
     }
   }
   std::string out = fmt::format(
-      "<svg class=\"chart heatmap\" data-chart=\"{0}\" xmlns=\"http://www.w3.org/2000/svg\" "
+      "<svg class=\"chart heatmap\" data-chart=\"{0}\" "
       "width=\"{1:.0f}\" height=\"{2:.0f}\" viewBox=\"0 0 {1:.0f} {2:.0f}\" role=\"img\">"
       "<title>{3}</title><text class=\"chart-title\" x=\"{4:.0f}\" y=\"22\" font-size=\"15\" "
       "font-weight=\"bold\">{3}</text>",
@@ -410,16 +423,7 @@ std::string render_svg(const StackedBars& b) {
   if (b.bars.empty() || !(hi > 0)) out += no_data(kTop + kPlotHeight / 2);
   const Axis y_axis{b.value_label, AxisScale::kLinear, false};
   const Scale sy{AxisScale::kLinear, 0, hi > 0 ? hi * 1.05 : 1, kTop + kPlotHeight, kTop};
-  if (hi > 0) {
-    for (const auto& t : axis_ticks(y_axis, 0, sy.hi)) {
-      const double py = sy.px(t.value);
-      out += fmt::format(
-          "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
-          "stroke=\"#e4e4e4\"/><text class=\"tick\" data-axis=\"y\" x=\"{3:.1f}\" y=\"{4:.1f}\" "
-          "text-anchor=\"end\" font-size=\"11\">{5}</text>",
-          kLeft, py, kWidth - kRight, kLeft - 6, py + 4, xml_escape(t.label));
-    }
-  }
+  if (hi > 0) out += y_grid(y_axis, sy);
   const double plot_w = kWidth - kLeft - kRight;
   const double slot = b.bars.empty() ? plot_w : plot_w / static_cast<double>(b.bars.size());
   const double bar_w = std::min(80.0, slot * 0.6);
