@@ -17,6 +17,9 @@ packages=(
   # own munge key/socket, slurm.conf and ports in a temp dir); Debian's slurmd/slurmctld units
   # do not start without /etc/slurm/slurm.conf, and a running system munged is harmless.
   slurm-client slurmctld slurmd munge
+  # The .deb's Depends (cpack runs dpkg-shlibdeps) and the man page rendered (tests/package,
+  # tests/mp/test_cli_help_mp.cpp).
+  dpkg-dev groff-base
   chromium  # headless browser for the HTML report test (tests/browser/)
 )
 

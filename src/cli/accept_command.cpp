@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "ibscope/accept/accept_runner.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/output/prometheus.hpp"
 #include "ibscope/output/results_document.hpp"
 #include "ibscope/topo/topology_json.hpp"
 
@@ -60,10 +63,18 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
   app.add_option("--ar-sizes", f.ar_sizes, "All-reduce sizes (comma list)")->default_val("64K,4M");
   app.add_option("--ar-iters", f.ar_iters, "All-reduce timed iterations per size")->default_val(20);
   app.add_option("--ar-warmup", f.ar_warmup, "All-reduce warm-up iterations")->default_val(3);
+  app.add_option("--prometheus-file", f.prometheus_file,
+                 "Rank 0 also writes the verdicts as Prometheus metrics to FILE (*.prom, in "
+                 "node-exporter's textfile folder), replacing the previous run's atomically")
+      ->type_name("FILE");
 }
 
-accept::AcceptOptions to_options(const AcceptFlags& f, double timeout_s) {
-  accept::AcceptOptions o;
+AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
+  if (!f.prometheus_file.empty()) {
+    prometheus::check_textfile_path(f.prometheus_file, "--prometheus-file");
+  }
+  AcceptCommandOptions command{{}, f.prometheus_file};
+  accept::AcceptOptions& o = command.accept;
   o.transport = accept::parse_accept_transport(f.transport);
   if (f.expect_gbit < 0) throw UsageError(fmt::format("--expect-gbps {}: must be > 0", f.expect_gbit));
   o.expect_line_gbit = f.expect_gbit;
@@ -95,10 +106,11 @@ accept::AcceptOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.allreduce_warmup = f.ar_warmup;
   o.timeout_s = timeout_s;
   accept::validate(o);
-  return o;
+  return command;
 }
 
-int accept_body(JobContext& ctx, const accept::AcceptOptions& o) {
+int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
+  const accept::AcceptOptions& o = command.accept;
   const bool root = ctx.comm().rank() == 0;
   std::FILE* out = ctx.table_out;
   if (out != nullptr) fmt::print(out, "# acceptance: topology and link-state preflight\n");
@@ -146,6 +158,14 @@ int accept_body(JobContext& ctx, const accept::AcceptOptions& o) {
   for (const auto& f : result.failures) fmt::print(summary, "  FAIL {}\n", f);
   for (const auto& w : result.warnings) fmt::print(summary, "  warning: {}\n", w);
   std::fflush(summary);
+  if (!command.prometheus_file.empty()) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    const double now_s =
+        static_cast<double>(std::chrono::duration_cast<std::chrono::seconds>(now).count());
+    write_file_replacing(command.prometheus_file,
+                         prometheus::exposition_text(prometheus::acceptance_metrics(
+                             result.section, now_s, "the acceptance section")));
+  }
   return result.pass ? 0 : 1;
 }
 

@@ -8,6 +8,7 @@
 #include "ibscope/build_info.hpp"
 #include "ibscope/cli/accept_command.hpp"
 #include "ibscope/cli/flags.hpp"
+#include "ibscope/cli/help_footers.hpp"
 #include "ibscope/cli/job.hpp"
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/topo_command.hpp"
@@ -154,7 +155,9 @@ int run(int argc, char** argv) {
   add_accept_flags(*accept_cmd, accept_flags);
 
   const OfflineCommand offline_cmds[] = {add_fit_command(app), add_predict_command(app),
-                                         add_model_command(app), add_report_command(app)};
+                                         add_model_command(app), add_report_command(app),
+                                         add_export_prometheus_command(app), add_man_command(app)};
+  add_help_footers(app);  // examples and exit status of every subcommand (after they exist)
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <ctime>
 
 #include "ibscope/bootstrap/local_launcher.hpp"
@@ -177,6 +178,19 @@ void write_file_exclusive(const std::filesystem::path& path, const std::string& 
     throw SystemError(fmt::format("cannot create {}", path.string()), e);
   }
   ::unlink(tmp.c_str());
+}
+
+void write_file_replacing(const std::filesystem::path& path, const std::string& content) {
+  // The temp name starts with a dot: node-exporter's textfile collector reads *.prom only.
+  const std::filesystem::path tmp =
+      path.parent_path() / fmt::format(".{}.new.{}.{}", path.filename().string(), ::getpid(),
+                                       make_job_token().substr(0, 6));
+  write_file_exclusive(tmp, content);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw SystemError(fmt::format("cannot replace {}", path.string()), e);
+  }
 }
 
 std::filesystem::path ResultsDocument::write(const std::filesystem::path& dir) {

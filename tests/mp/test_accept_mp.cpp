@@ -6,38 +6,18 @@
 
 #include <catch2/catch.hpp>
 
-#include "ibscope/bootstrap/socket.hpp"
+#include "emulated_hosts.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
 
 namespace {
 
-std::uint16_t free_port() {
-  auto fd = ibscope::net::listen_tcp({"127.0.0.1", 0});
-  return ibscope::net::bound_port(fd.get());
-}
-
 // One rank on each of `hosts` emulated hosts (TCP store bootstrap, UCX over TCP on loopback).
 std::vector<ProcessResult> run_hosts(int hosts, const std::vector<std::string>& accept_args) {
-  const std::string root = fmt::format("127.0.0.1:{}", free_port());
-  std::vector<Running> ranks;
-  for (int r = 0; r < hosts; ++r) {
-    std::vector<std::string> args = {"accept", "--transport", "ucx", "--timeout", "30"};
-    args.insert(args.end(), accept_args.begin(), accept_args.end());
-    ranks.push_back(start_process({args,
-                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
-                                    {"IBSCOPE_RANK", std::to_string(r)},
-                                    {"IBSCOPE_SIZE", std::to_string(hosts)},
-                                    {"IBSCOPE_ROOT", root},
-                                    {"IBSCOPE_TOKEN", "accept-test"},
-                                    {"IBSCOPE_HOSTNAME", fmt::format("emu{}", r)},
-                                    {"UCX_TLS", "tcp"}},
-                                   120}));
-  }
-  std::vector<ProcessResult> out;
-  for (auto& r : ranks) out.push_back(wait_process(r));
-  return out;
+  std::vector<std::string> args = {"accept", "--transport", "ucx", "--timeout", "30"};
+  args.insert(args.end(), accept_args.begin(), accept_args.end());
+  return run_emulated_hosts(hosts, args);
 }
 
 std::vector<ProcessResult> run_two_hosts(const std::vector<std::string>& accept_args) {

@@ -35,14 +35,23 @@ struct AcceptFlags {
   std::string ar_sizes = "64K,4M";
   int ar_iters = 20;
   int ar_warmup = 3;
+  std::string prometheus_file;
+};
+
+/// What `ibscope accept` runs: the acceptance and where else its verdicts go.
+struct AcceptCommandOptions {
+  accept::AcceptOptions accept;
+  /// node-exporter textfile (output/prometheus.hpp) rank 0 writes at the end, replacing the
+  /// previous one atomically; empty: none.
+  std::string prometheus_file;
 };
 
 void add_accept_flags(CLI::App& app, AcceptFlags& f);
 
 /// Flags -> options. Throws UsageError.
-accept::AcceptOptions to_options(const AcceptFlags& f, double timeout_s);
+AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s);
 
 /// The job body (run_job with JobTransport::kUcx). Returns 0 pass / 1 fail.
-int accept_body(JobContext& ctx, const accept::AcceptOptions& options);
+int accept_body(JobContext& ctx, const AcceptCommandOptions& options);
 
 }  // namespace ibscope::cli

@@ -59,6 +59,12 @@ class ResultsDocument {
 /// path exists; a crash never leaves a partial file under `path`.
 void write_file_exclusive(const std::filesystem::path& path, const std::string& content);
 
+/// Writes `content` to `path` atomically, replacing what is there: a reader sees the old file or
+/// the new one, never a partial one (a temp file in the same folder, fsync, rename). For files
+/// that are meant to be replaced (a Prometheus textfile, a generated man page), never results.
+/// Throws SystemError.
+void write_file_replacing(const std::filesystem::path& path, const std::string& content);
+
 /// UTC timestamp "2026-12-02T13:45:07Z".
 std::string utc_now_iso8601();
 

@@ -1,0 +1,108 @@
+#include "ibscope/cli/help_footers.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace ibscope::cli {
+namespace {
+
+struct CommandHelp {
+  std::string_view command;
+  std::string_view examples;     ///< lines, each ending in a newline; empty: the command's own
+  std::string_view exit_status;  ///< after "Exit status: "
+};
+
+constexpr std::string_view kSweepExit =
+    "0 success, 1 the measurement failed (#wrong > 0, a lost peer, a deadline), 2 usage.";
+
+constexpr CommandHelp kHelp[] = {
+    {"run",
+     "  ibscope run                          # 2 local ranks: p2p sweep, then all-reduce\n"
+     "  ibscope run --np 4 -e 64M --p2p-maxbytes 1M --p2p-tests latency,bw\n"
+     "  srun --mpi=pmix -N 16 --ntasks-per-node=1 ibscope run --out results/fabric\n"
+     "  mpirun -np 16 --map-by ppr:1:node ibscope run --skip-p2p\n",
+     kSweepExit},
+    {"allreduce",
+     "  ibscope allreduce --np 4 -b 8 -e 256M -f 2 -d float -o sum\n"
+     "  ibscope allreduce --np 2 -d all -o all -b 1K -e 1M     # every type and op\n"
+     "  ibscope allreduce --np 4 -A all -b 8 -e 64M           # every algorithm, crossovers\n"
+     "  ibscope allreduce --np 4 -A auto --tuning results/ibscope-allreduce-....json\n"
+     "  UCX_TLS=tcp ibscope allreduce --np 2 --format csv     # force UCX over TCP\n"
+     "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope allreduce -e 1G\n",
+     kSweepExit},
+    {"reduce_scatter",
+     "  ibscope reduce_scatter --np 4 -b 1K -e 64M\n"
+     "  ibscope reduce_scatter --np 4 -A all -d bfloat16 -o max\n"
+     "  srun --mpi=pmix -N 8 --ntasks-per-node=1 ibscope reducescatter -e 1G\n",
+     kSweepExit},
+    {"allgather",
+     "  ibscope allgather --np 4 -e 256M\n"
+     "  ibscope allgather --np 3 --sizes 0,4,1M,64M -n 50\n"
+     "  mpirun -np 16 --map-by ppr:1:node ibscope all_gather -A all\n",
+     kSweepExit},
+    {"broadcast",
+     "  ibscope broadcast --np 4 --root 3 -e 256M\n"
+     "  ibscope bcast --np 8 -A all -b 1K -e 64M\n"
+     "  srun --mpi=pmix -N 16 --ntasks-per-node=1 ibscope broadcast -r 0 -e 1G\n",
+     kSweepExit},
+    {"p2p",
+     "  ibscope p2p --np 2                                  # latency, bw, bibw: 1 B .. 4 MiB\n"
+     "  ibscope p2p --np 2 --tests latency -e 64K\n"
+     "  ibscope p2p --np 4 --tests bw,bibw -b 4K -e 16M    # every pair, disjoint rounds\n"
+     "  srun --mpi=pmix -N 8 --ntasks-per-node=1 ibscope p2p --tests bw --pairs all\n",
+     "0 success, 1 the measurement failed (a lost peer, a deadline), 2 usage."},
+    {"validate",
+     "  ibscope validate results/*.json\n"
+     "  ibscope validate results/ibscope-allreduce-20261203T101500Z-1a2b3c.json\n",
+     "0 every file is valid, 2 a file is unreadable or malformed (the message names the file "
+     "and the JSON path)."},
+    {"algorithms",
+     "  ibscope algorithms\n"
+     "  ibscope algorithms | grep allreduce\n",
+     "0."},
+    {"topo",
+     "  ibscope topo --np 1                     # this host\n"
+     "  ibscope topo --np 1 --format json       # the topology section as JSON\n"
+     "  srun --mpi=pmix -N 8 --ntasks-per-node=1 ibscope topo   # one entry per host\n",
+     "0 (a host without RDMA devices is not an error), 1 a lost peer or a deadline, 2 usage."},
+    {"probe",
+     "  ibscope probe write_bw --np 2 -d rxe0 -a          # one host, one device, 2 B .. 8 MiB\n"
+     "  ibscope probe read_lat --np 2 -s 64 -n 10000\n"
+     "  srun -N 16 ibscope probe write_lat --pairs all    # every node pair, a latency matrix\n"
+     "  mpirun -np 8 --map-by node ibscope probe send_bw -d mlx5_0,mlx5_1 -B -q 4\n",
+     "0 success, 1 the probe failed (no RDMA device or provider, a port down, a refused QP "
+     "transition, a failed completion, a lost peer, a deadline), 2 usage."},
+    {"accept",
+     "  srun --mpi=pmix -N 64 --ntasks-per-node=1 ibscope accept --out results/accept\n"
+     "  srun --mpi=pmix -N 64 ibscope accept --transport ucx --expect-gbps 400 --link-kind ib\n"
+     "  mpirun -np 64 --map-by ppr:1:node ibscope accept --transport ucx --expect-gbps 100 \\\n"
+     "      --link-kind roce\n"
+     "  ibscope accept --np 4 -A ring,dbt --ar-sizes 1M,64M   # one host: the straggler check\n"
+     "  srun --mpi=pmix -N 64 ibscope accept \\\n"
+     "      --prometheus-file /var/lib/node_exporter/textfile/ibscope.prom\n",
+     "0 pass, 1 fail (a link, NIC or host failed its tests, a straggler, #wrong > 0, or a "
+     "measurement error), 2 usage."},
+    {"fit", "",
+     "0 success, 2 usage (a malformed results file, nothing to fit, an output file that "
+     "exists)."},
+};
+
+}  // namespace
+
+void add_help_footers(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (const auto& h : kHelp) {
+      if (sub->get_name() != h.command) continue;
+      const std::string exit_line = "Exit status: " + std::string(h.exit_status);
+      // CLI11 gives a subcommand its parent's footer: that one is not the command's own.
+      const std::string own = sub->get_footer() == app.get_footer() ? "" : sub->get_footer();
+      if (own.empty() && !h.examples.empty()) {
+        sub->footer("Examples:\n" + std::string(h.examples) + exit_line);
+      } else if (own.find("Exit status:") == std::string::npos) {
+        sub->footer(own + (own.empty() || own.back() == '\n' ? "" : "\n") + exit_line);
+      }
+    }
+  }
+}
+
+}  // namespace ibscope::cli

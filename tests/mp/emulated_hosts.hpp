@@ -1,0 +1,44 @@
+#pragma once
+// Ranks as emulated hosts on one machine: one ibscope process per "host" emu0, emu1, ...
+// (IBSCOPE_HOSTNAME), wired through the TCP store on loopback, UCX over TCP. Links between
+// them count as links between hosts (accept judges them).
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ibscope/bootstrap/socket.hpp"
+#include "process.hpp"
+
+namespace ibscope::test {
+
+inline std::uint16_t free_port() {
+  auto fd = ibscope::net::listen_tcp({"127.0.0.1", 0});
+  return ibscope::net::bound_port(fd.get());
+}
+
+/// Starts `hosts` ranks of `ibscope args...` and waits for all of them; results by rank.
+inline std::vector<ProcessResult> run_emulated_hosts(int hosts,
+                                                     const std::vector<std::string>& args,
+                                                     double limit_s = 120) {
+  const std::string root = fmt::format("127.0.0.1:{}", free_port());
+  std::vector<Running> ranks;
+  for (int r = 0; r < hosts; ++r) {
+    ranks.push_back(start_process({args,
+                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                                    {"IBSCOPE_RANK", std::to_string(r)},
+                                    {"IBSCOPE_SIZE", std::to_string(hosts)},
+                                    {"IBSCOPE_ROOT", root},
+                                    {"IBSCOPE_TOKEN", "emulated-hosts-test"},
+                                    {"IBSCOPE_HOSTNAME", fmt::format("emu{}", r)},
+                                    {"UCX_TLS", "tcp"}},
+                                   limit_s}));
+  }
+  std::vector<ProcessResult> out;
+  for (auto& r : ranks) out.push_back(wait_process(r));
+  return out;
+}
+
+}  // namespace ibscope::test
