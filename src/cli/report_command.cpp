@@ -92,9 +92,10 @@ TrainingReport training_report(const ReportFlags& f) {
 int run_report(const ReportFlags& f) {
   const std::string output = f.output.empty() ? default_output(f.files.front()) : f.output;
   if (std::filesystem::exists(output)) {
-    throw UsageError(fmt::format("-o {}: the file exists; ibscope never overwrites output, "
-                                 "choose another name",
-                                 output));
+    throw UsageError(
+        fmt::format("-o {}: the file exists; ibscope never overwrites output, "
+                    "choose another name",
+                    output));
   }
   if (!f.labels.empty() && f.labels.size() != f.files.size()) {
     throw UsageError(fmt::format("--label: {} label(s) for {} results file(s); give one per file",
@@ -102,10 +103,10 @@ int run_report(const ReportFlags& f) {
   }
   std::vector<ReportFile> files;
   for (std::size_t i = 0; i < f.files.size(); ++i) {
-    files.push_back({f.files[i],
-                     f.labels.empty() ? std::filesystem::path(f.files[i]).stem().string()
-                                      : f.labels[i],
-                     load_results(f.files[i])});
+    files.push_back(
+        {f.files[i],
+         f.labels.empty() ? std::filesystem::path(f.files[i]).stem().string() : f.labels[i],
+         load_results(f.files[i])});
   }
   ReportOptions o;
   o.title = f.title;
@@ -126,9 +127,10 @@ int run_report(const ReportFlags& f) {
 OfflineCommand add_report_command(CLI::App& app) {
   auto f = std::make_shared<ReportFlags>();
   auto* sub = app.add_subcommand(
-      "report", "One self-contained HTML report of results files: context, busbw and latency "
-                "vs size, all-pairs matrix, stragglers, fits, training step; several files "
-                "compared on the same axes");
+      "report",
+      "One self-contained HTML report of results files: context, busbw and latency "
+      "vs size, all-pairs matrix, stragglers, fits, training step; several files "
+      "compared on the same axes");
   sub->add_option("results", f->files, "Results files (ibscope-*.json)")
       ->required()
       ->check(CLI::ExistingFile);

@@ -78,8 +78,15 @@ struct Matrix {
   std::set<std::pair<int, int>> failing;
 
   Heatmap heatmap(std::string id, std::string title, std::string value_label) const {
-    Heatmap h{std::move(id), std::move(title), "from rank (host)", "to rank (host)",
-              std::move(value_label), {}, {}, {}, {}};
+    Heatmap h{std::move(id),
+              std::move(title),
+              "from rank (host)",
+              "to rank (host)",
+              std::move(value_label),
+              {},
+              {},
+              {},
+              {}};
     for (const auto& [r, host] : ranks) {
       h.rows.push_back(rank_label(r, host));
       h.columns.push_back(rank_label(r, host));
@@ -116,10 +123,11 @@ std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
     if (!pass) {
       m.failing.insert({a, b});
       m.failing.insert({b, a});
-      failed.push_back({rank_label(a, ha), rank_label(b, hb), fmt::format("{:.4g}", gbps),
-                        fmt::format("{:.4g}", c.number(l, where, "expected_gbps")),
-                        fmt::format("{:.3g}", c.number(l, where, "fraction_of_expected")),
-                        l.contains("reason") && l["reason"].is_string() ? l["reason"].get<std::string>() : ""});
+      failed.push_back(
+          {rank_label(a, ha), rank_label(b, hb), fmt::format("{:.4g}", gbps),
+           fmt::format("{:.4g}", c.number(l, where, "expected_gbps")),
+           fmt::format("{:.3g}", c.number(l, where, "fraction_of_expected")),
+           l.contains("reason") && l["reason"].is_string() ? l["reason"].get<std::string>() : ""});
     }
   }
   std::string out = figure(
@@ -154,13 +162,13 @@ std::string p2p_matrix(const ReportFile& f, std::size_t i) {
     m.value[pair] = v.second;
     sizes.insert(v.first);
   }
-  return figure(render_svg(m.heatmap(fmt::format("pairs-bw-{}", i + 1),
-                                     fmt::format("{}: all-pairs p2p bandwidth", f.label),
-                                     "bw (GB/s)")),
-                fmt::format("One-way bandwidth from the row's rank to the column's, at the "
-                            "largest size measured per pair ({} bytes). No pass/fail: p2p runs "
-                            "have no expected rate.",
-                            *sizes.rbegin()));
+  return figure(
+      render_svg(m.heatmap(fmt::format("pairs-bw-{}", i + 1),
+                           fmt::format("{}: all-pairs p2p bandwidth", f.label), "bw (GB/s)")),
+      fmt::format("One-way bandwidth from the row's rank to the column's, at the "
+                  "largest size measured per pair ({} bytes). No pass/fail: p2p runs "
+                  "have no expected rate.",
+                  *sizes.rbegin()));
 }
 
 std::string straggler_charts(const ReportFile& f, std::size_t i) {
@@ -175,8 +183,12 @@ std::string straggler_charts(const ReportFile& f, std::size_t i) {
   if (named.is_object()) straggler = c.integer(named, where + ".straggler", "rank");
   StackedBars bars{fmt::format("stragglers-{}", i + 1),
                    fmt::format("{}: median lateness per rank", f.label),
-                   "median arrival after the first rank (us)", "rank (host)", {},
-                   {"median lateness (us)"}, {}, {}};
+                   "median arrival after the first rank (us)",
+                   "rank (host)",
+                   {},
+                   {"median lateness (us)"},
+                   {},
+                   {}};
   std::vector<std::vector<std::string>> rows;
   for (std::size_t k = 0; k < ranks.size(); ++k) {
     const std::string w = fmt::format("{}.ranks[{}]", where, k);
@@ -186,18 +198,19 @@ std::string straggler_charts(const ReportFile& f, std::size_t i) {
     bars.bars.push_back(rank_label(rank, host));
     bars.values.push_back({late});
     bars.highlighted.push_back(rank == straggler);
-    rows.push_back({rank_label(rank, host), fmt::format("{:g}", c.number(ranks[k], w, "iterations")),
-                    fmt::format("{:.3g}", c.number(ranks[k], w, "last_fraction")),
-                    fmt::format("{:.4g}", late),
-                    fmt::format("{:.3g}", c.number(ranks[k], w, "median_late_fraction")),
-                    rank == straggler ? "straggler" : ""});
+    rows.push_back(
+        {rank_label(rank, host), fmt::format("{:g}", c.number(ranks[k], w, "iterations")),
+         fmt::format("{:.3g}", c.number(ranks[k], w, "last_fraction")), fmt::format("{:.4g}", late),
+         fmt::format("{:.3g}", c.number(ranks[k], w, "median_late_fraction")),
+         rank == straggler ? "straggler" : ""});
   }
-  std::string reason = s.contains("reason") && s["reason"].is_string() ? s["reason"].get<std::string>() : "";
-  std::string out = figure(render_svg(bars),
-                           fmt::format("From per-rank arrival times at every all-reduce "
-                                       "iteration, on rank 0's clock (clock uncertainty {:.3g} "
-                                       "us). {}",
-                                       c.number(s, where, "clock_uncertainty_us"), reason));
+  std::string reason =
+      s.contains("reason") && s["reason"].is_string() ? s["reason"].get<std::string>() : "";
+  std::string out =
+      figure(render_svg(bars), fmt::format("From per-rank arrival times at every all-reduce "
+                                           "iteration, on rank 0's clock (clock uncertainty {:.3g} "
+                                           "us). {}",
+                                           c.number(s, where, "clock_uncertainty_us"), reason));
   out += table({"rank (host)", "iterations", "last (fraction of iterations)",
                 "median lateness (us)", "median lateness (fraction of iteration)", "verdict"},
                rows);
@@ -212,7 +225,9 @@ std::string straggler_charts(const ReportFile& f, std::size_t i) {
                                c.string(per_row[last], w, "algorithm"),
                                c.number(per_row[last], w, "size_bytes")),
                    Axis{"iteration (index)", AxisScale::kLinear, false},
-                   Axis{"arrival after the first rank (us)", AxisScale::kLinear, false}, {}, {}};
+                   Axis{"arrival after the first rank (us)", AxisScale::kLinear, false},
+                   {},
+                   {}};
     for (std::size_t it = 0; it < arrival.size(); ++it) {
       const std::string wi = fmt::format("{}.arrival_us[{}]", w, it);
       if (!arrival[it].is_array()) c.fail(wi, "expected an array (one arrival per rank)");
@@ -225,8 +240,9 @@ std::string straggler_charts(const ReportFile& f, std::size_t i) {
         line.series[r].y.push_back(arrival[it][r].get<double>());
       }
     }
-    out += figure(render_svg(line), "A straggler's line stays on top: it arrives last at most "
-                                    "iterations.");
+    out += figure(render_svg(line),
+                  "A straggler's line stays on top: it arrives last at most "
+                  "iterations.");
   }
   return out;
 }
@@ -240,8 +256,9 @@ Section pairs_section(const std::vector<ReportFile>& files) {
     if (!has_acceptance(files[i])) s.html += p2p_matrix(files[i], i);
   }
   if (s.html.empty()) {
-    s.note = "No links between ranks in these files (ibscope accept on several hosts, or "
-             "ibscope p2p bw rows).";
+    s.note =
+        "No links between ranks in these files (ibscope accept on several hosts, or "
+        "ibscope p2p bw rows).";
   }
   return s;
 }
@@ -252,8 +269,9 @@ Section stragglers_section(const std::vector<ReportFile>& files) {
     if (has_acceptance(files[i])) s.html += straggler_charts(files[i], i);
   }
   if (s.html.empty()) {
-    s.note = "No per-rank arrival times in these files (ibscope accept without "
-             "--skip-allreduce).";
+    s.note =
+        "No per-rank arrival times in these files (ibscope accept without "
+        "--skip-allreduce).";
   }
   return s;
 }

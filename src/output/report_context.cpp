@@ -39,7 +39,8 @@ std::vector<std::string> distinct_hosts(const json& doc) {
   const json& job = doc["job"];
   if (!job.contains("hosts") || !job["hosts"].is_array()) return hosts;
   for (const auto& h : job["hosts"]) {
-    if (h.is_string() && std::find(hosts.begin(), hosts.end(), h.get<std::string>()) == hosts.end()) {
+    if (h.is_string() &&
+        std::find(hosts.begin(), hosts.end(), h.get<std::string>()) == hosts.end()) {
       hosts.push_back(h.get<std::string>());
     }
   }
@@ -79,10 +80,11 @@ std::string nics_table(const std::vector<ReportFile>& files) {
                           h.rdma_available ? "" : h.rdma_reason});
         }
         for (const auto& n : h.nics) {
-          if (n.ports.empty()) rows.push_back({f.label, h.host, n.name, "-", "-", "-", "-", "-", "-", n.error});
+          if (n.ports.empty())
+            rows.push_back({f.label, h.host, n.name, "-", "-", "-", "-", "-", "-", n.error});
           for (const auto& p : n.ports) {
-            rows.push_back({f.label, h.host, n.name, std::to_string(p.port), p.state,
-                            p.link_layer, fmt::format("{}x {}", p.lanes, p.speed),
+            rows.push_back({f.label, h.host, n.name, std::to_string(p.port), p.state, p.link_layer,
+                            fmt::format("{}x {}", p.lanes, p.speed),
                             fmt::format("{:g}", p.line_rate_gbit_s),
                             fmt::format("{:.4g}", p.data_rate_gbyte_s()),
                             n.is_virtual ? "virtual" : n.pci_bus_id});
@@ -134,7 +136,8 @@ std::string warnings_list(const std::vector<ReportFile>& files) {
   for (const auto& f : files) {
     for (const auto& w : f.doc["warnings"]) {
       if (w.is_string()) {
-        out += fmt::format("<li class=\"warning\">{}{}</li>", xml_escape(files.size() > 1 ? f.label + ": " : std::string()),
+        out += fmt::format("<li class=\"warning\">{}{}</li>",
+                           xml_escape(files.size() > 1 ? f.label + ": " : std::string()),
                            xml_escape(w.get<std::string>()));
       }
     }
@@ -160,8 +163,9 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
                                       const std::optional<double>& given_gbit) {
   std::vector<ReferenceLine> out;
   if (given_gbit) {
-    add_rate(out, *given_gbit / 8,
-             fmt::format("line rate {:g} Gb/s = {:.4g} GB/s (given)", *given_gbit, *given_gbit / 8));
+    add_rate(
+        out, *given_gbit / 8,
+        fmt::format("line rate {:g} Gb/s = {:.4g} GB/s (given)", *given_gbit, *given_gbit / 8));
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
     const json& d = files[i].doc;
@@ -174,13 +178,13 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
       }
       const double line = number(a, "expect_line_gbit");
       if (expected > 0) {
-        add_rate(out, expected, fmt::format("expected payload {:.4g} GB/s (acceptance{}{})",
-                                            expected,
-                                            line > 0 ? fmt::format(", line {:g} Gb/s", line) : "",
-                                            who));
+        add_rate(out, expected,
+                 fmt::format("expected payload {:.4g} GB/s (acceptance{}{})", expected,
+                             line > 0 ? fmt::format(", line {:g} Gb/s", line) : "", who));
       } else if (line > 0) {
-        add_rate(out, line / 8, fmt::format("line rate {:g} Gb/s = {:.4g} GB/s (acceptance{})",
-                                            line, line / 8, who));
+        add_rate(
+            out, line / 8,
+            fmt::format("line rate {:g} Gb/s = {:.4g} GB/s (acceptance{})", line, line / 8, who));
       }
     }
     if (d.contains("topology")) {
@@ -200,7 +204,8 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
     }
     double probe_gbit = 0;
     if (d.contains("probes")) {
-      for (const auto& r : d["probes"]["rows"]) probe_gbit = std::max(probe_gbit, number(r, "line_rate_gbit"));
+      for (const auto& r : d["probes"]["rows"])
+        probe_gbit = std::max(probe_gbit, number(r, "line_rate_gbit"));
     }
     if (d["environment"].contains("verbs_ports") && d["environment"]["verbs_ports"].is_array()) {
       for (const auto& p : d["environment"]["verbs_ports"]) {
@@ -219,13 +224,15 @@ Section context_section(const std::vector<ReportFile>& files) {
   s.html = "<h3>Runs</h3>" + runs_table(files);
   const std::string nics = nics_table(files);
   s.html += "<h3>NICs and line rates</h3>";
-  s.html += nics.empty() ? paragraph("No NIC data in these files (written by 'ibscope topo', "
-                                     "'ibscope accept' and 'ibscope probe').")
+  s.html += nics.empty() ? paragraph(
+                               "No NIC data in these files (written by 'ibscope topo', "
+                               "'ibscope accept' and 'ibscope probe').")
                          : nics;
   const std::string accept = acceptance_table(files);
   if (!accept.empty()) s.html += "<h3>Acceptance</h3>" + accept;
   std::string rates;
-  for (const auto& r : line_rates(files, std::nullopt)) rates += "<li>" + xml_escape(r.label) + "</li>";
+  for (const auto& r : line_rates(files, std::nullopt))
+    rates += "<li>" + xml_escape(r.label) + "</li>";
   s.html += "<h3>Expected rates drawn on bandwidth charts</h3>";
   s.html += rates.empty() ? paragraph("None in the files (give --expect-gbps to draw one).")
                           : "<ul>" + rates + "</ul>";

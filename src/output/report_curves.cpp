@@ -41,8 +41,8 @@ class SeriesSet {
       for (std::size_t i = 0; i < p.size(); ++i) std::tie(s.x[i], s.y[i]) = p[i];
     }
     left_out = series_.size() > kMaxSeries ? series_.size() - kMaxSeries : 0;
-    std::vector<Series> out(series_.begin(),
-                            series_.begin() + static_cast<long>(std::min(series_.size(), kMaxSeries)));
+    std::vector<Series> out(
+        series_.begin(), series_.begin() + static_cast<long>(std::min(series_.size(), kMaxSeries)));
     return out;
   }
 
@@ -73,7 +73,8 @@ std::string row_qualifiers(const json& r, bool ranks, bool place, bool type_op, 
 }
 
 std::string left_out_note(std::size_t n) {
-  return n == 0 ? "" : fmt::format(" {} more series not drawn (at most {} per chart).", n, kMaxSeries);
+  return n == 0 ? ""
+                : fmt::format(" {} more series not drawn (at most {} per chart).", n, kMaxSeries);
 }
 
 std::string collective_charts(const std::vector<ReportFile>& files, const std::string& coll,
@@ -102,9 +103,12 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
     add_percentiles(p50, p99, name, size, j);
   }
   std::size_t left = 0;
-  LineChart bw{"busbw-" + coll, coll + ": bus bandwidth vs message size",
+  LineChart bw{"busbw-" + coll,
+               coll + ": bus bandwidth vs message size",
                Axis{"message size (bytes)", AxisScale::kLog2, true},
-               Axis{"busbw (GB/s)", AxisScale::kLog10, false}, busbw.sorted(left), rates};
+               Axis{"busbw (GB/s)", AxisScale::kLog10, false},
+               busbw.sorted(left),
+               rates};
   for (std::size_t k = 0; k < bw.series.size(); ++k) {
     bw.series[k].dashed = file_of[bw.series[k].name] % 2 == 1;
   }
@@ -113,9 +117,12 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
                                        "one series per algorithm{}; the dotted red line is the "
                                        "expected rate of one link.{}",
                                        files.size() > 1 ? " and file" : "", left_out_note(left)));
-  LineChart lat{"latency-" + coll, coll + ": time per call vs message size (p50 line, p99 dots)",
+  LineChart lat{"latency-" + coll,
+                coll + ": time per call vs message size (p50 line, p99 dots)",
                 Axis{"message size (bytes)", AxisScale::kLog2, true},
-                Axis{"time (us)", AxisScale::kLog10, false}, {}, {}};
+                Axis{"time (us)", AxisScale::kLog10, false},
+                {},
+                {}};
   std::size_t left50 = 0, left99 = 0;
   auto s50 = p50.sorted(left50), s99 = p99.sorted(left99);
   for (std::size_t k = 0; k < s50.size(); ++k) {
@@ -153,10 +160,11 @@ Section collectives_section(const std::vector<ReportFile>& files,
     }
   }
   for (const auto& c : order) {
-    if (by_coll.count(c)) s.html += "<h3>" + xml_escape(c) + "</h3>" +
-                                    collective_charts(files, c, by_coll[c], rates);
+    if (by_coll.count(c))
+      s.html += "<h3>" + xml_escape(c) + "</h3>" + collective_charts(files, c, by_coll[c], rates);
   }
-  if (s.html.empty()) s.note = "No collective rows in these files (ibscope allreduce, run, accept).";
+  if (s.html.empty())
+    s.note = "No collective rows in these files (ibscope allreduce, run, accept).";
   return s;
 }
 
@@ -179,26 +187,35 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
   std::size_t left50 = 0, left99 = 0, left_bw = 0;
   auto s50 = p50.sorted(left50), s99 = p99.sorted(left99);
   if (!s50.empty()) {
-    LineChart lat{"p2p-latency", "p2p latency (half round trip) vs message size",
+    LineChart lat{"p2p-latency",
+                  "p2p latency (half round trip) vs message size",
                   Axis{"message size (bytes)", AxisScale::kLog2, true},
-                  Axis{"half round trip (us)", AxisScale::kLog10, false}, {}, {}};
+                  Axis{"half round trip (us)", AxisScale::kLog10, false},
+                  {},
+                  {}};
     for (std::size_t k = 0; k < s50.size(); ++k) {
       s50[k].color = s99[k].color = static_cast<int>(k);
       s99[k].line = false;
       lat.series.push_back(s50[k]);
       lat.series.push_back(s99[k]);
     }
-    s.html += figure(render_svg(lat), "p50 (line) and p99 (dots) of every kept sample, per rank "
-                                      "pair." + left_out_note(left50));
+    s.html += figure(render_svg(lat),
+                     "p50 (line) and p99 (dots) of every kept sample, per rank "
+                     "pair." +
+                         left_out_note(left50));
   }
   auto sbw = bw.sorted(left_bw);
   if (!sbw.empty()) {
-    LineChart c{"p2p-bw", "p2p bandwidth vs message size",
+    LineChart c{"p2p-bw",
+                "p2p bandwidth vs message size",
                 Axis{"message size (bytes)", AxisScale::kLog2, true},
-                Axis{"bandwidth (GB/s)", AxisScale::kLog10, false}, sbw, rates};
-    s.html += figure(render_svg(c), "bw: one way a -> b; bibw: both ways at once (sum). The "
-                                    "dotted red line is the expected rate of one link." +
-                                        left_out_note(left_bw));
+                Axis{"bandwidth (GB/s)", AxisScale::kLog10, false},
+                sbw,
+                rates};
+    s.html += figure(render_svg(c),
+                     "bw: one way a -> b; bibw: both ways at once (sum). The "
+                     "dotted red line is the expected rate of one link." +
+                         left_out_note(left_bw));
   }
   if (s.html.empty()) s.note = "No p2p rows in these files (ibscope p2p, run, accept).";
   return s;

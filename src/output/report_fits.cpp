@@ -24,8 +24,9 @@ std::string size_text(double bytes) {
 
 std::string fit_chart(const std::string& id, const std::string& title, const std::string& x_label,
                       const std::vector<Curve>& curves) {
-  LineChart c{id, title, Axis{x_label, AxisScale::kLog2, true},
-              Axis{"time (us)", AxisScale::kLog10, false}, {}, {}};
+  LineChart c{
+      id, title, Axis{x_label, AxisScale::kLog2, true}, Axis{"time (us)", AxisScale::kLog10, false},
+      {}, {}};
   for (std::size_t k = 0; k < curves.size() && k < kMaxCurves; ++k) {
     const model::CurveFit& f = *curves[k].fit;
     Series measured{curves[k].name + " measured", f.bytes, {}, false, false, static_cast<int>(k)};
@@ -48,7 +49,8 @@ void add_segments(std::vector<std::vector<std::string>>& rows, const std::string
                   const model::CurveFit& f) {
   for (std::size_t k = 0; k < f.segments.size(); ++k) {
     const auto& s = f.segments[k];
-    rows.push_back({k == 0 ? name : "", fmt::format("{}..{}", size_text(s.min_bytes), size_text(s.max_bytes)),
+    rows.push_back({k == 0 ? name : "",
+                    fmt::format("{}..{}", size_text(s.min_bytes), size_text(s.max_bytes)),
                     fmt::format("{:.3f}", s.alpha_s * 1e6),
                     s.bw_gbps > 0 ? fmt::format("{:.4g}", s.bw_gbps) : "-",
                     fmt::format("{:.4f}", s.r2), fmt::format("{:.1f}", s.max_abs_residual_pct)});
@@ -75,8 +77,8 @@ Section fits_section(const std::vector<ReportFile>& files) {
     add_segments(rows, name, c.fit);
   }
   for (const auto& l : report.links) {
-    const std::string name = fmt::format("{}{} {}", files.size() > 1 ? l.source + ": " : "",
-                                         l.id(), l.transport);
+    const std::string name =
+        fmt::format("{}{} {}", files.size() > 1 ? l.source + ": " : "", l.id(), l.transport);
     add(l.kind + "-" + l.test, {name, &l.fit});
     add_segments(rows, name, l.fit);
   }
@@ -87,8 +89,8 @@ Section fits_section(const std::vector<ReportFile>& files) {
                         window ? "window size (bytes)" : "message size (bytes)", curves);
   }
   if (!rows.empty()) {
-    s.html += table({"curve", "sizes (bytes)", "alpha (us)", "bw (GB/s)", "r2", "worst residual (%)"},
-                    rows);
+    s.html += table(
+        {"curve", "sizes (bytes)", "alpha (us)", "bw (GB/s)", "r2", "worst residual (%)"}, rows);
   }
   std::string notes;
   for (const auto& n : report.notes) notes += "<li>" + xml_escape(n) + "</li>";

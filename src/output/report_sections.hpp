@@ -42,8 +42,8 @@ Section training_section(const std::optional<TrainingReport>& training);
 
 // Helpers shared by the builders (html_report.cpp).
 std::string table(const std::vector<std::string>& header,
-                  const std::vector<std::vector<std::string>>& rows);  // cells escaped
-std::string paragraph(const std::string& text);                        // escaped
+                  const std::vector<std::vector<std::string>>& rows);    // cells escaped
+std::string paragraph(const std::string& text);                          // escaped
 std::string figure(const std::string& svg, const std::string& caption);  // caption escaped
 // The series name prefix for file `i` when several files are compared ("before: "), else "".
 std::string file_prefix(const std::vector<ReportFile>& files, std::size_t i);

@@ -24,8 +24,9 @@ std::string pct(double part, double whole) {
 Section training_section(const std::optional<TrainingReport>& training) {
   Section s{"training", "Training step: compute, exposed communication, bubble", "", ""};
   if (!training) {
-    s.note = "No workload given (ibscope report --preset NAME or --workload FILE adds the "
-             "training-step breakdown on the tiers these files measured).";
+    s.note =
+        "No workload given (ibscope report --preset NAME or --workload FILE adds the "
+        "training-step breakdown on the tiers these files measured).";
     return s;
   }
   const TrainingReport& t = *training;
@@ -38,8 +39,14 @@ Section training_section(const std::optional<TrainingReport>& training) {
     return s;
   }
   const model::StepBreakdown& b = *t.breakdown;
-  StackedBars bars{"step", "time per step: baseline and what-ifs", "time per step (s)",
-                   "configuration (baseline or what-if)", {"baseline"}, kTerms, {terms(b)}, {}};
+  StackedBars bars{"step",
+                   "time per step: baseline and what-ifs",
+                   "time per step (s)",
+                   "configuration (baseline or what-if)",
+                   {"baseline"},
+                   kTerms,
+                   {terms(b)},
+                   {}};
   for (const auto& w : t.what_ifs) {
     bars.bars.push_back(w.label);
     bars.values.push_back(terms(w.changed));
@@ -59,9 +66,9 @@ Section training_section(const std::optional<TrainingReport>& training) {
   rows.push_back({"network (what an infinitely fast network removes)",
                   fmt::format("{:.4f}", b.network_s), pct(b.network_s, b.step_s)});
   s.html += table({"term", "time (s)", "share of step (%)"}, rows);
-  s.html += paragraph(fmt::format("Tokens per second per GPU: {:.1f}. MFU: {}.",
-                                  b.tokens_per_s_per_gpu,
-                                  b.mfu ? fmt::format("{:.1f} %", 100 * *b.mfu) : "n/a (no peak)"));
+  s.html +=
+      paragraph(fmt::format("Tokens per second per GPU: {:.1f}. MFU: {}.", b.tokens_per_s_per_gpu,
+                            b.mfu ? fmt::format("{:.1f} %", 100 * *b.mfu) : "n/a (no peak)"));
   if (!t.what_ifs.empty()) {
     std::vector<std::vector<std::string>> w_rows;
     for (const auto& w : t.what_ifs) {
@@ -71,10 +78,9 @@ Section training_section(const std::optional<TrainingReport>& training) {
                         fmt::format("{:.2f}", 100 * w.changed.network_share),
                         fmt::format("tp{}pp{}dp{}", w.workload.tp, w.workload.pp, w.workload.dp)});
     }
-    s.html += "<h3>What if</h3>" +
-              table({"what-if", "baseline step (s)", "changed step (s)", "change (%)",
-                     "network share (%)", "layout"},
-                    w_rows);
+    s.html += "<h3>What if</h3>" + table({"what-if", "baseline step (s)", "changed step (s)",
+                                          "change (%)", "network share (%)", "layout"},
+                                         w_rows);
   }
   return s;
 }

@@ -47,8 +47,8 @@ std::string tick_text(const Axis& axis, double v) {
 // Maps data values to pixels along one axis.
 struct Scale {
   AxisScale kind = AxisScale::kLinear;
-  double lo = 0, hi = 1;          // data range shown
-  double from = 0, to = 1;        // pixels
+  double lo = 0, hi = 1;    // data range shown
+  double from = 0, to = 1;  // pixels
   double t(double v) const { return is_log(kind) ? std::log10(v) : v; }
   double px(double v) const {
     const double a = t(lo), b = t(hi);
@@ -63,7 +63,8 @@ std::pair<double, double> padded(AxisScale s, double lo, double hi) {
     if (hi <= lo) return {lo / 2, hi * 2};
     return {lo / std::pow(hi / lo, 0.03), hi * std::pow(hi / lo, 0.03)};
   }
-  if (hi <= lo) return {lo - (lo == 0 ? 1 : std::fabs(lo) / 2), hi + (hi == 0 ? 1 : std::fabs(hi) / 2)};
+  if (hi <= lo)
+    return {lo - (lo == 0 ? 1 : std::fabs(lo) / 2), hi + (hi == 0 ? 1 : std::fabs(hi) / 2)};
   const double pad = (hi - lo) * 0.03;
   return {lo - pad, hi + pad};
 }
@@ -113,10 +114,10 @@ std::string legend_entry(double y, const std::string& name, const char* fill, bo
       marker_only
           ? fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/>", kLeft + 14,
                         y - 4, fill)
-          : fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-                        "stroke=\"{}\" stroke-width=\"2.5\"{}/>",
-                        kLeft, y - 4, kLeft + 28, y - 4, fill,
-                        dashed ? " stroke-dasharray=\"6 4\"" : "");
+          : fmt::format(
+                "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+                "stroke=\"{}\" stroke-width=\"2.5\"{}/>",
+                kLeft, y - 4, kLeft + 28, y - 4, fill, dashed ? " stroke-dasharray=\"6 4\"" : "");
   return fmt::format(
       "<g class=\"legend-entry\">{}<text class=\"legend\" x=\"{:.1f}\" y=\"{:.1f}\" "
       "font-size=\"12\">{}</text></g>",
@@ -166,14 +167,26 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += '?';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
+          out += '?';
+        else
+          out += c;
     }
   }
   return out;
@@ -307,9 +320,10 @@ std::string render_svg(const LineChart& c) {
       if (!ok(s.x[i], s.y[i])) continue;
       const double px = sx.px(s.x[i]), py = sy.px(s.y[i]);
       d += fmt::format("{}{:.1f} {:.1f}", n == 0 ? "M" : " L", px, py);
-      dots += fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" "
-                          "fill=\"{}\"/>",
-                          px, py, s.line ? 2.5 : 3.5, fill);
+      dots += fmt::format(
+          "<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" "
+          "fill=\"{}\"/>",
+          px, py, s.line ? 2.5 : 3.5, fill);
       ++n;
     }
     out += fmt::format(
@@ -317,8 +331,7 @@ std::string render_svg(const LineChart& c) {
         "d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>{}</g>",
         xml_escape(s.name), n, d, s.line ? fill : "none", s.line ? 2 : 0,
         s.dashed ? " stroke-dasharray=\"6 4\"" : "", dots);
-    out += legend_entry(legend_y, n == 0 ? s.name + " (no data)" : s.name, fill, s.dashed,
-                        !s.line);
+    out += legend_entry(legend_y, n == 0 ? s.name + " (no data)" : s.name, fill, s.dashed, !s.line);
     legend_y += kLegendLine;
   }
   out += "</svg>";
@@ -370,10 +383,10 @@ std::string render_svg(const Heatmap& m) {
           "<rect class=\"cell{}\" data-row=\"{}\" data-col=\"{}\" data-value=\"{}\" x=\"{:.1f}\" "
           "y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"rgb({},{},{})\" "
           "stroke=\"{}\" stroke-width=\"{}\"><title>{} / {}: {} {}</title></rect>",
-          fail ? " fail" : "", r, c, *v, x, y, kCell, kCell, shade, shade + 10 > 255 ? 255 : shade + 10,
-          255, fail ? "#c00" : "#fff", fail ? 3 : 1, xml_escape(m.rows[r]),
-          xml_escape(c < m.columns.size() ? m.columns[c] : ""), number_text(*v),
-          xml_escape(m.value_label));
+          fail ? " fail" : "", r, c, *v, x, y, kCell, kCell, shade,
+          shade + 10 > 255 ? 255 : shade + 10, 255, fail ? "#c00" : "#fff", fail ? 3 : 1,
+          xml_escape(m.rows[r]), xml_escape(c < m.columns.size() ? m.columns[c] : ""),
+          number_text(*v), xml_escape(m.value_label));
       out += fmt::format(
           "<text class=\"cell-value\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
           "font-size=\"10\" fill=\"{}\">{}</text>",
@@ -432,7 +445,8 @@ std::string render_svg(const StackedBars& b) {
     const bool mark = i < b.highlighted.size() && b.highlighted[i];
     double base = 0;
     for (std::size_t k = 0; k < b.segments.size(); ++k) {
-      const double v = i < b.values.size() && k < b.values[i].size() ? std::max(0.0, b.values[i][k]) : 0;
+      const double v =
+          i < b.values.size() && k < b.values[i].size() ? std::max(0.0, b.values[i][k]) : 0;
       const double top = sy.px(base + v), bottom = sy.px(base);
       out += fmt::format(
           "<rect class=\"segment\" data-series=\"{0}\" data-bar=\"{1}\" data-value=\"{2}\" "

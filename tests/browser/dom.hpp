@@ -27,9 +27,9 @@ struct Dom {
 };
 
 inline std::string decode_entities(const std::string& s) {
-  static const std::pair<const char*, const char*> kEntities[] = {
-      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&nbsp;", " "},
-      {"&amp;", "&"}};
+  static const std::pair<const char*, const char*> kEntities[] = {{"&lt;", "<"},    {"&gt;", ">"},
+                                                                  {"&quot;", "\""}, {"&#39;", "'"},
+                                                                  {"&nbsp;", " "},  {"&amp;", "&"}};
   std::string out;
   for (std::size_t i = 0; i < s.size();) {
     bool matched = false;
@@ -66,7 +66,8 @@ inline Dom parse_dom(const std::string& html) {
     const bool closing = p < html.size() && html[p] == '/';
     if (closing || (p < html.size() && html[p] == '!')) ++p;
     std::string name;
-    while (p < html.size() && (std::isalnum(static_cast<unsigned char>(html[p])) || html[p] == '-')) {
+    while (p < html.size() &&
+           (std::isalnum(static_cast<unsigned char>(html[p])) || html[p] == '-')) {
       name += static_cast<char>(std::tolower(static_cast<unsigned char>(html[p++])));
     }
     Element e;

@@ -6,13 +6,13 @@
 // host name stays text. Run by run_browser.sh (skips without Chromium).
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -74,10 +74,11 @@ const Runs& runs() {
     std::vector<Running> ranks;
     for (int rank = 0; rank < 3; ++rank) {
       ranks.push_back(start_process(
-          {{"accept", "--transport", "ucx", "--timeout", "30", "--expect-gbps", "4000",
-            "--link-kind", "tcp", "--bw-size", "256K", "--bw-iters", "4", "--lat-iters", "50",
-            "--retests", "1", "-A", "ring", "--ar-sizes", "64K,256K,1M", "--ar-iters", "10",
-            "--out", out.dir},
+          {{"accept",        "--transport", "ucx",         "--timeout",   "30",
+            "--expect-gbps", "4000",        "--link-kind", "tcp",         "--bw-size",
+            "256K",          "--bw-iters",  "4",           "--lat-iters", "50",
+            "--retests",     "1",           "-A",          "ring",        "--ar-sizes",
+            "64K,256K,1M",   "--ar-iters",  "10",          "--out",       out.dir},
            {{"IBSCOPE_BOOTSTRAP", "tcp"},
             {"IBSCOPE_RANK", std::to_string(rank)},
             {"IBSCOPE_SIZE", "3"},
@@ -111,8 +112,8 @@ std::string chromium() {
 
 ProcessResult run_chromium_once(const std::vector<std::string>& args) {
   const std::string profile = make_temp_dir();
-  std::vector<std::string> a = {"--headless=new", "--no-sandbox", "--disable-gpu",
-                                "--no-first-run", "--user-data-dir=" + profile};
+  std::vector<std::string> a = {"--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                "--user-data-dir=" + profile};
   a.insert(a.end(), args.begin(), args.end());
   ProcessSpec spec{a, {}, 60, chromium()};
   auto r = run_process(spec);
@@ -225,9 +226,9 @@ TEST_CASE("report of real runs: every chart in headless Chromium, screenshot", "
   const Dom dom = browser_dom(html);
   CHECK_FALSE(has_element(dom, "script"));
   const auto charts = charts_of(dom);
-  for (const char* id : {"busbw-allreduce", "latency-allreduce", "p2p-latency", "p2p-bw",
-                         "pairs-bw-2", "pairs-bw-3", "stragglers-3", "arrivals-3",
-                         "fit-allreduce", "fit-p2p-latency"}) {
+  for (const char* id :
+       {"busbw-allreduce", "latency-allreduce", "p2p-latency", "p2p-bw", "pairs-bw-2", "pairs-bw-3",
+        "stragglers-3", "arrivals-3", "fit-allreduce", "fit-p2p-latency"}) {
     INFO("chart " << id);
     CHECK(charts.count(id) == 1);
   }
@@ -261,7 +262,8 @@ TEST_CASE("report of real runs: every chart in headless Chromium, screenshot", "
   // Without a workload the training section says how to get one.
   bool training_note = false;
   for (const auto& e : dom.elements) {
-    if (e.name == "p" && e.text.find("No workload given") != std::string::npos) training_note = true;
+    if (e.name == "p" && e.text.find("No workload given") != std::string::npos)
+      training_note = true;
   }
   CHECK(training_note);
 
@@ -289,8 +291,8 @@ TEST_CASE("report: the training step from the files' tiers, or what is missing",
   const Runs& r = runs();
   SECTION("intra tier fitted from the 2-rank runs, inter tier given: breakdown and what-ifs") {
     const std::string html = r.dir + "/training.html";
-    const auto rep = report({r.allreduce, r.p2p, "--preset", "llama2-7b", "--inter-bw-gbps",
-                             "12.5", "--inter-lat-us", "5", "-o", html});
+    const auto rep = report({r.allreduce, r.p2p, "--preset", "llama2-7b", "--inter-bw-gbps", "12.5",
+                             "--inter-lat-us", "5", "-o", html});
     INFO(describe(rep));
     REQUIRE(rep.exit_code == 0);
     const Dom dom = browser_dom(html);
@@ -323,8 +325,7 @@ TEST_CASE("report: the training step from the files' tiers, or what is missing",
   }
 }
 
-TEST_CASE("report: a malformed results file exits 2 naming it, and writes no page",
-          "[browser]") {
+TEST_CASE("report: a malformed results file exits 2 naming it, and writes no page", "[browser]") {
   const Runs& r = runs();
   SECTION("truncated JSON") {
     const std::string bad = r.dir + "/truncated.json";
@@ -370,12 +371,13 @@ TEST_CASE("report: a hostile host name in a results file stays text", "[browser]
   accept["acceptance"]["links"][0]["host_a"] = hostile;
   accept["acceptance"]["stragglers"]["ranks"][0]["host"] = hostile;
   accept["warnings"].push_back(hostile);
-  const std::string p2p_file = r.dir + "/hostile-p2p.json", accept_file = r.dir + "/hostile-accept.json";
+  const std::string p2p_file = r.dir + "/hostile-p2p.json",
+                    accept_file = r.dir + "/hostile-accept.json";
   write_json(p2p_file, p2p);
   write_json(accept_file, accept);
   const std::string html = r.dir + "/hostile.html";
-  const auto rep = report({p2p_file, accept_file, "--label", hostile + "," + hostile, "--title",
-                           hostile, "-o", html});
+  const auto rep = report(
+      {p2p_file, accept_file, "--label", hostile + "," + hostile, "--title", hostile, "-o", html});
   INFO(describe(rep));
   REQUIRE(rep.exit_code == 0);
   const std::string page = read_file(html);

@@ -3,7 +3,6 @@
 // stable attributes the browser test reads.
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
 
@@ -37,30 +36,35 @@ TEST_CASE("log-2 byte axis: ticks at powers of two with binary size labels", "[r
 
   // 1 B .. 1 GiB: 31 powers, thinned to every 5th (at most ~10), anchored at 2^0, 2^10 ...
   const auto wide = axis_ticks(x, 1, std::ldexp(1.0, 30));
-  CHECK(labels(wide) == std::vector<std::string>{"1 B", "32 B", "1 KiB", "32 KiB", "1 MiB",
-                                                 "32 MiB", "1 GiB"});
+  CHECK(labels(wide) ==
+        std::vector<std::string>{"1 B", "32 B", "1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"});
 }
 
 TEST_CASE("log-10 axis: decades, with 2 and 5 inside a single decade", "[report]") {
   const Axis y{"busbw (GB/s)", AxisScale::kLog10, false};
   CHECK(labels(axis_ticks(y, 0.5, 200)) == std::vector<std::string>{"1", "10", "100"});
   CHECK(labels(axis_ticks(y, 1.5, 9)) == std::vector<std::string>{"2", "5"});
-  CHECK(labels(axis_ticks(y, 0.01, 0.3)) == std::vector<std::string>{"0.01", "0.02", "0.05", "0.1", "0.2"});
+  CHECK(labels(axis_ticks(y, 0.01, 0.3)) ==
+        std::vector<std::string>{"0.01", "0.02", "0.05", "0.1", "0.2"});
   CHECK(axis_ticks(y, 0, 10).empty());  // no log of zero
 }
 
 TEST_CASE("linear axis: round steps covering the range", "[report]") {
   const Axis y{"time (s)", AxisScale::kLinear, false};
-  CHECK(labels(axis_ticks(y, 0, 1)) == std::vector<std::string>{"0", "0.2", "0.4", "0.6", "0.8", "1"});
+  CHECK(labels(axis_ticks(y, 0, 1)) ==
+        std::vector<std::string>{"0", "0.2", "0.4", "0.6", "0.8", "1"});
   CHECK(labels(axis_ticks(y, 0, 47)) == std::vector<std::string>{"0", "10", "20", "30", "40"});
 }
 
 TEST_CASE("text from results files is escaped everywhere", "[report]") {
   const std::string hostile = "<script>alert(1)</script>\"&'";
   CHECK(xml_escape(hostile) == "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;&#39;");
-  CHECK(xml_escape(std::string("a\x01" "b\tc")) == "a?b\tc");
+  CHECK(xml_escape(std::string("a\x01"
+                               "b\tc")) == "a?b\tc");
 
-  LineChart c{"busbw\"x", hostile, Axis{hostile, AxisScale::kLog2, true},
+  LineChart c{"busbw\"x",
+              hostile,
+              Axis{hostile, AxisScale::kLog2, true},
               Axis{"busbw (GB/s)", AxisScale::kLog10, false},
               {Series{hostile, {1024, 2048}, {1, 2}, true, false, -1}},
               {ReferenceLine{hostile, 3}}};
@@ -77,7 +81,8 @@ TEST_CASE("text from results files is escaped everywhere", "[report]") {
 
 TEST_CASE("line chart: series paths with their point counts, axis labels, reference line",
           "[report]") {
-  LineChart c{"busbw-allreduce", "allreduce",
+  LineChart c{"busbw-allreduce",
+              "allreduce",
               Axis{"message size (bytes)", AxisScale::kLog2, true},
               Axis{"busbw (GB/s)", AxisScale::kLog10, false},
               {Series{"ring", {1024, 2048, 4096}, {0.5, 1, 2}, true, false, -1},
@@ -97,9 +102,12 @@ TEST_CASE("line chart: series paths with their point counts, axis labels, refere
 }
 
 TEST_CASE("empty series: the chart says no data, the legend names the series", "[report]") {
-  LineChart c{"latency-x", "x", Axis{"message size (bytes)", AxisScale::kLog2, true},
+  LineChart c{"latency-x",
+              "x",
+              Axis{"message size (bytes)", AxisScale::kLog2, true},
               Axis{"time (us)", AxisScale::kLog10, false},
-              {Series{"ring p50", {}, {}, true, false, -1}}, {}};
+              {Series{"ring p50", {}, {}, true, false, -1}},
+              {}};
   const std::string svg = render_svg(c);
   CHECK(svg.find("class=\"no-data\"") != std::string::npos);
   CHECK(svg.find("data-points=\"0\"") != std::string::npos);
@@ -108,8 +116,13 @@ TEST_CASE("empty series: the chart says no data, the legend names the series", "
 }
 
 TEST_CASE("heatmap: one cell per pair, failing cells marked, missing cells empty", "[report]") {
-  Heatmap m{"pairs-bw-1", "links", "from rank (host)", "to rank (host)", "measured (GB/s)",
-            {"r0 a", "r1 b", "r2 c"}, {"r0 a", "r1 b", "r2 c"},
+  Heatmap m{"pairs-bw-1",
+            "links",
+            "from rank (host)",
+            "to rank (host)",
+            "measured (GB/s)",
+            {"r0 a", "r1 b", "r2 c"},
+            {"r0 a", "r1 b", "r2 c"},
             {{std::nullopt, 5.0, 1.0}, {5.0, std::nullopt, 4.0}, {1.0, 4.0, std::nullopt}},
             {{false, false, true}, {false, false, false}, {true, false, false}}};
   const std::string svg = render_svg(m);
@@ -122,8 +135,14 @@ TEST_CASE("heatmap: one cell per pair, failing cells marked, missing cells empty
 }
 
 TEST_CASE("stacked bars: one segment per bar and term, highlighted bar framed", "[report]") {
-  StackedBars b{"step", "step", "time per step (s)", "configuration", {"baseline", "inter-bw=2"},
-                {"compute", "tp", "dp"}, {{1.0, 0.2, 0.3}, {1.0, 0.2, 0.1}}, {false, true}};
+  StackedBars b{"step",
+                "step",
+                "time per step (s)",
+                "configuration",
+                {"baseline", "inter-bw=2"},
+                {"compute", "tp", "dp"},
+                {{1.0, 0.2, 0.3}, {1.0, 0.2, 0.1}},
+                {false, true}};
   const std::string svg = render_svg(b);
   CHECK(count(svg, "class=\"segment\"") == 6);
   CHECK(count(svg, "data-series=\"compute\"") == 2);

@@ -5,7 +5,6 @@
 /// Shared by `ibscope model` and `ibscope report`.
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 #include "ibscope/cli/cluster_flags.hpp"

@@ -10,7 +10,6 @@
 /// Charts and their attributes: output/svg_chart.hpp; the page: docs/report.md.
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>

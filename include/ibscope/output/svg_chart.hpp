@@ -2,7 +2,9 @@
 /// A small, pure SVG chart writer for the HTML report (output/html_report.hpp): line/scatter
 /// charts on linear, log-2 or log-10 axes with tick labels and a legend, horizontal reference
 /// lines, heatmaps and stacked bars. Produces strings; no I/O. Every piece of text is
-/// XML-escaped, so names taken from results files (hosts, devices) cannot inject markup.
+/// XML-escaped, so names taken from results files (hosts, devices) cannot inject markup. The
+/// elements are meant to sit inline in HTML (no xmlns: the HTML parser gives the namespace),
+/// so the page names no URL at all.
 ///
 /// Stable attributes for tests and tools: `<svg class="chart" data-chart="ID">`; a series is
 /// `<path class="series" data-series="NAME" data-points="N">` (points on a log axis that are
@@ -31,7 +33,7 @@ struct Series {
   std::string name;       ///< legend text and data-series value
   std::vector<double> x;  ///< pairs with y
   std::vector<double> y;
-  bool line = true;    ///< false: markers only (scatter)
+  bool line = true;  ///< false: markers only (scatter)
   bool dashed = false;
   int color = -1;  ///< palette index; -1: the series' position
 };
@@ -42,7 +44,7 @@ struct ReferenceLine {
 };
 
 struct LineChart {
-  std::string id;     ///< data-chart value
+  std::string id;  ///< data-chart value
   std::string title;
   Axis x, y;
   std::vector<Series> series;
@@ -62,12 +64,12 @@ struct Heatmap {
 struct StackedBars {
   std::string id;
   std::string title;
-  std::string value_label;              ///< y axis, with unit: "time per step (s)"
-  std::string bar_axis;                 ///< x axis: "configuration"
-  std::vector<std::string> bars;        ///< one label per bar
-  std::vector<std::string> segments;    ///< one name per segment (legend, data-series)
+  std::string value_label;                  ///< y axis, with unit: "time per step (s)"
+  std::string bar_axis;                     ///< x axis: "configuration"
+  std::vector<std::string> bars;            ///< one label per bar
+  std::vector<std::string> segments;        ///< one name per segment (legend, data-series)
   std::vector<std::vector<double>> values;  ///< [bar][segment], >= 0
-  std::vector<bool> highlighted;        ///< per bar (e.g. the straggler rank), or empty
+  std::vector<bool> highlighted;            ///< per bar (e.g. the straggler rank), or empty
 };
 
 struct Tick {
