@@ -218,7 +218,7 @@ int run(int argc, char** argv) {
           "run", common, args, [&](JobContext& ctx) { return run_body(ctx, plan); },
           JobTransport::kUcx,
           [&](const std::filesystem::path& results) {
-            analyse_run(results, run_flags, table ? stdout : nullptr);
+            analyse_run(results, run_flags, table);
           });
     }
   } catch (const Error& e) {

@@ -12,6 +12,7 @@
 
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/cli/training_report.hpp"
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/step_model.hpp"
@@ -50,45 +51,6 @@ std::string default_output(const std::string& first) {
   return p.string();
 }
 
-std::string tier_text(const char* name, const model::Tier& t, bool per_link) {
-  if (!(t.bw_gbps > 0)) return fmt::format("{}: no figures (not measured, not given)", name);
-  return fmt::format("{}: latency {:.3f} us, {:.4g} GB/s {}{}; {}", name, t.latency_s * 1e6,
-                     t.bw_gbps, per_link ? "per link" : "per rank",
-                     per_link ? fmt::format(", {} link(s) per node", t.links_per_node) : "",
-                     t.source.empty() ? "source unknown" : t.source);
-}
-
-TrainingReport training_report(const ReportFlags& f) {
-  const model::Workload w = chosen_workload(f.workload);
-  const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.workload.what_if);
-  TrainingReport t;
-  t.workload = w.source.empty() ? w.name : fmt::format("{} ({})", w.name, w.source);
-  t.layout = fmt::format("tp {} x pp {} x dp {} (vp {}) = {} GPUs on {} node(s) of {}", w.tp, w.pp,
-                         w.dp, w.vp, w.gpus(), w.nodes(), w.gpus_per_node);
-  ClusterFlags cf = f.cluster;
-  cf.fit_files.insert(cf.fit_files.begin(), f.files.begin(), f.files.end());
-  // A tier the files do not measure (and no flag gives) leaves the section saying so.
-  try {
-    const model::ClusterNetwork cluster = chosen_cluster(cf, w);
-    t.tiers.push_back(tier_text("inter-node tier", cluster.inter, true));
-    t.tiers.push_back(tier_text("intra-node tier", cluster.intra, false));
-    const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
-      return model::make_network_model(c);
-    };
-    const model::StepBreakdown base = model::model_step(w, *factory(cluster));
-    for (const auto& q : what_ifs) t.what_ifs.push_back(model::evaluate(q, w, cluster, factory));
-    t.breakdown = base;
-  } catch (const UsageError& e) {
-    t.missing = fmt::format(
-        "{}. Measure the missing tier (a run with one rank per host for the inter-node tier, "
-        "all ranks on one host for the intra-node tier) or give it (--inter-bw-gbps, "
-        "--inter-lat-us, --intra-bw-gbps, --intra-lat-us).",
-        e.what());
-    t.what_ifs.clear();
-  }
-  return t;
-}
-
 int run_report(const ReportFlags& f) {
   const std::string output = f.output.empty() ? default_output(f.files.front()) : f.output;
   if (std::filesystem::exists(output)) {
@@ -112,7 +74,10 @@ int run_report(const ReportFlags& f) {
   o.title = f.title;
   if (f.expect_gbit > 0) o.line_rate_gbit = f.expect_gbit;
   if (workload_given(f.workload)) {
-    o.training = training_report(f);
+    ClusterFlags cf = f.cluster;
+    cf.fit_files.insert(cf.fit_files.begin(), f.files.begin(), f.files.end());
+    o.training = training_report(chosen_workload(f.workload), cf,
+                                 model::parse_what_ifs(f.workload.what_if));
     if (!o.training->missing.empty()) fmt::print("note: training step: {}\n", o.training->missing);
   }
   o.command_line = fmt::format("ibscope report {}", fmt::join(f.files, " "));

@@ -3,17 +3,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/cli/topo_command.hpp"
+#include "ibscope/cli/training_report.hpp"
+#include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/model/workload.hpp"
+#include "ibscope/output/html_report.hpp"
+#include "ibscope/output/results_document.hpp"
 #include "ibscope/output/results_loader.hpp"
 #include "ibscope/output/topology_table.hpp"
 #include "ibscope/topo/topology_json.hpp"
@@ -73,27 +78,36 @@ model::Workload workload_like_job(const RunFlags& f, const nlohmann::json& doc) 
   return w;
 }
 
-void print_share(std::FILE* out, const RunFlags& f, const nlohmann::json& doc,
-                 const std::filesystem::path& results) {
-  const model::Workload w = workload_like_job(f, doc);
+// The training-step section for the default workload laid out as this job, its tiers fitted
+// from the run's own results file.
+TrainingReport run_training(const RunFlags& f, const nlohmann::json& doc,
+                            const std::filesystem::path& results) {
+  model::Workload w;
+  try {
+    w = workload_like_job(f, doc);
+  } catch (const UsageError& e) {
+    TrainingReport t;
+    t.workload = f.workload;
+    t.missing = e.what();
+    return t;
+  }
   ClusterFlags cf;
   cf.fit_files = {results.string()};
-  cf.nodes = w.nodes();
-  cf.gpus_per_node = w.gpus_per_node;
-  const model::ClusterNetwork cluster = model::cluster_for(to_cluster(cf), w);
-  const auto network = model::make_network_model(cluster);
-  const model::StepBreakdown step = model::model_step(w, *network);
-  const std::string compute =
-      w.measured_compute_s_per_microbatch
-          ? fmt::format("{} s per micro-batch", *w.measured_compute_s_per_microbatch)
-          : fmt::format("{} TFLOP/s x {}", w.peak_tflops.value_or(0),
-                        w.achieved_fraction.value_or(0));
+  // What a single host can answer: its own links faster or slower.
+  const char* what_ifs = w.nodes() > 1 ? kDefaultWhatIfs : "intra-bw=2,intra-bw=0.5,intra-lat=0.5";
+  return training_report(w, cf, model::parse_what_ifs(what_ifs));
+}
+
+void print_share(std::FILE* out, const TrainingReport& t, const RunFlags& f,
+                 const std::filesystem::path& results) {
+  if (!t.breakdown) {
+    fmt::print(out, "# network share: not computed: {}\n", t.missing);
+    return;
+  }
   fmt::print(out,
-             "# network share: {:.1f} % of a {} training step laid out as this job (tp {} x "
-             "pp {} x dp {} on {} host(s) of {}; the preset's compute, {}), step {:.4g} s, "
-             "with the links measured here\n",
-             100 * step.network_share, w.name, w.tp, w.pp, w.dp, w.nodes(), w.gpus_per_node,
-             compute, step.step_s);
+             "# network share: {:.1f} % of a {} training step laid out as this job ({}; the "
+             "preset's compute), step {:.4g} s, with the links measured here\n",
+             100 * t.breakdown->network_share, f.workload, t.layout, t.breakdown->step_s);
   fmt::print(out, "#   what other scales and fabrics would do: ibscope model --preset {} --fit "
                   "{} --what-if ... (docs/model.md)\n",
              f.workload, results.string());
@@ -106,6 +120,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("--skip-p2p", f.skip_p2p, "Do not measure the links between rank pairs");
   app.add_flag("--skip-allreduce", f.skip_allreduce, "Do not run the all-reduce sweep");
   app.add_flag("--skip-model", f.skip_model, "Do not print fits and the network's share");
+  app.add_flag("--skip-report", f.skip_report,
+               "Do not write the HTML report next to the results file");
   app.add_option("--links", f.links,
                  "What measures the links: verbs probes (write_lat, write_bw), ucx (p2p "
                  "latency, bw, bibw), or auto (verbs where every host has an ACTIVE RDMA port)")
@@ -147,20 +163,38 @@ int run_body(JobContext& ctx, const RunPlan& plan) {
   return status;
 }
 
-void analyse_run(const std::filesystem::path& results, const RunFlags& f, std::FILE* out) {
-  if (out == nullptr || f.skip_model) return;
+void analyse_run(const std::filesystem::path& results, const RunFlags& f, bool table) {
+  std::FILE* out = table ? stdout : stderr;
   nlohmann::json doc;
   try {
     doc = load_results(results);
-    print_fits(out, doc, results.string());
   } catch (const Error& e) {
-    fmt::print(out, "# fits: not computed: {}\n", e.what());
+    fmt::print(out, "# fits, model and report: not done: {}\n", e.what());
     return;
   }
+  std::optional<TrainingReport> training;
+  if (!f.skip_model) {
+    try {
+      if (table) print_fits(out, doc, results.string());
+      training = run_training(f, doc, results);
+      if (table) print_share(out, *training, f, results);
+    } catch (const Error& e) {
+      fmt::print(out, "# model: not computed: {}\n", e.what());
+    }
+  }
+  if (f.skip_report) return;
   try {
-    print_share(out, f, doc, results);
+    std::filesystem::path page = results;
+    page.replace_extension(".html");
+    ReportOptions o;
+    o.title = fmt::format("ibscope run {}", results.stem().string());
+    o.training = training;
+    o.command_line = fmt::format("ibscope report {}{}", results.string(),
+                                 f.skip_model ? "" : fmt::format(" --preset {}", f.workload));
+    write_file_exclusive(page, html_report({{results.string(), results.stem().string(), doc}}, o));
+    fmt::print(out, "# report: {}\n", page.string());
   } catch (const Error& e) {
-    fmt::print(out, "# network share: not computed: {}\n", e.what());
+    fmt::print(out, "# report: not written: {}\n", e.what());
   }
 }
 

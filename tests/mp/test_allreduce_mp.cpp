@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 #include "collective_checks.hpp"
 #include "ibscope/collectives/collective.hpp"
@@ -120,6 +122,16 @@ TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the mo
   CHECK(r.out.find("# fit ring") != std::string::npos);
   CHECK(r.out.find("# network share: ") != std::string::npos);
   CHECK(r.out.find("llama2-7b training step laid out as this job") != std::string::npos);
+  // And the HTML report next to the results file, its path printed.
+  std::string page = results_path(r);
+  page.replace(page.size() - 5, 5, ".html");
+  CHECK(r.out.find("# report: " + page) != std::string::npos);
+  std::ifstream in(page);
+  REQUIRE(in);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(html.find("data-chart=\"busbw-allreduce\"") != std::string::npos);
+  CHECK(html.find("data-chart=\"p2p-bw\"") != std::string::npos);
+  CHECK(html.find("Training step") != std::string::npos);
 }
 
 TEST_CASE("large messages complete without stalling", "[mp][allreduce][large]") {

@@ -3,7 +3,7 @@
 /// (libibverbs probes where every host has an ACTIVE RDMA port, else UCX p2p; every pair in
 /// disjoint rounds), the all-reduce sweep over every algorithm — then, on rank 0 from that
 /// file alone: the alpha-beta fits and the network's share of a training step for a default
-/// workload laid out as this job (docs/model.md).
+/// workload laid out as this job (docs/model.md), and the HTML report of it all.
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +22,7 @@ struct RunFlags {
   bool skip_p2p = false;
   bool skip_allreduce = false;
   bool skip_model = false;
+  bool skip_report = false;
   std::string links = "auto";  ///< auto | ucx | verbs: what measures the links
   std::string workload = "llama2-7b";  ///< preset for the network-share line
 };
@@ -38,8 +39,10 @@ struct RunPlan {
 /// elements, else 0.
 int run_body(JobContext& ctx, const RunPlan& plan);
 
-/// After the results file is written (rank 0): fits and the training-step line, printed to
-/// `out` (nullptr: quiet). Never fails the run: what cannot be modelled is printed as a note.
-void analyse_run(const std::filesystem::path& results, const RunFlags& flags, std::FILE* out);
+/// After the results file is written (rank 0), from that file alone: the fits and the
+/// training-step line (printed with the tables), then the HTML report next to it
+/// (`<results>.html`, output/html_report.hpp), its path printed (stderr when `table` is false).
+/// Never fails the run: what cannot be done is printed as a note.
+void analyse_run(const std::filesystem::path& results, const RunFlags& flags, bool table);
 
 }  // namespace ibscope::cli

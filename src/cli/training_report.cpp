@@ -1,0 +1,50 @@
+#include "ibscope/cli/training_report.hpp"
+
+#include <fmt/format.h>
+
+#include "ibscope/cli/workload_flags.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/model/step_model.hpp"
+
+namespace ibscope::cli {
+namespace {
+
+std::string tier_text(const char* name, const model::Tier& t, bool per_link) {
+  if (!(t.bw_gbps > 0)) return fmt::format("{}: no figures (not measured, not given)", name);
+  return fmt::format("{}: latency {:.3f} us, {:.4g} GB/s {}{}; {}", name, t.latency_s * 1e6,
+                     t.bw_gbps, per_link ? "per link" : "per rank",
+                     per_link ? fmt::format(", {} link(s) per node", t.links_per_node) : "",
+                     t.source.empty() ? "source unknown" : t.source);
+}
+
+}  // namespace
+
+TrainingReport training_report(const model::Workload& w, const ClusterFlags& cf,
+                               const std::vector<model::WhatIf>& what_ifs) {
+  TrainingReport t;
+  t.workload = w.source.empty() ? w.name : fmt::format("{} ({})", w.name, w.source);
+  t.layout = fmt::format("tp {} x pp {} x dp {} (vp {}) = {} GPUs on {} node(s) of {}", w.tp, w.pp,
+                         w.dp, w.vp, w.gpus(), w.nodes(), w.gpus_per_node);
+  // A tier the files do not measure (and no flag gives) leaves the section saying so.
+  try {
+    const model::ClusterNetwork cluster = chosen_cluster(cf, w);
+    t.tiers.push_back(tier_text("inter-node tier", cluster.inter, true));
+    t.tiers.push_back(tier_text("intra-node tier", cluster.intra, false));
+    const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
+      return model::make_network_model(c);
+    };
+    const model::StepBreakdown base = model::model_step(w, *factory(cluster));
+    for (const auto& q : what_ifs) t.what_ifs.push_back(model::evaluate(q, w, cluster, factory));
+    t.breakdown = base;
+  } catch (const UsageError& e) {
+    t.missing = fmt::format(
+        "{}. Measure the missing tier (a run with one rank per host for the inter-node tier, "
+        "all ranks on one host for the intra-node tier) or give it (--inter-bw-gbps, "
+        "--inter-lat-us, --intra-bw-gbps, --intra-lat-us).",
+        e.what());
+    t.what_ifs.clear();
+  }
+  return t;
+}
+
+}  // namespace ibscope::cli
