@@ -8,6 +8,7 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/stats.hpp"
 #include "ibscope/model/link_fit.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/output/results_loader.hpp"
@@ -40,8 +41,7 @@ model::Tier fitted_tier(const std::vector<CollectivePoint>& pts, const std::stri
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  return percentile_sorted(v, 50);
 }
 
 // Without collective rows, a tier comes from the per-link fits of p2p or verbs rows (model/
@@ -116,6 +116,13 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f) {
 }
 
 model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm) {
+  std::vector<nlohmann::json> docs;
+  for (const auto& file : f.fit_files) docs.push_back(load_results(file));
+  return to_cluster(f, docs, fit_algorithm);
+}
+
+model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<nlohmann::json>& docs,
+                                 const std::string& fit_algorithm) {
   model::ClusterNetwork c;
   c.nodes = f.nodes > 0 ? f.nodes : 1;
   c.gpus_per_node = f.gpus_per_node > 0 ? f.gpus_per_node : 1;
@@ -128,8 +135,9 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_a
   std::vector<CollectivePoint> inter_pts, intra_pts;
   std::vector<std::string> inter_files, intra_files;
   model::FitReport link_fits;
-  for (const auto& file : f.fit_files) {
-    const auto doc = load_results(file);
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const auto& file = f.fit_files.at(i);
+    const auto& doc = docs[i];
     auto pts = model::collective_points(doc, Collective::kAllreduce, algorithm);
     if (pts.empty()) {
       model::fit_results(doc, file, {}, link_fits);

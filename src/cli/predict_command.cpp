@@ -11,6 +11,7 @@
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/stats.hpp"
 #include "ibscope/model/link_fit.hpp"
 #include "ibscope/output/results_document.hpp"
 #include "ibscope/output/results_loader.hpp"
@@ -58,8 +59,7 @@ double measured_s(const std::vector<nlohmann::json>& docs, Collective c,
   }
   if (times.empty()) return -1;
   std::sort(times.begin(), times.end());
-  const std::size_t m = times.size() / 2;
-  return times.size() % 2 ? times[m] : (times[m - 1] + times[m]) / 2;
+  return percentile_sorted(times, 50);
 }
 
 std::string describe(const model::Tier& t, const char* name, bool used) {
@@ -90,7 +90,7 @@ int run_predict(const PredictFlags& f) {
   for (const auto& file : f.cluster.fit_files) fit_docs.push_back(load_results(file));
   for (const auto& file : f.compare_files) compare_docs.push_back(load_results(file));
 
-  model::ClusterNetwork base = to_cluster(f.cluster);
+  model::ClusterNetwork base = to_cluster(f.cluster, fit_docs);
   std::vector<std::string> algorithms =
       f.algorithms.empty() ? std::vector<std::string>{model::algorithm_of(base, coll)}
                            : split_list(f.algorithms);
@@ -104,7 +104,7 @@ int run_predict(const PredictFlags& f) {
     // cost formula; anything else uses the tiers fitted through --allreduce-algo.
     const bool own_fit = coll == Collective::kAllreduce && !fit_docs.empty() &&
                          files_have_allreduce_rows(fit_docs, a);
-    model::ClusterNetwork cluster = own_fit ? to_cluster(f.cluster, a) : base;
+    model::ClusterNetwork cluster = own_fit ? to_cluster(f.cluster, fit_docs, a) : base;
     model::algorithm_of(cluster, coll) = a;
     const auto network = model::make_network_model(cluster);
     // Print the tiers once, and again only for an algorithm fitted to tiers of its own.

@@ -5,6 +5,7 @@
 /// `ibscope predict` and `ibscope model`.
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -43,5 +44,9 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f);
 /// bandwidth 0 (make_network_model refuses them when a group needs them). Each tier's `source`
 /// says where its figures came from. Throws UsageError.
 model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm = "");
+/// The same with the --fit files already loaded (`fit_docs[i]` is `f.fit_files[i]`).
+model::ClusterNetwork to_cluster(const ClusterFlags& f,
+                                 const std::vector<nlohmann::json>& fit_docs,
+                                 const std::string& fit_algorithm = "");
 
 }  // namespace ibscope::cli
