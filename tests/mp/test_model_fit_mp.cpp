@@ -1,8 +1,11 @@
-// `ibscope fit` on files the real binary just measured: a 2-rank all-reduce sweep and a p2p
-// run fit with r2 > 0.9 and a positive link bandwidth; the JSON, series and NCCL tuner CSV are
+// `ibscope fit` on files the real binary just measured: a 2-rank all-reduce sweep follows its
+// measured curve (median |residual| under 30 %, the top segment's bandwidth within 2x of the
+// measured algbw at 1 MiB) and a p2p run gives a positive link bandwidth; the JSON, series and NCCL tuner CSV are
 // written and never overwritten; a corrupt file is a usage error naming the file.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -30,6 +33,13 @@ bool stalled(const ProcessResult& r) {
     if (row.at("time_us").at("p50").get<double>() > 1000) return true;
   }
   return false;
+}
+
+double median_abs_residual_pct(const nlohmann::json& series) {
+  std::vector<double> r;
+  for (const auto& point : series) r.push_back(std::abs(point.at("residual_pct").get<double>()));
+  std::sort(r.begin(), r.end());
+  return r.empty() ? 0.0 : r[r.size() / 2];
 }
 
 }  // namespace
@@ -73,8 +83,17 @@ TEST_CASE("fit measured all-reduce and p2p files", "[mp][model]") {
     ++allreduce_curves;
     INFO(c.at("id").get<std::string>());
     CHECK(c.at("ranks") == 2);
-    CHECK(c.at("fit").at("r2").get<double>() > 0.9);
-    CHECK(c.at("fit").at("series").size() == 18);  // 8 B .. 1 MiB, factor 2
+    const auto& series = c.at("fit").at("series");
+    CHECK(series.size() == 18);  // 8 B .. 1 MiB, factor 2
+    // Not r2 on absolute times: that is decided by the two or three largest sizes, and on
+    // this shared 2-core machine single sizes of a real sweep sit 5x off their neighbours.
+    // Precision against a known truth is the unit tests' job ([model] curve fit); here the fit
+    // must follow the measured curve over five decades and get the bandwidth's scale right.
+    CHECK(median_abs_residual_pct(series) < 30);
+    const double top_bw_gbps = c.at("fit").at("segments").back().at("bw_gbps").get<double>();
+    const double measured_gbps = 1048576 / (series.back().at("measured_us").get<double>() * 1e3);
+    CHECK(top_bw_gbps > measured_gbps / 2);
+    CHECK(top_bw_gbps < measured_gbps * 2);
   }
   CHECK(allreduce_curves == 2);  // out of place and in place
   bool bw_link = false;
