@@ -31,6 +31,10 @@ int Api::dealloc_pd(ibv_pd* pd) { return ibv_dealloc_pd(pd); }
 ibv_mr* Api::reg_mr(ibv_pd* pd, void* addr, std::size_t length, int access) {
   return ibv_reg_mr(pd, addr, length, access);
 }
+ibv_mr* Api::reg_dmabuf_mr(ibv_pd* pd, std::uint64_t offset, std::size_t length,
+                           std::uint64_t iova, int fd, int access) {
+  return ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access);
+}
 int Api::dereg_mr(ibv_mr* mr) { return ibv_dereg_mr(mr); }
 ibv_cq* Api::create_cq(ibv_context* context, int cqe) {
   return ibv_create_cq(context, cqe, nullptr, nullptr, 0);

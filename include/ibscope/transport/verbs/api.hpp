@@ -48,6 +48,10 @@ class Api {
   virtual ibv_pd* alloc_pd(ibv_context* context);
   virtual int dealloc_pd(ibv_pd* pd);
   virtual ibv_mr* reg_mr(ibv_pd* pd, void* addr, std::size_t length, int access);
+  /// ibv_reg_dmabuf_mr: registers `length` bytes at `offset` into the dma-buf `fd`, addressed
+  /// by the peer and in work requests as `iova`.
+  virtual ibv_mr* reg_dmabuf_mr(ibv_pd* pd, std::uint64_t offset, std::size_t length,
+                                std::uint64_t iova, int fd, int access);
   virtual int dereg_mr(ibv_mr* mr);
   virtual ibv_cq* create_cq(ibv_context* context, int cqe);
   virtual int destroy_cq(ibv_cq* cq);
