@@ -18,9 +18,42 @@ std::string port_name(const topo::Nic& nic, const topo::NicPort& port) {
   return fmt::format("{}:{}", nic.name, port.port);
 }
 
+std::string default_nic(const topo::HostTopology& h) {
+  for (const auto& nic : h.nics) {
+    for (const auto& port : nic.ports) {
+      if (port.state == "ACTIVE") return nic.name;
+    }
+  }
+  return h.nics.empty() ? std::string() : h.nics.front().name;
+}
+
+// Which GPU each local rank would take for --mem cuda, and a warning for a cross-socket pair.
+void check_gpus(const topo::HostTopology& h, const std::vector<std::string>& rank_nics,
+                Preflight& p) {
+  if (h.gpus.empty()) return;
+  const std::size_t locals = std::max<std::size_t>(h.ranks.size(), 1);
+  for (std::size_t local = 0; local < locals; ++local) {
+    std::string nic = rank_nics.empty() ? std::string() : rank_nics[local % rank_nics.size()];
+    if (nic.empty()) nic = default_nic(h);
+    PreflightGpu g;
+    g.host = h.host;
+    g.rank = h.ranks.empty() ? -1 : h.ranks[local];
+    g.local_rank = static_cast<int>(local);
+    g.choice = topo::choose_gpu(h, g.local_rank, nic);
+    if (g.choice.to_nic == topo::PathClass::kSys) {
+      for (const auto& warning : topo::gpu_nic_warnings(g.choice)) {
+        p.findings.push_back(
+            {h.host, g.choice.nic, false, fmt::format("local rank {}: {}", local, warning)});
+      }
+    }
+    p.gpus.push_back(std::move(g));
+  }
+}
+
 }  // namespace
 
-Preflight check_preflight(const std::vector<topo::HostTopology>& hosts) {
+Preflight check_preflight(const std::vector<topo::HostTopology>& hosts,
+                          const std::vector<std::string>& rank_nics) {
   Preflight p;
   p.rdma_everywhere = !hosts.empty();
   // The fabric's rate per link layer: the best an ACTIVE port trained at.
@@ -86,6 +119,7 @@ Preflight check_preflight(const std::vector<topo::HostTopology>& hosts) {
       }
     }
   }
+  for (const auto& h : hosts) check_gpus(h, rank_nics, p);
   // MTUs that disagree cap every path at the smallest.
   std::map<std::uint32_t, int> mtus;
   for (const auto& h : hosts) {

@@ -79,3 +79,68 @@ TEST_CASE("preflight: hosts without RDMA devices mean UCX; MTUs that differ warn
   REQUIRE(p.findings.size() == 1);
   CHECK(p.findings[0].message.find("MTUs differ") != std::string::npos);
 }
+
+namespace {
+
+// Two sockets: GPU 0000:17 and NIC mlx5_1 on socket 0, GPU 0000:97 and NIC mlx5_0 on socket 1,
+// each device on its own root port.
+topo::HostTopology gpu_host(const std::string& name, std::vector<int> ranks) {
+  topo::HostTopology h = host(name, {port("ACTIVE", 4, 400)});
+  h.ranks = std::move(ranks);
+  h.nics[0].pcie_path = {"0000:[80-ff]", {"0000:80:02.0"}};
+  h.nics[0].numa_node = 1;
+  topo::Nic other = h.nics[0];
+  other.name = "mlx5_1";
+  other.pcie_path = {"0000:[00-7f]", {"0000:00:02.0"}};
+  other.numa_node = 0;
+  h.nics.push_back(other);
+  topo::Gpu g0;
+  g0.pci_bus_id = "0000:17:00.0";
+  g0.pcie_path = {"0000:[00-7f]", {"0000:00:01.0"}};
+  g0.numa_node = 0;
+  h.gpus.push_back(g0);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("preflight: each local rank's GPU and its distance class; SYS warns", "[accept][gpu]") {
+  // Only a socket-0 GPU, and the default NIC (the first ACTIVE one) is on socket 1.
+  const auto p = check_preflight({gpu_host("g0", {0, 1}), host("n1", {port("ACTIVE", 4, 400)})});
+  CHECK(p.pass());  // a warning, not a failure
+  REQUIRE(p.gpus.size() == 2);  // n1 has no GPU: nothing for it
+  CHECK(p.gpus[0].host == "g0");
+  CHECK(p.gpus[0].rank == 0);
+  CHECK(p.gpus[1].rank == 1);
+  CHECK(p.gpus[1].local_rank == 1);
+  CHECK(p.gpus[0].choice.pci_bus_id == "0000:17:00.0");
+  CHECK(p.gpus[0].choice.nic == "mlx5_0");
+  CHECK(p.gpus[0].choice.to_nic == topo::PathClass::kSys);
+  std::size_t sys_warnings = 0;
+  for (const auto& f : p.findings) {
+    if (f.message.find("SYS") == std::string::npos) continue;
+    ++sys_warnings;
+    CHECK_FALSE(f.fatal);
+    CHECK(f.host == "g0");
+    CHECK(f.device == "mlx5_0");
+    CHECK_THAT(f.message, Catch::Contains("0000:17:00.0") && Catch::Contains("inter-socket"));
+  }
+  CHECK(sys_warnings == 2);
+
+  // With -d mlx5_1 (same socket as the GPU) the pair is PHB: no warning.
+  const auto near = check_preflight({gpu_host("g0", {0})}, {"mlx5_1"});
+  REQUIRE(near.gpus.size() == 1);
+  CHECK(near.gpus[0].choice.to_nic == topo::PathClass::kPhb);
+  CHECK(near.gpus[0].choice.reason == "GPU 0000:17:00.0 (PHB to mlx5_1), local rank 0");
+  for (const auto& f : near.findings) CHECK(f.message.find("SYS") == std::string::npos);
+
+  // A host that lists no ranks still reports local rank 0's choice.
+  const auto unranked = check_preflight({gpu_host("g0", {})});
+  REQUIRE(unranked.gpus.size() == 1);
+  CHECK(unranked.gpus[0].rank == -1);
+}
+
+TEST_CASE("preflight: hosts without GPUs report none", "[accept][gpu]") {
+  const auto p = check_preflight({host("n0", {port("ACTIVE", 4, 400)})});
+  CHECK(p.gpus.empty());
+}
