@@ -17,10 +17,10 @@ int rank_of(PathClass c) noexcept { return static_cast<int>(c); }
 
 GpuChoice choose_gpu(const HostTopology& host, int local_rank, std::string_view nic) {
   if (host.gpus.empty()) {
-    throw UsageError(fmt::format(
-        "no GPU found on {} by hwloc: check that nvidia-smi lists one and that "
-        "CUDA_VISIBLE_DEVICES does not hide it (or use --mem host)",
-        host.host.empty() ? "this host" : host.host));
+    throw UsageError(
+        fmt::format("no GPU found on {} by hwloc: check that nvidia-smi lists one and that "
+                    "CUDA_VISIBLE_DEVICES does not hide it (or use --mem host)",
+                    host.host.empty() ? "this host" : host.host));
   }
   if (local_rank < 0) throw UsageError(fmt::format("local rank {} is negative", local_rank));
   std::vector<int> order(host.gpus.size());
@@ -37,11 +37,10 @@ GpuChoice choose_gpu(const HostTopology& host, int local_rank, std::string_view 
     choice.gpu_index = order[slot % order.size()];
     const Gpu& gpu = host.gpus[static_cast<std::size_t>(choice.gpu_index)];
     choice.pci_bus_id = gpu.pci_bus_id;
-    choice.reason = nic.empty()
-                        ? fmt::format("GPU {} (no NIC to match), local rank {}", gpu.pci_bus_id,
-                                      local_rank)
-                        : fmt::format("GPU {} (NIC {} not in the topology), local rank {}",
-                                      gpu.pci_bus_id, nic, local_rank);
+    choice.reason = nic.empty() ? fmt::format("GPU {} (no NIC to match), local rank {}",
+                                              gpu.pci_bus_id, local_rank)
+                                : fmt::format("GPU {} (NIC {} not in the topology), local rank {}",
+                                              gpu.pci_bus_id, nic, local_rank);
     return choice;
   }
   std::vector<PathClass> classes(host.gpus.size());

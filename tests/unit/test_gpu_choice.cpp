@@ -1,7 +1,7 @@
 // GPU choice per local rank and the GPU<->NIC warnings (pure), on hand-built hosts.
-#include <catch2/catch.hpp>
-
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/topo/gpu_choice.hpp"
@@ -21,18 +21,21 @@ HostTopology dgx_like() {
                             "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"};
   for (int k = 7; k >= 0; --k) {  // listed in reverse: choose_gpu must sort
     const int hb = k / 2;
-    const std::string host_bridge = fmt::format("0000:[{:02x}-{:02x}]", hb * 0x40, hb * 0x40 + 0x3f);
+    const std::string host_bridge =
+        fmt::format("0000:[{:02x}-{:02x}]", hb * 0x40, hb * 0x40 + 0x3f);
     const std::string root = fmt::format("0000:{:02x}:01.{}", hb * 0x40, k % 2);
     const std::string up = fmt::format("0000:{:02x}:00.0", hb * 0x40 + 1 + 4 * (k % 2));
     Gpu g;
     g.pci_bus_id = gpu_bus[k];
-    g.pcie_path = {host_bridge, {root, up, fmt::format("0000:{:02x}:00.0", hb * 0x40 + 2 + 4 * (k % 2))}};
+    g.pcie_path = {host_bridge,
+                   {root, up, fmt::format("0000:{:02x}:00.0", hb * 0x40 + 2 + 4 * (k % 2))}};
     g.numa_node = k / 4;
     h.gpus.push_back(g);
     Nic n;
     n.name = fmt::format("mlx5_{}", k);
     n.pci_bus_id = fmt::format("0000:{:02x}:00.1", hb * 0x40 + 3 + 4 * (k % 2));
-    n.pcie_path = {host_bridge, {root, up, fmt::format("0000:{:02x}:01.0", hb * 0x40 + 2 + 4 * (k % 2))}};
+    n.pcie_path = {host_bridge,
+                   {root, up, fmt::format("0000:{:02x}:01.0", hb * 0x40 + 2 + 4 * (k % 2))}};
     n.numa_node = k / 4;
     h.nics.push_back(n);
   }
@@ -96,8 +99,7 @@ TEST_CASE("Ranks sharing one NIC share its closest GPUs round-robin", "[topo][gp
   CHECK(choose_gpu(h, 5, "mlx5_0").to_nic == PathClass::kPix);
 }
 
-TEST_CASE("Without a NIC (or an unknown one) GPUs go one per local rank by bus id",
-          "[topo][gpu]") {
+TEST_CASE("Without a NIC (or an unknown one) GPUs go one per local rank by bus id", "[topo][gpu]") {
   const HostTopology h = dgx_like();
   CHECK(choose_gpu(h, 0, "").pci_bus_id == "0000:18:00.0");
   CHECK(choose_gpu(h, 7, "").pci_bus_id == "0000:db:00.0");

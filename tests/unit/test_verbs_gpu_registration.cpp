@@ -1,15 +1,14 @@
 // Registration of GPU memory: the fallback order dma-buf -> peermem -> error, through an
 // injected Api (a fake device, PD and MRs: nothing reaches libibverbs) and injected dma-buf
 // export and peermem facts; and the pure decision and its messages.
-#include <catch2/catch.hpp>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <infiniband/verbs.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cerrno>
 #include <filesystem>
-
-#include <fmt/format.h>
 #include <fstream>
 
 #include "ibscope/gpu/cuda.hpp"
@@ -151,7 +150,8 @@ TEST_CASE("GPU registration: ibv_reg_mr (peermem) when the export or the dma-buf
   }
   SECTION("the exporter throws (a build without CUDA)") {
     DeviceRegistrationHooks h = not_exporting(false);
-    h.export_dmabuf = [](const void*, std::size_t, std::string&) -> std::optional<gpu::DmabufHandle> {
+    h.export_dmabuf = [](const void*, std::size_t,
+                         std::string&) -> std::optional<gpu::DmabufHandle> {
       throw UsageError("built without CUDA");
     };
     auto mr = MemoryRegion::for_device(pd, kDevicePtr, 4096, kLocalWrite, h);
@@ -213,8 +213,8 @@ TEST_CASE("GPU registration decision (pure)", "[verbs][gpu]") {
 }
 
 TEST_CASE("peermem module detection reads <sysfs>/module", "[verbs][gpu]") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   fmt::format("ibscope-peermem-{}", ::getpid());
+  const auto dir =
+      std::filesystem::temp_directory_path() / fmt::format("ibscope-peermem-{}", ::getpid());
   std::filesystem::create_directories(dir / "module" / "ib_core");
   CHECK_FALSE(peermem_module_loaded(dir));
   std::filesystem::create_directories(dir / "module" / "nv_peer_mem");
