@@ -18,7 +18,7 @@ void post_control_write(const RcLink& link, int qp, std::uint64_t value, int ret
   ibv_sge sge{};
   sge.addr = reinterpret_cast<std::uint64_t>(source);
   sge.length = sizeof(std::uint64_t);
-  sge.lkey = link.out_lkey(qp);
+  sge.lkey = link.control_lkey(qp);
   ibv_send_wr wr{};
   wr.wr_id = kControlWrId | static_cast<std::uint32_t>(retires);
   wr.sg_list = &sge;
@@ -26,7 +26,7 @@ void post_control_write(const RcLink& link, int qp, std::uint64_t value, int ret
   wr.opcode = IBV_WR_RDMA_WRITE;
   wr.send_flags = IBV_SEND_SIGNALED;
   wr.wr.rdma.remote_addr = link.remote_control_addr(qp);
-  wr.wr.rdma.rkey = link.remote_rkey(qp);
+  wr.wr.rdma.rkey = link.remote_control_rkey(qp);
   link.qp(qp).post_send(&wr);
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/gpu/cuda.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 
 namespace ibscope::probes {
@@ -122,6 +123,51 @@ void validate(const ProbeOptions& o) {
     throw UsageError("-T/--tclass: 0..255");
   }
   if (o.tuning.hop_limit < 1 || o.tuning.hop_limit > 255) throw UsageError("--hop-limit: 1..255");
+  if (o.mem.any_cuda()) {
+    if (!gpu::built_with_cuda()) {
+      throw UsageError(fmt::format(
+          "--mem {}: this ibscope was built without CUDA; rebuild with the CUDA toolkit "
+          "installed and -DIBSCOPE_CUDA=ON, or use --mem host",
+          to_string(o.mem)));
+    }
+    if (o.test->verb == Verb::kWrite && o.test->metric == Metric::kLatency) {
+      throw UsageError(fmt::format(
+          "--mem {}: {} has each side's CPU poll the last byte of the peer's write, which it "
+          "cannot do in GPU memory; measure GPU memory latency with send_lat or read_lat",
+          to_string(o.mem), o.test->name));
+    }
+  }
+}
+
+std::string_view to_string(MemKind kind) noexcept {
+  return kind == MemKind::kCuda ? "cuda" : "host";
+}
+
+std::string to_string(const MemSides& mem) {
+  if (mem.initiator == mem.responder) return std::string(to_string(mem.initiator));
+  return fmt::format("{},{}", to_string(mem.initiator), to_string(mem.responder));
+}
+
+MemSides parse_mem_sides(std::string_view text) {
+  const auto one = [&](std::string_view word) {
+    if (word == "host") return MemKind::kHost;
+    if (word == "cuda") return MemKind::kCuda;
+    throw UsageError(fmt::format(
+        "--mem {}: '{}' is not a memory kind; valid: host, cuda, or a pair initiator,responder "
+        "such as host,cuda",
+        text, word));
+  };
+  const auto comma = text.find(',');
+  if (comma == std::string_view::npos) {
+    const MemKind both = one(text);
+    return {both, both};
+  }
+  if (text.find(',', comma + 1) != std::string_view::npos) {
+    throw UsageError(fmt::format(
+        "--mem {}: give one kind for both sides or two (initiator,responder); valid: host, cuda",
+        text));
+  }
+  return {one(text.substr(0, comma)), one(text.substr(comma + 1))};
 }
 
 }  // namespace ibscope::probes

@@ -11,6 +11,9 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/stats.hpp"
+#include "ibscope/gpu/cuda.hpp"
+#include "ibscope/topo/discover.hpp"
+#include "ibscope/topo/gpu_choice.hpp"
 #include "ibscope/topo/numa_binding.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 
@@ -37,7 +40,40 @@ struct LocalPort {
   verbs::PortInfo port;
   int gid_index = -1;
   std::string binding = "not bound (--no-bind)";
+  std::string mem_initiator, mem_responder;
+  int cuda_device = -1;
+  std::string gpu, gpu_name, gpu_nic_path, registration, gpu_choice;
+  std::vector<std::string> gpu_warnings;
 };
+
+/// Chooses this rank's GPU for its NIC, makes it current, and registers one small buffer on it
+/// to learn (and prove) how GPU memory registers with the NIC.
+void set_up_gpu(LocalPort& local, const std::string& host, int local_rank) {
+  const topo::HostTopology topology = topo::discover_host_topology(host);
+  const topo::GpuChoice choice = topo::choose_gpu(topology, local_rank, local.device->name());
+  const auto ordinal = gpu::device_by_pci_bus_id(choice.pci_bus_id);
+  if (!ordinal) {
+    throw UsageError(fmt::format(
+        "GPU {} chosen for local rank {} on {} is not visible to CUDA: check "
+        "CUDA_VISIBLE_DEVICES and nvidia-smi",
+        choice.pci_bus_id, local_rank, host));
+  }
+  gpu::set_device(*ordinal);
+  const gpu::DeviceInfo info = gpu::device_info(*ordinal);
+  local.cuda_device = *ordinal;
+  local.gpu = choice.pci_bus_id;
+  local.gpu_name = info.name;
+  local.gpu_nic_path = std::string(topo::to_string(choice.to_nic));
+  local.gpu_choice = choice.reason;
+  local.gpu_warnings = topo::gpu_nic_warnings(choice);
+  constexpr std::size_t kTrialBytes = 64 * 1024;
+  gpu::DeviceMemory trial(kTrialBytes, *ordinal);
+  auto pd = verbs::ProtectionDomain::create(local.device);
+  const auto mr = verbs::MemoryRegion::for_device(pd, trial.data(), kTrialBytes,
+                                                  verbs::kLocalWrite | verbs::kRemoteWrite |
+                                                      verbs::kRemoteRead);
+  local.registration = std::string(verbs::to_string(mr.method()));
+}
 
 LocalPort open_local_port(const ProbeOptions& o, int local_rank) {
   const verbs::DevicePort& chosen =
@@ -85,12 +121,25 @@ RankPort describe(const LocalPort& local) {
   }
   r.active_mtu_bytes = local.port.active_mtu_bytes;
   r.binding = local.binding;
+  r.mem_initiator = local.mem_initiator;
+  r.mem_responder = local.mem_responder;
+  r.gpu = local.gpu;
+  r.cuda_device = local.cuda_device;
+  r.gpu_name = local.gpu_name;
+  r.gpu_nic_path = local.gpu_nic_path;
+  r.registration = local.registration;
+  r.gpu_choice = local.gpu_choice;
+  r.gpu_warnings = local.gpu_warnings;
   return r;
 }
 
 json to_json(const RankPort& r) {
   return {{"device", r.device}, {"link_layer", r.link_layer}, {"data_rate_gbit", r.data_rate_gbit},
-          {"gid_index", r.gid_index}, {"gid", r.gid}, {"active_mtu_bytes", r.active_mtu_bytes}, {"binding", r.binding}};
+          {"gid_index", r.gid_index}, {"gid", r.gid}, {"active_mtu_bytes", r.active_mtu_bytes}, {"binding", r.binding},
+          {"mem_initiator", r.mem_initiator}, {"mem_responder", r.mem_responder}, {"gpu", r.gpu},
+          {"cuda_device", r.cuda_device}, {"gpu_name", r.gpu_name}, {"gpu_nic_path", r.gpu_nic_path},
+          {"registration", r.registration}, {"gpu_choice", r.gpu_choice},
+          {"gpu_warnings", r.gpu_warnings}};
 }
 
 RankPort rank_port_from_json(const json& j) {
@@ -102,6 +151,15 @@ RankPort rank_port_from_json(const json& j) {
   r.gid = j.at("gid").get<std::string>();
   r.active_mtu_bytes = j.at("active_mtu_bytes").get<std::uint32_t>();
   r.binding = j.at("binding").get<std::string>();
+  r.mem_initiator = j.at("mem_initiator").get<std::string>();
+  r.mem_responder = j.at("mem_responder").get<std::string>();
+  r.gpu = j.at("gpu").get<std::string>();
+  r.cuda_device = j.at("cuda_device").get<int>();
+  r.gpu_name = j.at("gpu_name").get<std::string>();
+  r.gpu_nic_path = j.at("gpu_nic_path").get<std::string>();
+  r.registration = j.at("registration").get<std::string>();
+  r.gpu_choice = j.at("gpu_choice").get<std::string>();
+  r.gpu_warnings = j.at("gpu_warnings").get<std::vector<std::string>>();
   return r;
 }
 
@@ -217,6 +275,23 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
   if (o.bind_to_nic_numa) {
     local.binding = topo::bind_to_rdma_device_numa_node(local.device->name()).message;
   }
+  // Which roles this rank takes decides whether it needs a GPU at all (--mem host,cuda with
+  // --pairs first: rank 0 never does).
+  bool initiates = false, responds = false;
+  for (const auto& round : rounds) {
+    for (const auto& [a, b] : round) {
+      initiates = initiates || a == boot.rank();
+      responds = responds || b == boot.rank();
+    }
+  }
+  if (initiates) local.mem_initiator = std::string(to_string(o.mem.initiator));
+  if (responds) local.mem_responder = std::string(to_string(o.mem.responder));
+  if ((initiates && o.mem.initiator == MemKind::kCuda) ||
+      (responds && o.mem.responder == MemKind::kCuda)) {
+    set_up_gpu(local, boot.host(boot.rank()), boot.local_rank());
+  } else if (initiates || responds) {
+    local.registration = std::string(verbs::to_string(verbs::RegistrationMethod::kHost));
+  }
   if (max_size > local.device->limits().max_mr_size) {
     throw UsageError(fmt::format("message size {} is above what {} can register ({})", max_size,
                                  local.device->name(), local.device->limits().max_mr_size));
@@ -245,6 +320,8 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
       config.inline_bytes = o.inline_bytes;
       config.buffer_bytes = std::max<std::size_t>(max_size, 64);
       config.receives = o.test->verb == Verb::kSend;
+      config.mem = initiator ? o.mem.initiator : o.mem.responder;
+      config.cuda_device = local.cuda_device;
       link = std::make_unique<RcLink>(local.device, local.port, local.gid_index, config);
       const auto addresses = link->addresses();
       const auto* p = reinterpret_cast<const std::byte*>(addresses.data());
@@ -268,6 +345,7 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
 
     json mine = {{"sizes", json::array()}};
     if (link) {
+      mine["registration"] = std::string(verbs::to_string(link->registration()));
       mine["tx_depth"] = link->tx_depth();
       mine["mtu_bytes"] = link->mtu_bytes();
       mine["inline_bytes"] = link->inline_bytes();
@@ -275,7 +353,8 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
     for (std::uint64_t size : o.sizes_bytes) {
       if (link) {
         // The latency marker byte must not hold a stale value when the peer's first write lands.
-        link->in(0)[size - 1] = std::byte{0};
+        // (write_lat, the one test that polls it, refuses GPU buffers.)
+        if (!link->on_device()) link->in(0)[size - 1] = std::byte{0};
         reset_control(*link);
       }
       boot.barrier(fmt::format("probe {} {} B, round {}", o.test->name, size, round_index));

@@ -21,6 +21,14 @@ std::uint32_t random_psn() {
 
 }  // namespace
 
+LinkBuffer::LinkBuffer(std::size_t bytes, MemKind kind, int cuda_device) {
+  if (kind == MemKind::kCuda) {
+    device_ = gpu::DeviceMemory(bytes, cuda_device);
+  } else {
+    host_ = AlignedBuffer(bytes);
+  }
+}
+
 RcLink::RcLink(std::shared_ptr<verbs::DeviceContext> device, const verbs::PortInfo& port,
                int gid_index, const LinkConfig& config)
     : device_(std::move(device)), port_(port), gid_index_(gid_index), config_(config) {
@@ -32,12 +40,22 @@ RcLink::RcLink(std::shared_ptr<verbs::DeviceContext> device, const verbs::PortIn
   in_.reserve(qps);
   out_mr_.reserve(qps);
   in_mr_.reserve(qps);
-  const std::size_t region_bytes = control_offset() + 64;
+  control_.reserve(qps);
+  control_mr_.reserve(qps);
+  const std::size_t region_bytes = config.buffer_bytes;
+  const auto register_buffer = [&](const LinkBuffer& buffer) {
+    return buffer.on_device()
+               ? verbs::MemoryRegion::for_device(pd_, buffer.data(), region_bytes, kAllAccess,
+                                                 config.registration)
+               : verbs::MemoryRegion(pd_, buffer.data(), region_bytes, kAllAccess);
+  };
   for (std::size_t i = 0; i < qps; ++i) {
-    out_.emplace_back(region_bytes);
-    in_.emplace_back(region_bytes);
-    out_mr_.emplace_back(pd_, out_.back().data(), region_bytes, kAllAccess);
-    in_mr_.emplace_back(pd_, in_.back().data(), region_bytes, kAllAccess);
+    out_.emplace_back(region_bytes, config.mem, config.cuda_device);
+    in_.emplace_back(region_bytes, config.mem, config.cuda_device);
+    out_mr_.push_back(register_buffer(out_.back()));
+    in_mr_.push_back(register_buffer(in_.back()));
+    control_.emplace_back(128);
+    control_mr_.emplace_back(pd_, control_.back().data(), 128, kAllAccess);
     verbs::QpCaps caps{.max_send_wr = config.tx_depth,
                        .max_recv_wr = config.receives ? config.rx_depth : 1,
                        .max_sge = 1,
@@ -60,6 +78,8 @@ std::vector<verbs::QpAddress> RcLink::addresses() const {
     a.psn = psns_[i];
     a.buffer_addr = reinterpret_cast<std::uint64_t>(in_[i].data());
     a.rkey = in_mr_[i].rkey();
+    a.control_addr = reinterpret_cast<std::uint64_t>(control_[i].data());
+    a.control_rkey = control_mr_[i].rkey();
     a.lid = port_.lid;
     a.port = port_.port;
     a.active_mtu_code = static_cast<std::uint8_t>(verbs::mtu_bytes_to_code(port_.active_mtu_bytes));

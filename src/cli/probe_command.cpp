@@ -71,6 +71,9 @@ nlohmann::json params_json(const probes::ProbeOptions& o) {
           {"hop_limit", o.tuning.hop_limit},
           {"pkey_index", o.tuning.pkey_index},
           {"bind_to_nic_numa", o.bind_to_nic_numa},
+          {"mem", probes::to_string(o.mem)},
+          {"mem_initiator", probes::to_string(o.mem.initiator)},
+          {"mem_responder", probes::to_string(o.mem.responder)},
           {"timeout_s", o.timeout_s}};
 }
 
@@ -81,9 +84,27 @@ nlohmann::json ports_json(const std::vector<probes::RankPort>& ports) {
     out.push_back({{"rank", r}, {"device", p.device}, {"link_layer", p.link_layer},
                    {"data_rate_gbit", p.data_rate_gbit}, {"gid_index", p.gid_index},
                    {"gid", p.gid}, {"active_mtu_bytes", p.active_mtu_bytes},
-                   {"binding", p.binding}});
+                   {"binding", p.binding}, {"mem_initiator", p.mem_initiator},
+                   {"mem_responder", p.mem_responder}, {"registration", p.registration},
+                   {"gpu", p.gpu}, {"cuda_device", p.cuda_device}, {"gpu_name", p.gpu_name},
+                   {"gpu_nic_path", p.gpu_nic_path}, {"gpu_choice", p.gpu_choice},
+                   {"gpu_warnings", p.gpu_warnings}});
   }
   return out;
+}
+
+/// The GPU lines under the ports of the table, for ranks with GPU buffers.
+void print_gpus(std::FILE* out, const std::vector<probes::RankPort>& ports) {
+  for (std::size_t r = 0; r < ports.size(); ++r) {
+    const auto& p = ports[r];
+    if (p.gpu.empty()) continue;
+    fmt::print(out, "#   rank {:>4}  mem {}/{} (initiator/responder)  {} cuda:{} {}  {} to the NIC, "
+               "registered by {}\n",
+               r, p.mem_initiator.empty() ? "-" : p.mem_initiator,
+               p.mem_responder.empty() ? "-" : p.mem_responder, p.gpu, p.cuda_device, p.gpu_name,
+               p.gpu_nic_path, p.registration);
+  }
+  std::fflush(out);
 }
 
 }  // namespace
@@ -149,6 +170,13 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
       ->default_val(0)->check(CLI::Range(0, 65535));
   app.add_flag("--no-bind", f.no_bind,
                "Do not bind CPUs and memory to the NIC's NUMA node (bound by default)");
+  app.add_option("--mem", f.mem,
+                 "Where the message buffers live: host or cuda for both sides, or "
+                 "INITIATOR,RESPONDER such as host,cuda (the initiator is the first rank of a "
+                 "pair: writer, sender, reader). cuda: device memory on the GPU closest to the "
+                 "rank's NIC (one per local rank), registered by dma-buf, else nvidia-peermem; "
+                 "not with write_lat (its CPU polls the buffer)")
+      ->default_val("host");
 }
 
 probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s) {
@@ -176,6 +204,7 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
   o.tuning.hop_limit = f.hop_limit;
   o.tuning.pkey_index = f.pkey_index;
   o.bind_to_nic_numa = !f.no_bind;
+  o.mem = probes::parse_mem_sides(f.mem);
   o.timeout_s = timeout_s;
   probes::validate(o);
   return o;
@@ -188,8 +217,21 @@ int probe_body(JobContext& ctx, const ProbeFlags& flags) {
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out, *o.test, ctx.bootstrap.size());
   probes::ProbeSinks sinks;
   sinks.ports = [&](const std::vector<probes::RankPort>& ports) {
-    if (ctx.results != nullptr) ctx.results->environment()["verbs_ports"] = ports_json(ports);
-    if (table) table->ports(ports, ctx.bootstrap.hosts());
+    if (ctx.results != nullptr) {
+      ctx.results->environment()["verbs_ports"] = ports_json(ports);
+      for (std::size_t r = 0; r < ports.size(); ++r) {
+        for (const auto& w : ports[r].gpu_warnings) {
+          ctx.results->add_warning(fmt::format("rank {}: {}", r, w));
+        }
+      }
+    }
+    if (table) {
+      table->ports(ports, ctx.bootstrap.hosts());
+      print_gpus(ctx.table_out, ports);
+    }
+    for (std::size_t r = 0; r < ports.size(); ++r) {
+      for (const auto& w : ports[r].gpu_warnings) fmt::print(stderr, "warning: rank {}: {}\n", r, w);
+    }
   };
   sinks.rows = [&](const std::vector<ProbeRow>& rows) {
     if (ctx.results != nullptr) {

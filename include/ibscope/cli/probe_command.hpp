@@ -37,6 +37,7 @@ struct ProbeFlags {
   int hop_limit = 64;
   int pkey_index = 0;
   bool no_bind = false;
+  std::string mem = "host";  // --mem host|cuda|initiator,responder
 };
 
 void add_probe_flags(CLI::App& app, ProbeFlags& f);

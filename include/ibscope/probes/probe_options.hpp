@@ -3,6 +3,8 @@
 /// connection parameters, and which rank pairs. Defaults follow perftest's.
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +27,29 @@ PairSelection parse_pair_selection(std::string_view text, int ranks);
 std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& selection,
                                                           int ranks);
 
+/// Where a side's probe buffers live: host memory, or device memory on the GPU chosen for the
+/// rank (topo/gpu_choice.hpp), registered as verbs::MemoryRegion::for_device describes.
+enum class MemKind { kHost, kCuda };
+
+/// "host", "cuda".
+std::string_view to_string(MemKind kind) noexcept;
+
+/// --mem, OSU-style: one value for both sides, or "initiator,responder". The initiator is the
+/// first rank of a pair: the writer/sender/reader; the responder is the other.
+struct MemSides {
+  MemKind initiator = MemKind::kHost;
+  MemKind responder = MemKind::kHost;
+  bool any_cuda() const noexcept {
+    return initiator == MemKind::kCuda || responder == MemKind::kCuda;
+  }
+  bool operator==(const MemSides&) const = default;
+};
+
+/// "host" | "cuda" | "host,cuda" | ... Throws UsageError listing the valid values.
+MemSides parse_mem_sides(std::string_view text);
+/// "host", "cuda", or "host,cuda" when the sides differ.
+std::string to_string(const MemSides& mem);
+
 struct ProbeOptions {
   const ProbeTest* test = nullptr;
   std::vector<std::uint64_t> sizes_bytes;
@@ -44,6 +69,7 @@ struct ProbeOptions {
   double timeout_s = 60;
   PairSelection pairs;
   bool bind_to_nic_numa = true;  ///< bind CPUs and memory to the NIC's NUMA node (perftest's default)
+  MemSides mem;                  ///< --mem
 };
 
 inline constexpr int kDefaultInlineBytes = 220;  // perftest's default for latency tests
@@ -52,7 +78,8 @@ inline constexpr int kDefaultInlineBytes = 220;  // perftest's default for laten
 std::vector<verbs::DevicePort> parse_device_list(std::string_view text);
 
 /// Throws UsageError for combinations that cannot run (e.g. -B with a latency test, sizes of
-/// 0 bytes, a tx depth below 1).
+/// 0 bytes, a tx depth below 1, --mem cuda in a build without CUDA or with write_lat, whose
+/// CPU polls the message's last byte and cannot watch GPU memory).
 void validate(const ProbeOptions& options);
 
 }  // namespace ibscope::probes

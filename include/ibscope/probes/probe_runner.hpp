@@ -22,6 +22,19 @@ struct RankPort {
   std::string gid;  ///< text of the chosen GID ("" when addressed by LID)
   std::uint32_t active_mtu_bytes = 0;
   std::string binding;  ///< what NUMA binding did ("bound to NUMA node 0 ...", or why not)
+  /// --mem: where this rank's buffers live as initiator and as responder ("host", "cuda";
+  /// "" for a role it never takes in this run).
+  std::string mem_initiator, mem_responder;
+  /// When either is "cuda": the GPU (topo::choose_gpu for this rank's NIC), its CUDA ordinal
+  /// and name, the GPU<->NIC path class ("PIX".."SYS", "?"), how its memory registers with the
+  /// NIC ("dmabuf", "peermem"), the choice's reason and warnings. Empty/-1 otherwise.
+  std::string gpu;
+  int cuda_device = -1;
+  std::string gpu_name;
+  std::string gpu_nic_path;
+  std::string registration;
+  std::string gpu_choice;
+  std::vector<std::string> gpu_warnings;
 };
 
 struct ProbeSinks {
@@ -32,8 +45,12 @@ struct ProbeSinks {
 };
 
 /// Collective over the bootstrap: every rank calls it. Throws UsageError (options, fewer than
-/// 2 ranks), EnvironmentError (no device, port down), VerbsError/CompletionError, TimeoutError
-/// naming the stalled rank and peer, RemoteError when another rank failed.
+/// 2 ranks, no GPU for --mem cuda), EnvironmentError (no device, port down, GPU memory that
+/// cannot be registered), VerbsError/CompletionError, TimeoutError naming the stalled rank and
+/// peer, RemoteError when another rank failed. With --mem cuda each rank that needs GPU
+/// buffers discovers its host's topology, takes the GPU topo::choose_gpu picks for its NIC and
+/// local rank, and registers a first buffer before any round, so that a GPU or registration
+/// problem stops the run at once on the rank that has it.
 void run_probe(Bootstrap& bootstrap, const ProbeOptions& options, const ProbeSinks& sinks);
 
 /// The inline size asked for when -I is not given: perftest's 220 B for write and send

@@ -35,6 +35,11 @@ struct QpAddress {
   std::uint8_t max_rd_atomic = 0;    ///< reads this QP accepts as a target (max_qp_rd_atom)
   std::uint8_t max_init_rd_atomic = 0;  ///< reads it may have outstanding as initiator
   std::uint8_t reserved = 0;
+  /// A second, small region the peer may write (the probes' control block, kept in host memory
+  /// when the message buffer is GPU memory); 0 when unused.
+  std::uint64_t control_addr = 0;
+  std::uint32_t control_rkey = 0;
+  std::uint32_t reserved2 = 0;
 };
 static_assert(std::is_trivially_copyable_v<QpAddress>);
 
