@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/cli/memory_setup.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/results_loader.hpp"
 
@@ -67,10 +68,28 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
       ->check(CLI::ExistingFile);
   app.add_option("--chunk", f.chunk, "Pipeline chunk size (0 = the algorithm's default)")
       ->default_val("0");
+  add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, "",
+                   "Buffers: host or cuda (GPU memory, one GPU per local rank, the closest to "
+                   "the rank's NIC)");
   if (c == Collective::kBroadcast) {
     app.add_option("-r,--root", f.root, "Broadcast root rank")->default_val(0)->check(
         CLI::NonNegativeNumber);
   }
+}
+
+void add_memory_flags(CLI::App& app, std::string& mem, std::string& path,
+                      std::string& stage_chunk, const std::string& prefix,
+                      const std::string& mem_help) {
+  app.add_option("--" + prefix + "mem", mem, mem_help)->default_val("host");
+  app.add_option("--" + prefix + "mem-path", path,
+                 "How GPU buffers meet UCX: auto (direct when the UCX in use supports CUDA "
+                 "memory, else staged), direct, or staged (through pinned host buffers, "
+                 "pipelined; with host buffers: one extra copy per message)")
+      ->default_val("auto");
+  app.add_option("--" + prefix + "stage-chunk", stage_chunk,
+                 "Fragment size of staged messages (4K..1G); every fragment is copied and sent "
+                 "separately, so copies overlap the network")
+      ->default_val("1M");
 }
 
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
@@ -105,6 +124,9 @@ void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
   app.add_option("--" + prefix + "pairs", f.pairs,
                  "p2p: all (every pair, in rounds of disjoint pairs) or first (ranks 0 and 1)")
       ->default_val("all");
+  add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, prefix,
+                   "p2p: buffers, host or cuda; per side as A,B (OSU's H/D: e.g. host,cuda; "
+                   "then with --pairs first: rank 0 is A, rank 1 is B)");
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -169,6 +191,7 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
     }
     o.tuning = load_tuning(f.tuning);
   }
+  o.memory_request = parse_memory_request(f.mem, f.mem_path, f.stage_chunk);
   o.algorithm_options.chunk_bytes = units::parse_size_bytes(f.chunk, "--chunk");
   // A chunk index has 20 bits in the tag (transport/ucx/comm.hpp).
   constexpr std::uint64_t kMaxChunks = 1ULL << 20;
@@ -204,6 +227,20 @@ P2pOptions to_options(const P2pFlags& f, double timeout_s) {
   o.window = f.window;
   o.pairs = parse_pairs_mode(f.pairs);
   o.timeout_s = timeout_s;
+  const auto sides = split_list(f.mem);
+  if (sides.size() > 2) {
+    throw UsageError(fmt::format("p2p --mem '{}': one kind, or two (A,B)", f.mem));
+  }
+  o.memory_sides.clear();
+  for (const auto& side : sides) {
+    o.memory_sides.push_back(parse_memory_request(side, f.mem_path, f.stage_chunk));
+  }
+  if (o.memory_sides.size() == 2 && o.memory_sides[0].kind != o.memory_sides[1].kind &&
+      o.pairs != PairsMode::kFirst) {
+    throw UsageError(fmt::format("p2p --mem {}: memory per side needs --pairs first (rank 0 is "
+                                 "side A, rank 1 side B)",
+                                 f.mem));
+  }
   o.latency = o.bw = o.bibw = false;
   for (const auto& t : split_list(f.tests)) {
     if (t == "latency") o.latency = true;

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
+#include "ibscope/cli/memory_setup.hpp"
 #include "ibscope/collectives/tuning.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
@@ -33,12 +35,49 @@ void print_crossovers(std::FILE* out, const TuningTable& t) {
   std::fflush(out);
 }
 
+bool plain_host(const memory::MemoryRequest& r) {
+  return r.kind == memory::MemKind::kHost && r.path == memory::PathRequest::kAuto;
+}
+
+// Staging set up for one body is undone when it ends (`ibscope run` reuses the communicator).
+class StagingScope {
+ public:
+  explicit StagingScope(ucx::Comm& comm) noexcept : comm_(comm) {}
+  ~StagingScope() { comm_.set_staging({}); }
+  StagingScope(const StagingScope&) = delete;
+  StagingScope& operator=(const StagingScope&) = delete;
+
+ private:
+  ucx::Comm& comm_;
+};
+
+// "host" for every rank alike, else "a,b" for the pair.
+std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
+  const auto& la = per_rank.at(static_cast<std::size_t>(a));
+  const auto& lb = per_rank.at(static_cast<std::size_t>(b));
+  return la == lb ? la : la + "," + lb;
+}
+
+std::vector<std::string> gather_labels(ucx::Comm& comm, const std::string& mine) {
+  const auto all = comm.bootstrap().allgather(
+      std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "memory labels");
+  std::vector<std::string> out;
+  for (const Bytes& b : all) out.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+  return out;
+}
+
 }  // namespace
 
 int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
   ProgressLine progress(ctx.show_progress);
   CollectiveSweepOptions o = options;
   o.progress = progress.callback();
+  StagingScope staging(ctx.comm());
+  if (!plain_host(o.memory_request)) {
+    const MemorySetup m = setup_memory(ctx.comm(), o.memory_request);
+    o.algorithm_options.memory = m.space;
+    o.mem_path = m.decision.path;
+  }
   std::optional<CollectiveTable> table;
   if (ctx.table_out != nullptr) {
     table.emplace(ctx.table_out);
@@ -83,9 +122,31 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
   ProgressLine progress(ctx.show_progress);
   P2pOptions o = options;
   o.progress = progress.callback();
+  StagingScope staging(ctx.comm());
+  // Side B is rank 1 when memory is given per side (--pairs first); every other rank is A.
+  const int me = ctx.comm().rank();
+  const auto& sides = o.memory_sides;
+  const memory::MemoryRequest mine = sides.empty() ? memory::MemoryRequest{}
+                                     : (me == 1 && sides.size() == 2) ? sides[1]
+                                                                      : sides[0];
+  bool labelled = false;
+  std::vector<std::string> kinds, paths;
+  if (!std::all_of(sides.begin(), sides.end(), plain_host)) {
+    const MemorySetup m = setup_memory(ctx.comm(), mine);
+    o.memory = m.space;
+    kinds = gather_labels(ctx.comm(), std::string(memory::name_of(m.space->kind())));
+    paths = gather_labels(ctx.comm(), std::string(memory::name_of(m.decision.path)));
+    labelled = true;
+  }
   std::optional<P2pTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
-  run_p2p(ctx.comm(), o, [&](const std::vector<P2pRow>& rows) {
+  run_p2p(ctx.comm(), o, [&](const std::vector<P2pRow>& measured) {
+    std::vector<P2pRow> rows = measured;
+    for (auto& r : rows) {
+      if (!labelled) continue;
+      r.mem = pair_label(kinds, r.rank_a, r.rank_b);
+      r.mem_path = pair_label(paths, r.rank_a, r.rank_b);
+    }
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
@@ -107,15 +168,23 @@ nlohmann::json params_json(const CollectiveSweepOptions& o) {
           {"iters", o.iters},               {"warmup_iters", o.warmup},
           {"check", o.check},               {"types", types},
           {"ops", ops},                     {"algorithms", o.algorithms},
-          {"chunk_bytes", o.algorithm_options.chunk_bytes}, {"timeout_s", o.timeout_s}};
+          {"chunk_bytes", o.algorithm_options.chunk_bytes}, {"timeout_s", o.timeout_s},
+          {"mem", memory::name_of(o.memory_request.kind)},
+          {"mem_path", memory::name_of(o.memory_request.path)},
+          {"stage_chunk_bytes", o.memory_request.fragment_bytes}};
 }
 
 nlohmann::json params_json(const P2pOptions& o) {
+  std::vector<std::string> mem_sides;
+  for (const auto& s : o.memory_sides) mem_sides.emplace_back(memory::name_of(s.kind));
   return {{"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
           {"step_factor", o.sweep.factor},  {"latency_iters", o.latency_iters},
           {"bw_iters", o.bw_iters},         {"warmup_iters", o.warmup},
           {"window", o.window},             {"pairs", o.pairs == PairsMode::kAll ? "all" : "first"},
-          {"timeout_s", o.timeout_s}};
+          {"timeout_s", o.timeout_s},       {"mem", mem_sides},
+          {"mem_path", o.memory_sides.empty() ? "auto" : memory::name_of(o.memory_sides[0].path)},
+          {"stage_chunk_bytes",
+           o.memory_sides.empty() ? 0 : o.memory_sides[0].fragment_bytes}};
 }
 
 }  // namespace ibscope::cli

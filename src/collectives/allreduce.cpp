@@ -10,6 +10,7 @@
 #include "ibscope/collectives/algorithms/ring_allreduce.hpp"
 #include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/memory/memory_space.hpp"
 
 namespace ibscope {
 
@@ -49,10 +50,10 @@ const std::vector<AllreduceAlgorithmInfo>& allreduce_algorithms() {
   return kAlgorithms;
 }
 
-bool allreduce_without_peers(const AllreduceArgs& a, int p) noexcept {
+bool allreduce_without_peers(const AllreduceArgs& a, int p, memory::MemorySpace& space) {
   if (p != 1 && a.count != 0) return false;
   if (a.sendbuf != a.recvbuf && a.count > 0) {
-    std::memcpy(a.recvbuf, a.sendbuf, a.count * size_of(a.type));
+    space.copy(a.recvbuf, a.sendbuf, a.count * size_of(a.type));
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include "ibscope/collectives/algorithms/ring_reduce_scatter.hpp"
 #include "ibscope/collectives/allreduce.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/memory/memory_space.hpp"
 
 namespace ibscope {
 
@@ -25,6 +26,10 @@ std::optional<Collective> collective_named(std::string_view name) noexcept {
     if (name_of(c) == name) return c;
   }
   return std::nullopt;
+}
+
+memory::MemorySpace& space_of(const AlgorithmOptions& options) {
+  return options.memory ? *options.memory : *memory::host_space();
 }
 
 double busbw_factor(Collective c, int p) noexcept {

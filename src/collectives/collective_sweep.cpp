@@ -12,6 +12,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/memory/memory_space.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
@@ -167,7 +168,14 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   for (DataType t : o.types) {
     for (auto b : sweep_sizes(o.sweep, size_of(t))) max_bytes = std::max(max_bytes, b);
   }
-  AlignedBuffer send(max_bytes), recv(max_bytes);
+  // Buffers in the sweep's memory space; verification fills and reads host mirrors, copied
+  // to and from device memory around the verified run (the mirrors are the buffers on host).
+  memory::MemorySpace& space = space_of(o.algorithm_options);
+  const bool on_host = space.kind() == memory::MemKind::kHost;
+  memory::SpaceBuffer send = space.allocate(max_bytes), recv = space.allocate(max_bytes);
+  AlignedBuffer host_send(on_host ? 0 : max_bytes), host_recv(on_host ? 0 : max_bytes);
+  std::byte* check_send = on_host ? send.data() : host_send.data();
+  std::byte* check_recv = on_host ? recv.data() : host_recv.data();
   const int corrupt_rank = fault_corrupt_rank_from_env();
   const FaultDelay delay = fault_delay_from_env();
   const int hosts = distinct_hosts(boot);
@@ -217,18 +225,25 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             if ((in_place && !o.in_place) || (!in_place && !o.out_of_place)) continue;
             const Layout l =
                 make_layout(c, comm, in_place, send.data(), recv.data(), count, type, op, o.root);
+            const Layout check =
+                make_layout(c, comm, in_place, check_send, check_recv, count, type, op, o.root);
             const std::string what = fmt::format("{} {} {} {} {} B {}", name_of(c), name,
                                                  name_of(type), name_of(op), bytes,
                                                  in_place ? "in-place" : "out-of-place");
             std::optional<std::uint64_t> wrong;
             if (o.check) {
-              prepare(c, comm, pattern, l, in_place);
+              prepare(c, comm, pattern, check, in_place);
+              if (!on_host) {
+                space.from_host(send.data(), check_send, bytes);
+                space.from_host(recv.data(), check_recv, bytes);
+              }
               boot.barrier(what);
               algo.run(l.args, Deadline(o.timeout_s));
-              if (corrupt_rank == comm.rank() && l.output_count > 0) {
-                l.output[(l.output_count / 2) * es] ^= std::byte{0x40};
+              if (!on_host) space.to_host(check_recv, recv.data(), bytes);
+              if (corrupt_rank == comm.rank() && check.output_count > 0) {
+                check.output[(check.output_count / 2) * es] ^= std::byte{0x40};
               }
-              wrong = sum_over_ranks(boot, count_wrong(c, comm, pattern, l), what);
+              wrong = sum_over_ranks(boot, count_wrong(c, comm, pattern, check), what);
             }
             boot.barrier(what);
             std::vector<double> enter_s;  // warm-up entries included, dropped below
@@ -245,6 +260,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             const auto samples = max_over_ranks(boot, local, what);
             rows.push_back(make_row(comm, o, name, selected_by, type, op, in_place, bytes, samples,
                                     wrong));
+            rows.back().mem = std::string(memory::name_of(space.kind()));
+            rows.back().mem_path = std::string(memory::name_of(o.mem_path));
             if (o.record_arrivals) {
               enter_s.erase(enter_s.begin(),
                             enter_s.begin() + std::min<std::ptrdiff_t>(o.warmup, std::ssize(enter_s)));

@@ -43,7 +43,10 @@ constexpr std::uint32_t kAckStep = 2;
 class PairRunner {
  public:
   PairRunner(ucx::Comm& comm, const P2pOptions& o, std::size_t max_bytes)
-      : comm_(comm), o_(o), send_(max_bytes), recv_(max_bytes) {}
+      : comm_(comm),
+        o_(o),
+        send_(space(o).allocate(max_bytes)),
+        recv_(space(o).allocate(max_bytes)) {}
 
   /// Runs one test with `peer`; `initiator` is the lower rank; `seq` tags its messages (taken
   /// by every rank, also those sitting out the round, so that the counters never diverge). Returns samples in seconds on
@@ -122,9 +125,13 @@ class PairRunner {
     comm_.wait_all(reqs, what, deadline);
   }
 
+  static memory::MemorySpace& space(const P2pOptions& o) {
+    return o.memory ? *o.memory : *memory::host_space();
+  }
+
   ucx::Comm& comm_;
   const P2pOptions& o_;
-  AlignedBuffer send_, recv_;
+  memory::SpaceBuffer send_, recv_;
 };
 
 P2pRow make_row(Test t, int a, int b, const Bootstrap& boot, std::size_t bytes, int window,

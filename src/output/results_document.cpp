@@ -46,6 +46,10 @@ nlohmann::json to_json(const CollectiveRow& r) {
                       {"samples_us", r.samples_us}};
   if (!r.selected_by.empty()) j["selected_by"] = r.selected_by;
   if (r.root >= 0) j["root"] = r.root;
+  if (r.mem != "host" || r.mem_path != "host") {  // absent: host memory, as before issue 8
+    j["mem"] = r.mem;
+    j["mem_path"] = r.mem_path;
+  }
   if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
   return j;
 }
@@ -73,6 +77,10 @@ nlohmann::json to_json(const P2pRow& r) {
           {"transports", r.transports},
           {"samples_us", r.samples_us}};
   if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
+  if (r.mem != "host" || r.mem_path != "host") {
+    j["mem"] = r.mem;
+    j["mem_path"] = r.mem_path;
+  }
   return j;
 }
 

@@ -90,6 +90,14 @@ class Validator {
     field(r, where, "busbw_gbps", Kind::kNumber);
     field(r, where, "wrong", Kind::kNullableInteger);
     samples(r, where);
+    optional_mem(r, where);
+  }
+
+  // "mem" and "mem_path" (GPU buffers) are optional: absent means host memory.
+  void optional_mem(const json& r, const std::string& where) const {
+    for (const char* f : {"mem", "mem_path"}) {
+      if (r.contains(f)) field(r, where, f, Kind::kString);
+    }
   }
 
   void p2p_row(const json& r, const std::string& where) const {
@@ -107,6 +115,7 @@ class Validator {
     for (const char* f : {"bw_gbps", "peak_bw_gbps", "msg_rate_mps"}) field(r, where, f, Kind::kNumber);
     field(r, where, "transports", Kind::kString);
     samples(r, where);
+    optional_mem(r, where);
   }
 
   void probe_row(const json& r, const std::string& where) const {

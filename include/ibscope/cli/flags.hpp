@@ -34,6 +34,9 @@ struct CollectiveFlags {
   std::string chunk = "0";
   std::string tuning;
   int root = 0;
+  std::string mem = "host";
+  std::string mem_path = "auto";
+  std::string stage_chunk = "1M";
 };
 
 struct P2pFlags {
@@ -46,12 +49,19 @@ struct P2pFlags {
   int window = 64;
   std::string tests = "latency,bw,bibw";
   std::string pairs = "all";
+  std::string mem = "host";
+  std::string mem_path = "auto";
+  std::string stage_chunk = "1M";
 };
 
 /// `short_quiet`: whether -q means --quiet (not for `probe`, where -q is perftest's QP count).
 void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet = true);
 /// The nccl-tests flags of one collective's sweep (--root only for broadcast).
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c);
+/// --mem, --mem-path, --stage-chunk (with `prefix`, e.g. "p2p-").
+void add_memory_flags(CLI::App& app, std::string& mem, std::string& path,
+                      std::string& stage_chunk, const std::string& prefix,
+                      const std::string& mem_help);
 /// `prefix` is "" for `ibscope p2p` and "p2p-" inside `ibscope run`.
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix);
 

@@ -18,7 +18,7 @@ using AllreduceAlgorithmInfo = CollectiveAlgorithmInfo;
 const std::vector<AllreduceAlgorithmInfo>& allreduce_algorithms();
 /// The all-reduce that needs no communication (one rank, or no elements): copies the input to
 /// the output when out of place. Returns true when it handled the call.
-bool allreduce_without_peers(const AllreduceArgs& args, int p) noexcept;
+bool allreduce_without_peers(const AllreduceArgs& args, int p, memory::MemorySpace& space);
 /// Looks one up by name; throws UsageError listing the names.
 const AllreduceAlgorithmInfo& find_allreduce_algorithm(std::string_view name);
 

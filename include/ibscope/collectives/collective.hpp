@@ -29,6 +29,9 @@ namespace ibscope {
 namespace ucx {
 class Comm;
 }
+namespace memory {
+class MemorySpace;
+}
 
 enum class Collective { kAllreduce, kReduceScatter, kAllgather, kBroadcast };
 inline constexpr Collective kAllCollectives[] = {Collective::kAllreduce,
@@ -62,7 +65,13 @@ struct CollectiveArgs {
 
 struct AlgorithmOptions {
   std::size_t chunk_bytes = 0;  ///< pipeline chunk; 0 = the algorithm's default
+  /// Where the buffers live: scratch is allocated, reductions and copies done there. Null:
+  /// host memory.
+  std::shared_ptr<memory::MemorySpace> memory;
 };
+
+/// The options' memory space (host when none is set).
+memory::MemorySpace& space_of(const AlgorithmOptions& options);
 
 class CollectiveAlgorithm {
  public:

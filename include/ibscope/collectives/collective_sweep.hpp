@@ -12,6 +12,7 @@
 #include "ibscope/collectives/tuning.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
+#include "ibscope/memory/mem_path.hpp"
 
 namespace ibscope {
 
@@ -35,7 +36,10 @@ struct CollectiveSweepOptions {
   std::vector<ReduceOp> ops{ReduceOp::kSum};  ///< ignored by collectives that do not reduce
   /// Names from the registry, or kAutoAlgorithm; with several, each size runs them in turn.
   std::vector<std::string> algorithms{"ring"};
-  AlgorithmOptions algorithm_options;
+  AlgorithmOptions algorithm_options;  ///< its memory: where the buffers live (--mem)
+  memory::MemPath mem_path = memory::MemPath::kHost;  ///< how they meet UCX (the rows' label)
+  /// What the command line asked for; the CLI turns it into the two fields above per rank.
+  memory::MemoryRequest memory_request;
   int root = 0;                       ///< broadcast
   std::optional<TuningTable> tuning;  ///< for auto; the default rule when none matches
   double timeout_s = 60;

@@ -8,7 +8,9 @@
 /// whose rank_a is the sender), so that a link slow in one direction only is seen.
 
 #include <functional>
+#include <memory>
 
+#include "ibscope/memory/mem_path.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
@@ -36,6 +38,10 @@ struct P2pOptions {
   std::vector<std::pair<int, int>> pair_list;  ///< kList: pairs (a < b)
   double timeout_s = 60;
   SweepProgress progress;  ///< optional; called before each (round, test, size)
+  /// --mem per side: one entry for every rank, or two (A = rank 0, B = rank 1; --pairs first).
+  std::vector<memory::MemoryRequest> memory_sides{memory::MemoryRequest{}};
+  /// This rank's buffers (set per rank by the CLI from memory_sides); null: host memory.
+  std::shared_ptr<memory::MemorySpace> memory;
 };
 
 /// Called on every rank with the rows of one round (all pairs), in order.

@@ -20,6 +20,8 @@ struct CollectiveRow {
   std::string op;          ///< "sum"; "none" for collectives that do not reduce
   int root = -1;           ///< broadcast root; -1 otherwise
   bool in_place = false;
+  std::string mem = "host";       ///< where the buffers were: "host" or "cuda"
+  std::string mem_path = "host";  ///< how they met UCX: "host", "direct" or "staged"
   std::uint64_t size_bytes = 0;
   std::uint64_t count = 0;
   int ranks = 0;
@@ -46,6 +48,8 @@ struct P2pRow {
   double peak_bw_gbps = 0;  ///< best single window
   double msg_rate_mps = 0;  ///< million messages per second (bandwidth tests)
   std::string transports;   ///< UCX transports between the pair
+  std::string mem = "host";       ///< "host" | "cuda" per side: "host", "cuda" or "host,cuda"
+  std::string mem_path = "host";  ///< "host", "direct" or "staged" (per side like mem)
   std::vector<double> samples_us;
   std::vector<Stall> stalls;  ///< iterations far slower than the rest (measure/stall.hpp)
 };

@@ -29,7 +29,8 @@ DbtAllreduce::DbtAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
     : pipeline_(comm,
                 {pattern::dbt_node(0, comm.rank(), comm.size()),
                  pattern::dbt_node(1, comm.rank(), comm.size())},
-                options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes, "dbt") {}
+                options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes, "dbt",
+                options.memory) {}
 
 void DbtAllreduce::run(const AllreduceArgs& args, const Deadline& deadline) {
   pipeline_.run(args, deadline);

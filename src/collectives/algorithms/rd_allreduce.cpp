@@ -17,8 +17,10 @@ double rd_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
   return t;
 }
 
-RdAllreduce::RdAllreduce(ucx::Comm& comm, const AlgorithmOptions& /*options*/)
-    : comm_(comm), layout_(pattern::recursive_layout(comm.rank(), comm.size())) {}
+RdAllreduce::RdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
+    : comm_(comm),
+      layout_(pattern::recursive_layout(comm.rank(), comm.size())),
+      scratch_(options.memory) {}
 
 void RdAllreduce::wait_both(ucx::Request& recv, ucx::Request& send, int peer,
                             const Deadline& deadline) {
@@ -37,13 +39,13 @@ void RdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   const std::size_t bytes = a.count * es;
   auto* out = static_cast<std::byte*>(a.recvbuf);
   const auto* in = static_cast<const std::byte*>(a.sendbuf);
-  if (allreduce_without_peers(a, comm_.size())) return;
+  if (allreduce_without_peers(a, comm_.size(), scratch_.space())) return;
   const std::uint32_t seq = comm_.next_op_seq();
   const int me = comm_.rank();
   const pattern::RecursiveLayout& l = layout_;
   // Tag steps: 0 pre-step, 1..steps the doubling steps, steps + 1 the post-step.
   const auto post_step = static_cast<std::uint32_t>(l.steps + 1);
-  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  scratch_.reserve(bytes);
   if (what_count_ != a.count) {
     what_ = fmt::format("allreduce rd ({} elements)", a.count);
     what_count_ = a.count;
@@ -73,7 +75,7 @@ void RdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
     ucx::Request recv = comm_.irecv(peer, ucx::make_tag(peer, seq, 0, 0), scratch_.data(), bytes);
     comm_.wait(recv, what_, deadline);
     // The partner is the lower rank: its vector goes first.
-    reduce(a.type, a.op, out, scratch_.data(), in, a.count);
+    scratch_.space().reduce(a.type, a.op, out, scratch_.data(), in, a.count);
     mine = out;
   }
   for (int k = 0; k < l.steps; ++k) {
@@ -86,9 +88,9 @@ void RdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
     wait_both(recv, send, peer, deadline);
     // Both partners compute (lower new rank's vector) op (higher's): identical bits on both.
     if (l.new_rank < partner_new) {
-      reduce(a.type, a.op, out, mine, scratch_.data(), a.count);
+      scratch_.space().reduce(a.type, a.op, out, mine, scratch_.data(), a.count);
     } else {
-      reduce(a.type, a.op, out, scratch_.data(), mine, a.count);
+      scratch_.space().reduce(a.type, a.op, out, scratch_.data(), mine, a.count);
     }
     mine = out;
   }

@@ -37,7 +37,9 @@ RhdAllreduce::RhdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
       layout_(pattern::recursive_layout(comm.rank(), comm.size())),
       chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
       slot_bytes_(slot_bytes_for(chunk_bytes_)),
-      scratch_(kScratchSlots * slot_bytes_) {}
+      scratch_(options.memory) {
+  scratch_.reserve(kScratchSlots * slot_bytes_);
+}
 
 void RhdAllreduce::exchange(const AllreduceArgs& a, std::byte* out, std::uint32_t seq,
                             const Exchange& x, const Deadline& deadline) {
@@ -78,9 +80,9 @@ void RhdAllreduce::exchange(const AllreduceArgs& a, std::byte* out, std::uint32_
         const std::byte* mine = x.reduce_with + ch.offset * es;
         std::byte* dst = out + ch.offset * es;
         if (x.mine_first) {
-          reduce(a.type, a.op, dst, mine, theirs, ch.count);
+          scratch_.space().reduce(a.type, a.op, dst, mine, theirs, ch.count);
         } else {
-          reduce(a.type, a.op, dst, theirs, mine, ch.count);
+          scratch_.space().reduce(a.type, a.op, dst, theirs, mine, ch.count);
         }
       }
       recvs_.pop();
@@ -104,7 +106,7 @@ void RhdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   auto* out = static_cast<std::byte*>(a.recvbuf);
   const auto* in = static_cast<const std::byte*>(a.sendbuf);
-  if (allreduce_without_peers(a, comm_.size())) return;
+  if (allreduce_without_peers(a, comm_.size(), scratch_.space())) return;
   const std::uint32_t seq = comm_.next_op_seq();
   const pattern::RecursiveLayout& l = layout_;
   chunk_elems_ = std::max<std::size_t>(1, chunk_bytes_ / es);

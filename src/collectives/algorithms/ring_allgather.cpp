@@ -13,7 +13,7 @@ double ring_allgather_cost_s(const LinkCost& c, double n, int p) noexcept {
 }
 
 RingAllgather::RingAllgather(ucx::Comm& comm, const AlgorithmOptions& options)
-    : comm_(comm), pipeline_(comm, options.chunk_bytes) {}
+    : comm_(comm), pipeline_(comm, options) {}
 
 void RingAllgather::run(const CollectiveArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
@@ -23,7 +23,9 @@ void RingAllgather::run(const CollectiveArgs& a, const Deadline& deadline) {
   auto* own_slot = static_cast<std::byte*>(a.recvbuf) + mine.offset * es;
   // Out of place, the own block is copied into the output (a local copy, as every all-gather
   // does); the ring never sends from the output's own block, so the copy may run first.
-  if (a.sendbuf != own_slot && mine.count > 0) std::memcpy(own_slot, a.sendbuf, mine.count * es);
+  if (a.sendbuf != own_slot && mine.count > 0) {
+    pipeline_.space().copy(own_slot, a.sendbuf, mine.count * es);
+  }
   if (p == 1 || a.count == 0) return;
   if (what_count_ != a.count) {
     what_ = fmt::format("allgather ring ({} elements)", a.count);

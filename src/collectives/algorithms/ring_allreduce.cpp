@@ -6,11 +6,11 @@
 namespace ibscope {
 
 RingAllreduce::RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
-    : comm_(comm), pipeline_(comm, options.chunk_bytes) {}
+    : comm_(comm), pipeline_(comm, options) {}
 
 void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
-  if (allreduce_without_peers(a, comm_.size())) return;
+  if (allreduce_without_peers(a, comm_.size(), pipeline_.space())) return;
   if (what_count_ != a.count) {
     what_ = fmt::format("allreduce ring ({} elements)", a.count);
     what_count_ = a.count;

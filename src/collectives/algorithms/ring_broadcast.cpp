@@ -7,6 +7,7 @@
 
 #include "ibscope/collectives/pattern/ring.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/memory/memory_space.hpp"
 
 namespace ibscope {
 
@@ -21,7 +22,8 @@ double ring_broadcast_cost_s(const LinkCost& c, double n, int p) noexcept {
 
 RingBroadcast::RingBroadcast(ucx::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
-      chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes) {}
+      chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
+      memory_(options.memory) {}
 
 void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
@@ -32,7 +34,9 @@ void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   const std::size_t bytes = a.count * es;
   const bool is_root = me == a.root;
-  if (is_root && a.sendbuf != a.recvbuf && bytes > 0) std::memcpy(a.recvbuf, a.sendbuf, bytes);
+  if (is_root && a.sendbuf != a.recvbuf && bytes > 0) {
+    space_of({0, memory_}).copy(a.recvbuf, a.sendbuf, bytes);
+  }
   if (p == 1 || bytes == 0) return;
   if (what_count_ != a.count) {
     what_ = fmt::format("broadcast ring ({} elements)", a.count);

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "ibscope/collectives/reduce.hpp"
 
 namespace ibscope {
 
-RingPipeline::RingPipeline(ucx::Comm& comm, std::size_t chunk_bytes)
+RingPipeline::RingPipeline(ucx::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
-      chunk_bytes_(chunk_bytes != 0 ? chunk_bytes : kDefaultChunkBytes) {}
+      chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
+      scratch_(options.memory) {}
 
 void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, ReduceOp op,
                        const Deadline& deadline, const std::string& what) {
@@ -19,7 +19,7 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
   // A slot holds one chunk, rounded up to a cache line so every slot stays aligned (a --chunk
   // below one element still moves one element per chunk). Grows once, then stays.
   const std::size_t slot_bytes = (chunk_elems * es + 63) / 64 * 64;
-  if (scratch_.size() < kScratchSlots * slot_bytes) scratch_.resize(kScratchSlots * slot_bytes);
+  scratch_.reserve(kScratchSlots * slot_bytes);
   const int rs_steps = plan.rs_steps;
   const int total_steps = plan.rs_steps + plan.ag_steps;
   const int next = pattern::ring_next(me, p);
@@ -124,7 +124,7 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
       PendingRecv& r = recvs_.front();
       if (r.at.step < rs_steps) {
         const auto span = pattern::chunk_of(step(r.at.step).recv, chunk_elems, r.at.chunk);
-        reduce(type, op, reduce_dst(r.at.step, span), scratch_.data() + r.slot * slot_bytes,
+        scratch_.space().reduce(type, op, reduce_dst(r.at.step, span), scratch_.data() + r.slot * slot_bytes,
                in + span.offset * es, span.count);
         free_slots_.push_back(r.slot);
       }

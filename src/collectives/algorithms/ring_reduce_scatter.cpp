@@ -13,7 +13,7 @@ double ring_reduce_scatter_cost_s(const LinkCost& c, double n, int p) noexcept {
 }
 
 RingReduceScatter::RingReduceScatter(ucx::Comm& comm, const AlgorithmOptions& options)
-    : comm_(comm), pipeline_(comm, options.chunk_bytes) {}
+    : comm_(comm), pipeline_(comm, options), work_(options.memory) {}
 
 void RingReduceScatter::run(const CollectiveArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
@@ -21,10 +21,12 @@ void RingReduceScatter::run(const CollectiveArgs& a, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   const pattern::Span mine = block_of(a.count, p, me);
   if (p == 1 || a.count == 0) {
-    if (a.sendbuf != a.recvbuf && a.count > 0) std::memcpy(a.recvbuf, a.sendbuf, a.count * es);
+    if (a.sendbuf != a.recvbuf && a.count > 0) {
+      pipeline_.space().copy(a.recvbuf, a.sendbuf, a.count * es);
+    }
     return;
   }
-  if (work_.size() < a.count * es) work_.resize(a.count * es);
+  work_.reserve(a.count * es);
   if (what_count_ != a.count) {
     what_ = fmt::format("reduce_scatter ring ({} elements)", a.count);
     what_count_ = a.count;

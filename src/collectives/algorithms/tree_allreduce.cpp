@@ -26,7 +26,8 @@ double tree_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
 
 TreeAllreduce::TreeAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
     : pipeline_(comm, {pattern::btree_node(comm.rank(), comm.size())},
-                options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes, "tree") {}
+                options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes, "tree",
+                options.memory) {}
 
 void TreeAllreduce::run(const AllreduceArgs& args, const Deadline& deadline) {
   pipeline_.run(args, deadline);

@@ -20,8 +20,9 @@ std::size_t slot_size(std::size_t bytes) noexcept {
 }  // namespace
 
 TreePipeline::TreePipeline(ucx::Comm& comm, std::vector<pattern::TreeNode> trees,
-                           std::size_t chunk_bytes, std::string_view name)
-    : comm_(comm), chunk_bytes_(chunk_bytes), name_(name) {
+                           std::size_t chunk_bytes, std::string_view name,
+                           std::shared_ptr<memory::MemorySpace> memory)
+    : comm_(comm), chunk_bytes_(chunk_bytes), scratch_(std::move(memory)), name_(name) {
   trees_.resize(trees.size());
   // Receives first in the stream list, so that each pass posts them before the sends.
   for (std::size_t i = 0; i < trees.size(); ++i) {
@@ -48,7 +49,7 @@ TreePipeline::TreePipeline(ucx::Comm& comm, std::vector<pattern::TreeNode> trees
     }
   }
   slot_bytes_ = slot_size(chunk_bytes_);
-  scratch_.resize(up_recv_streams_ * kWindow * slot_bytes_);
+  scratch_.reserve(up_recv_streams_ * kWindow * slot_bytes_);
 }
 
 int TreePipeline::add_stream(Kind kind, int tree, int peer) {
@@ -104,7 +105,7 @@ void TreePipeline::run(const AllreduceArgs& a, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   auto* out = static_cast<std::byte*>(a.recvbuf);
   const auto* in = static_cast<const std::byte*>(a.sendbuf);
-  if (allreduce_without_peers(a, comm_.size())) return;
+  if (allreduce_without_peers(a, comm_.size(), scratch_.space())) return;
   const int me = comm_.rank();
   in_place_ = in == out;
   const std::uint32_t seq = comm_.next_op_seq();
@@ -119,7 +120,7 @@ void TreePipeline::run(const AllreduceArgs& a, const Deadline& deadline) {
   for (Tree& t : trees_) t.chunks = pattern::chunk_count(t.span.count, chunk_elems);
   if (chunk_elems * es > slot_bytes_) {  // only for tiny chunks or huge counts; not timed twice
     slot_bytes_ = slot_size(chunk_elems * es);
-    scratch_.resize(up_recv_streams_ * kWindow * slot_bytes_);
+    scratch_.reserve(up_recv_streams_ * kWindow * slot_bytes_);
   }
   for (Stream& s : streams_) {
     s.posted = s.done = 0;
@@ -166,7 +167,7 @@ void TreePipeline::run(const AllreduceArgs& a, const Deadline& deadline) {
     // The first child's chunk is reduced with the input, the second with that partial result.
     const bool first =
         s.other_child < 0 || streams_[static_cast<std::size_t>(s.other_child)].done <= chunk;
-    reduce(a.type, a.op, out + off, slot(s, chunk), (first ? in : out) + off, span.count);
+    scratch_.space().reduce(a.type, a.op, out + off, slot(s, chunk), (first ? in : out) + off, span.count);
   };
 
   // On an error, cancel what is still pending now: the caller may free the buffers next.

@@ -11,6 +11,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/topo/cpu.hpp"
+#include "ibscope/transport/ucx/staged_transfer.hpp"
 
 namespace ibscope::ucx {
 
@@ -21,8 +22,17 @@ std::uint64_t make_tag(int source_rank, std::uint32_t op_seq, std::uint32_t step
          (static_cast<std::uint64_t>(step & 0xfff) << 20) | (chunk & 0xfffff);
 }
 
+Request::Request() noexcept = default;
+
+Request::Request(void* ucx_request, int peer, bool is_send, ucp_worker* worker) noexcept
+    : req_(ucx_request), worker_(worker), peer_(peer), is_send_(is_send) {}
+
+Request::Request(std::unique_ptr<StagedTransfer> staged, int peer, bool is_send) noexcept
+    : staged_(std::move(staged)), peer_(peer), is_send_(is_send) {}
+
 Request::Request(Request&& other) noexcept
     : req_(std::exchange(other.req_, nullptr)),
+      staged_(std::move(other.staged_)),
       worker_(other.worker_),
       peer_(other.peer_),
       is_send_(other.is_send_) {}
@@ -31,6 +41,7 @@ Request& Request::operator=(Request&& other) noexcept {
   if (this != &other) {
     release();
     req_ = std::exchange(other.req_, nullptr);
+    staged_ = std::move(other.staged_);
     worker_ = other.worker_;
     peer_ = other.peer_;
     is_send_ = other.is_send_;
@@ -41,6 +52,7 @@ Request& Request::operator=(Request&& other) noexcept {
 Request::~Request() { release(); }
 
 void Request::release() noexcept {
+  staged_.reset();
   if (req_ == nullptr) return;
   // Still pending (an error path). A receive is cancelled first: its buffer may be freed right
   // after this. UCX releases the request when it completes or is cancelled.
@@ -53,6 +65,11 @@ void Request::release() noexcept {
 }
 
 bool Request::test(const Comm& comm) {
+  if (staged_ != nullptr) {
+    if (!staged_->advance()) return false;
+    staged_.reset();
+    return true;
+  }
   if (req_ == nullptr) return true;
   const ucs_status_t st = ucp_request_check_status(req_);
   if (st == UCS_INPROGRESS) return false;
@@ -140,8 +157,54 @@ ucp_request_param_t make_param(ucp_mem* memh) {
 
 }  // namespace
 
+void Comm::advance_staged() {
+  // advance() never creates or destroys transfers, so the list is stable while walked.
+  for (StagedTransfer* t : staged_) t->advance();
+}
+
+void Comm::remove_staged(StagedTransfer* t) noexcept {
+  std::erase(staged_, t);
+}
+
+void Comm::set_staging(StagingConfig config) {
+  staging_ = std::move(config);
+  bounce_pool_ = staging_.engine ? std::make_unique<BouncePool>(*staging_.engine) : nullptr;
+}
+
+std::size_t Comm::bounce_bytes() const noexcept {
+  return bounce_pool_ ? bounce_pool_->allocated_bytes() : 0;
+}
+
 Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
                     ucp_mem* memh) {
+  if (staging_.engine || (staging_.fragment_bytes > 0 && bytes > staging_.fragment_bytes)) {
+    if (!endpoints_.at(static_cast<std::size_t>(peer))) {
+      throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
+    }
+    const StagedTransfer::Setup setup{this, staging_.engine.get(), bounce_pool_.get(),
+                                      staging_.fragment_bytes, staging_.window};
+    // A send only reads the buffer; StagedTransfer takes one pointer type for both directions.
+    auto* user = const_cast<std::byte*>(static_cast<const std::byte*>(buffer));
+    return Request(std::make_unique<StagedTransfer>(setup, true, peer, tag, user, bytes), peer,
+                   true);
+  }
+  return post_send(peer, tag, buffer, bytes, memh);
+}
+
+Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
+                    ucp_mem* memh) {
+  if (staging_.engine || (staging_.fragment_bytes > 0 && bytes > staging_.fragment_bytes)) {
+    const StagedTransfer::Setup setup{this, staging_.engine.get(), bounce_pool_.get(),
+                                      staging_.fragment_bytes, staging_.window};
+    return Request(std::make_unique<StagedTransfer>(setup, false, peer, tag,
+                                                    static_cast<std::byte*>(buffer), bytes),
+                   peer, false);
+  }
+  return post_recv(peer, tag, buffer, bytes, memh);
+}
+
+Request Comm::post_send(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
+                        ucp_mem* memh) {
   const auto& ep = endpoints_.at(static_cast<std::size_t>(peer));
   if (!ep) throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
   check_peer(peer, "send");
@@ -151,8 +214,8 @@ Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t
   return Request(req, peer, true);
 }
 
-Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
-                    ucp_mem* memh) {
+Request Comm::post_recv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
+                        ucp_mem* memh) {
   ucp_request_param_t param = make_param(memh);
   void* req = ucp_tag_recv_nbx(worker_->get(), buffer, bytes, tag, ~std::uint64_t{0}, &param);
   if (UCS_PTR_IS_ERR(req)) throw_peer_error(peer, UCS_PTR_STATUS(req), "receive");

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <string>
 
 #include "ibscope/collectives/collective.hpp"
@@ -33,6 +34,7 @@ class RingBroadcast final : public CollectiveAlgorithm {
 
   ucx::Comm& comm_;
   std::size_t chunk_bytes_;
+  std::shared_ptr<memory::MemorySpace> memory_;  // null: host
   std::deque<Pending> recvs_, sends_;
   std::string what_;
   std::size_t what_count_ = static_cast<std::size_t>(-1);

@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/datatype.hpp"
+#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
 #include "ibscope/core/clock.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
@@ -47,13 +49,16 @@ class RingPipeline {
     std::size_t first_in_offset = 0;
   };
 
-  RingPipeline(ucx::Comm& comm, std::size_t chunk_bytes);
+  /// Chunk size and memory space from `options` (chunk 0: kDefaultChunkBytes).
+  RingPipeline(ucx::Comm& comm, const AlgorithmOptions& options);
 
   /// Runs the plan over `count` elements. `what` names the operation in errors.
   void run(const Plan& plan, std::size_t count, DataType type, ReduceOp op,
            const Deadline& deadline, const std::string& what);
 
   std::size_t chunk_bytes() const noexcept { return chunk_bytes_; }
+  /// Where the buffers live (reductions and copies go through it).
+  memory::MemorySpace& space() const noexcept { return scratch_.space(); }
 
  private:
   struct StepPlan {
@@ -77,7 +82,7 @@ class RingPipeline {
 
   ucx::Comm& comm_;
   std::size_t chunk_bytes_;
-  std::vector<std::byte> scratch_;  // kScratchSlots chunk slots, sized on first use
+  Scratch scratch_;  // kScratchSlots chunk slots, sized on first use
   std::vector<StepPlan> steps_;
   std::vector<std::size_t> done_;  // chunks of step s received (and reduced), in order
   std::vector<std::size_t> sent_;  // sends of step s completed, in order

@@ -14,6 +14,7 @@
 
 #include "ibscope/collectives/algorithms/ring_pipeline.hpp"
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/scratch.hpp"
 
 namespace ibscope {
 
@@ -27,7 +28,7 @@ class RingReduceScatter final : public CollectiveAlgorithm {
  private:
   ucx::Comm& comm_;
   RingPipeline pipeline_;
-  std::vector<std::byte> work_;  // grows to the largest vector seen, then stays
+  Scratch work_;  // grows to the largest vector seen, then stays
   std::string what_;
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };

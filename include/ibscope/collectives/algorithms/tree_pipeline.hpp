@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "ibscope/collectives/allreduce.hpp"
+#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/collectives/pattern/tree.hpp"
 
 namespace ibscope {
@@ -42,7 +43,7 @@ class TreePipeline {
   /// pattern::dbt_half(count, t); with 1, the whole buffer. `name` prefixes error messages.
   /// Allocates the scratch slots (kWindow chunks per child stream).
   TreePipeline(ucx::Comm& comm, std::vector<pattern::TreeNode> trees, std::size_t chunk_bytes,
-               std::string_view name);
+               std::string_view name, std::shared_ptr<memory::MemorySpace> memory);
 
   /// One all-reduce. Allocates nothing once the scratch fits the chunk (it grows only when the
   /// element size exceeds chunk_bytes or the 2^20-chunk tag limit enlarges the chunk).
@@ -83,7 +84,7 @@ class TreePipeline {
   std::vector<Tree> trees_;
   std::vector<Stream> streams_;
   std::size_t up_recv_streams_ = 0;
-  std::vector<std::byte> scratch_;
+  Scratch scratch_;
   std::size_t slot_bytes_ = 0;
   bool in_place_ = false;  // of the current run
   std::string name_;

@@ -22,7 +22,14 @@
 struct ucp_mem;
 struct ucp_worker;
 
+namespace ibscope::memory {
+class CopyEngine;
+}
+
 namespace ibscope::ucx {
+
+class StagedTransfer;
+class BouncePool;
 
 /// A tag is [source rank: 20 bits][operation sequence: 12][step: 12][chunk: 20]. Receives match
 /// all 64 bits, so the source is part of the match (UCX tag matching ignores the endpoint).
@@ -34,10 +41,11 @@ std::uint64_t make_tag(int source_rank, std::uint32_t op_seq, std::uint32_t step
 /// released and completes on its own (UCX 1.13 cannot cancel tag sends; it only reads).
 class Request {
  public:
-  Request() noexcept = default;
+  Request() noexcept;
   /// `worker` lets a receive dropped while pending be cancelled (nullptr: not cancellable).
-  Request(void* ucx_request, int peer, bool is_send, ucp_worker* worker = nullptr) noexcept
-      : req_(ucx_request), worker_(worker), peer_(peer), is_send_(is_send) {}
+  Request(void* ucx_request, int peer, bool is_send, ucp_worker* worker = nullptr) noexcept;
+  /// A fragmented or staged message (transport/ucx/staged_transfer).
+  Request(std::unique_ptr<StagedTransfer> staged, int peer, bool is_send) noexcept;
   Request(Request&& other) noexcept;
   Request& operator=(Request&& other) noexcept;
   Request(const Request&) = delete;
@@ -49,14 +57,24 @@ class Request {
   /// True once complete (without progressing). Throws RemoteError when it completed with an
   /// error. A completed request releases its UCX resources.
   bool test(const class Comm& comm);
-  bool pending() const noexcept { return req_ != nullptr; }
+  bool pending() const noexcept { return req_ != nullptr || staged_ != nullptr; }
 
  private:
   void release() noexcept;
   void* req_ = nullptr;  // nullptr = complete
+  std::unique_ptr<StagedTransfer> staged_;
   ucp_worker* worker_ = nullptr;
   int peer_ = -1;
   bool is_send_ = false;
+};
+
+/// How this rank cuts and stages its messages (see staged_transfer.hpp). fragment_bytes 0: every
+/// message is one UCX message from and to the caller's buffer (the default).
+struct StagingConfig {
+  std::size_t fragment_bytes = 0;  ///< must be the same on every rank of the job
+  int window = 4;                  ///< fragments of one message in flight
+  /// Copies messages through bounce buffers (null: fragments go from/to the caller's buffer).
+  std::shared_ptr<memory::CopyEngine> engine;
 };
 
 /// IBSCOPE_UCX_ERR_MODE: "peer" (default: UCP_ERR_HANDLING_MODE_PEER for every peer) or "cma"
@@ -77,7 +95,14 @@ class Comm {
   Bootstrap& bootstrap() const noexcept { return bootstrap_; }
   const std::shared_ptr<Context>& context() const noexcept { return context_; }
 
-  /// Non-blocking tagged send/receive of `bytes` contiguous bytes. `memh` optional.
+  /// From now on, messages are fragmented and staged as `config` says (all ranks alike).
+  void set_staging(StagingConfig config);
+  const StagingConfig& staging() const noexcept { return staging_; }
+  /// Bytes of bounce buffers allocated so far (0 when not staging).
+  std::size_t bounce_bytes() const noexcept;
+
+  /// Non-blocking tagged send/receive of `bytes` contiguous bytes. `memh` optional. Fragmented
+  /// or staged when set_staging asked for it.
   Request isend(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
                 ucp_mem* memh = nullptr);
   Request irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
@@ -86,8 +111,10 @@ class Comm {
   /// One round of UCX progress. When this host runs more ranks than it has CPU threads, a round
   /// that finds nothing to do yields the CPU (as MPI's yield-when-idle does), so that the rank
   /// that has work can run.
-  void progress() noexcept {
-    if (!worker_->progress() && yield_when_idle_) sched_yield();
+  void progress() {
+    const bool moved = worker_->progress();
+    if (!staged_.empty()) advance_staged();
+    if (!moved && yield_when_idle_) sched_yield();
   }
   bool yields_when_idle() const noexcept { return yield_when_idle_; }
 
@@ -114,6 +141,17 @@ class Comm {
 
  private:
   friend class Request;
+  friend class StagedTransfer;
+  /// One UCX message, never staged.
+  Request post_send(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
+                    ucp_mem* memh = nullptr);
+  Request post_recv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
+                    ucp_mem* memh = nullptr);
+  /// Every message in flight through staging moves on at every progress() call, not only when
+  /// its own request is tested (a wait tests requests in order).
+  void advance_staged();
+  void add_staged(StagedTransfer* t) { staged_.push_back(t); }
+  void remove_staged(StagedTransfer* t) noexcept;
   [[noreturn]] void throw_peer_error(int peer, int status, std::string_view what) const;
 
   Bootstrap& bootstrap_;
@@ -123,6 +161,9 @@ class Comm {
   bool yield_when_idle_ = false;
   std::uint32_t op_seq_ = 0;
   std::uint32_t health_counter_ = 0;
+  StagingConfig staging_;
+  std::unique_ptr<BouncePool> bounce_pool_;
+  std::vector<StagedTransfer*> staged_;  // in flight, owned by their Requests
 };
 
 }  // namespace ibscope::ucx

@@ -1,0 +1,98 @@
+#include "ibscope/cli/memory_setup.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/gpu/cuda.hpp"
+#include "ibscope/memory/copy_engine.hpp"
+#include "ibscope/topo/discover.hpp"
+#include "ibscope/topo/gpu_choice.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/ucx/context.hpp"
+
+namespace ibscope::cli {
+
+memory::MemoryRequest parse_memory_request(const std::string& mem, const std::string& path,
+                                   const std::string& stage_chunk) {
+  memory::MemoryRequest r;
+  r.kind = memory::parse_mem_kind(mem);
+  r.path = memory::parse_path_request(path);
+  r.fragment_bytes = units::parse_size_bytes(stage_chunk, "--stage-chunk");
+  if (r.fragment_bytes < 4096 || r.fragment_bytes > (1ULL << 30)) {
+    throw UsageError(fmt::format("--stage-chunk {}: expected 4K..1G", stage_chunk));
+  }
+  if (r.kind == memory::MemKind::kCuda && !gpu::built_with_cuda()) {
+    throw UsageError(
+        "--mem cuda: this ibscope was built without CUDA (no CUDA toolkit at configure time, or "
+        "-DIBSCOPE_CUDA=OFF); rebuild with the CUDA toolkit installed, or use --mem host");
+  }
+  return r;
+}
+
+namespace {
+
+// "mlx5_0:1,mlx5_1:1" -> "mlx5_0": the NIC UCX was told to use, if any.
+std::string ucx_nic() {
+  const char* v = std::getenv("UCX_NET_DEVICES");
+  if (v == nullptr || *v == '\0' || std::string_view(v) == "all") return "";
+  std::string first(v);
+  first = first.substr(0, first.find(','));
+  return first.substr(0, first.find(':'));
+}
+
+int choose_ordinal(const Bootstrap& boot, std::string& reason) {
+  const int devices = gpu::device_count();  // throws when there is no driver or device
+  const int local_rank = boot.local_rank();
+  const topo::HostTopology host = topo::discover_host_topology(boot.host(boot.rank()));
+  if (!host.gpus.empty()) {
+    const topo::GpuChoice choice = topo::choose_gpu(host, local_rank, ucx_nic());
+    if (const auto ordinal = gpu::device_by_pci_bus_id(choice.pci_bus_id)) {
+      reason = choice.reason;
+      for (const auto& w : topo::gpu_nic_warnings(choice)) log::warn("{}", w);
+      return *ordinal;
+    }
+  }
+  const int ordinal = local_rank % devices;
+  reason = fmt::format("CUDA device {} (local rank {} of {} visible devices; the topology did "
+                       "not place the GPUs)",
+                       ordinal, local_rank, devices);
+  return ordinal;
+}
+
+}  // namespace
+
+MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) {
+  MemorySetup s;
+  if (request.kind == memory::MemKind::kCuda) {
+    const int ordinal = choose_ordinal(comm.bootstrap(), s.gpu_reason);
+    s.space = memory::make_cuda_space(ordinal);
+  } else {
+    s.space = memory::host_space();
+  }
+  s.decision = memory::choose_path(request.kind, request.path,
+                                   comm.context()->supports_cuda_memory(),
+                                   ucx::Context::version());
+  // Fragmenting is a wire format: if any rank stages, every rank cuts messages alike.
+  const std::byte staged{s.decision.path == memory::MemPath::kStaged ? std::byte{1} : std::byte{0}};
+  const auto all = comm.bootstrap().allgather(std::span(&staged, 1), "memory path exchange");
+  bool any_staged = false;
+  for (const Bytes& b : all) any_staged = any_staged || (!b.empty() && b[0] == std::byte{1});
+  if (any_staged) {
+    ucx::StagingConfig config;
+    config.fragment_bytes = request.fragment_bytes;
+    config.window = request.window;
+    if (s.decision.path == memory::MemPath::kStaged) config.engine = s.space->make_copy_engine();
+    comm.set_staging(std::move(config));
+  }
+  if (comm.rank() == 0) {
+    log::info("memory: {}; {}{}", s.space->describe(), s.decision.reason,
+              s.gpu_reason.empty() ? "" : fmt::format("; {}", s.gpu_reason));
+  }
+  return s;
+}
+
+}  // namespace ibscope::cli
