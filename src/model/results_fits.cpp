@@ -82,6 +82,15 @@ struct CurveGroup {
   int dropped_rows = 0;
 };
 
+// GPU buffers make a different curve: "tcp" becomes "tcp/cuda-staged" (rows without the fields
+// are host memory, as every row before GPU buffers).
+std::string with_memory(const std::string& transport, const nlohmann::json& row) {
+  const std::string mem = row.value("mem", "host");
+  const std::string path = row.value("mem_path", "host");
+  if (mem == "host" && path == "host") return transport;
+  return fmt::format("{}/{}-{}", transport, mem, path);
+}
+
 void fit_collectives(const nlohmann::json& results, const std::string& source,
                      const FitFilter& filter, FitReport& report, const CurveFitOptions& options) {
   const auto& section = results.at("collectives");
@@ -94,7 +103,7 @@ void fit_collectives(const nlohmann::json& results, const std::string& source,
     k.algorithm = row.at("algorithm").get<std::string>();
     if (filter.collective && k.collective != *filter.collective) continue;
     if (filter.algorithm && k.algorithm != *filter.algorithm) continue;
-    k.transport = transport;
+    k.transport = with_memory(transport, row);
     k.ranks = row.at("ranks").get<int>();
     k.hosts = hosts;
     k.in_place = row.at("in_place").get<bool>();
@@ -167,7 +176,7 @@ void fit_p2p(const nlohmann::json& results, const std::string& source, FitReport
     l.rank_b = row.at("rank_b").get<int>();
     l.host_a = row.at("host_a").get<std::string>();
     l.host_b = row.at("host_b").get<std::string>();
-    l.transport = transport_label(row.value("transports", ""));
+    l.transport = with_memory(transport_label(row.value("transports", "")), row);
     // Latency rows time one message (half a round trip); bandwidth rows time a window of
     // `window` messages (bibw: in both directions), so their x is the bytes of a window.
     const double size = row.at("size_bytes").get<double>();
