@@ -40,7 +40,7 @@ TEST_CASE("path decision: host, direct, staged", "[memory]") {
   }
 }
 
-TEST_CASE("--mem and --mem-path spellings", "[memory]") {
+TEST_CASE("mem and mem-path flag spellings", "[memory]") {
   CHECK(parse_mem_kind("host") == MemKind::kHost);
   CHECK(parse_mem_kind("H") == MemKind::kHost);
   CHECK(parse_mem_kind("cuda") == MemKind::kCuda);
