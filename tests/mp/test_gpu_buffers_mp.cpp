@@ -71,7 +71,7 @@ TEST_CASE("staged p2p: messages larger than a fragment, every test", "[mp][gpu]"
   CHECK(rows == 21 * 3);  // 1 B .. 1 MiB x latency, bw, bibw
 }
 
-TEST_CASE("--mem cuda without a usable GPU fails at once, in one clear line", "[mp][gpu]") {
+TEST_CASE("GPU buffers without a usable GPU fail at once, in one clear line", "[mp][gpu]") {
   const std::string dir = make_temp_dir();
   for (const char* cmd : {"allreduce", "p2p"}) {
     const auto r = run_process(
