@@ -58,6 +58,7 @@ std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
   return la == lb ? la : la + "," + lb;
 }
 
+// Every rank's `mine`, in rank order.
 std::vector<std::string> gather_labels(ucx::Comm& comm, const std::string& mine) {
   const auto all = comm.bootstrap().allgather(
       std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "memory labels");
@@ -134,8 +135,14 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
   if (!std::all_of(sides.begin(), sides.end(), plain_host)) {
     const MemorySetup m = setup_memory(ctx.comm(), mine);
     o.memory = m.space;
-    kinds = gather_labels(ctx.comm(), std::string(memory::name_of(m.space->kind())));
-    paths = gather_labels(ctx.comm(), std::string(memory::name_of(m.decision.path)));
+    // One exchange: "<kind> <path>" per rank.
+    for (const std::string& label :
+         gather_labels(ctx.comm(), fmt::format("{} {}", memory::name_of(m.space->kind()),
+                                               memory::name_of(m.decision.path)))) {
+      const auto space = label.find(' ');
+      kinds.push_back(label.substr(0, space));
+      paths.push_back(label.substr(space + 1));
+    }
     labelled = true;
   }
   std::optional<P2pTable> table;

@@ -23,7 +23,7 @@ double ring_broadcast_cost_s(const LinkCost& c, double n, int p) noexcept {
 RingBroadcast::RingBroadcast(ucx::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
       chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
-      memory_(options.memory) {}
+      memory_(options.memory ? options.memory : memory::host_space()) {}
 
 void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
@@ -35,7 +35,7 @@ void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
   const std::size_t bytes = a.count * es;
   const bool is_root = me == a.root;
   if (is_root && a.sendbuf != a.recvbuf && bytes > 0) {
-    space_of({0, memory_}).copy(a.recvbuf, a.sendbuf, bytes);
+    memory_->copy(a.recvbuf, a.sendbuf, bytes);
   }
   if (p == 1 || bytes == 0) return;
   if (what_count_ != a.count) {

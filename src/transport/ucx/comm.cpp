@@ -177,30 +177,31 @@ std::size_t Comm::bounce_bytes() const noexcept {
 
 Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
                     ucp_mem* memh) {
-  if (staging_.engine || (staging_.fragment_bytes > 0 && bytes > staging_.fragment_bytes)) {
-    if (!endpoints_.at(static_cast<std::size_t>(peer))) {
-      throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
-    }
-    const StagedTransfer::Setup setup{this, staging_.engine.get(), bounce_pool_.get(),
-                                      staging_.fragment_bytes, staging_.window};
-    // A send only reads the buffer; StagedTransfer takes one pointer type for both directions.
-    auto* user = const_cast<std::byte*>(static_cast<const std::byte*>(buffer));
-    return Request(std::make_unique<StagedTransfer>(setup, true, peer, tag, user, bytes), peer,
-                   true);
+  if (!stages(bytes)) return post_send(peer, tag, buffer, bytes, memh);
+  if (!endpoints_.at(static_cast<std::size_t>(peer))) {
+    throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
   }
-  return post_send(peer, tag, buffer, bytes, memh);
+  // A send only reads the buffer; StagedTransfer takes one pointer type for both directions.
+  return staged(true, peer, tag, const_cast<std::byte*>(static_cast<const std::byte*>(buffer)),
+                bytes);
 }
 
 Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
                     ucp_mem* memh) {
-  if (staging_.engine || (staging_.fragment_bytes > 0 && bytes > staging_.fragment_bytes)) {
-    const StagedTransfer::Setup setup{this, staging_.engine.get(), bounce_pool_.get(),
-                                      staging_.fragment_bytes, staging_.window};
-    return Request(std::make_unique<StagedTransfer>(setup, false, peer, tag,
-                                                    static_cast<std::byte*>(buffer), bytes),
-                   peer, false);
-  }
-  return post_recv(peer, tag, buffer, bytes, memh);
+  if (!stages(bytes)) return post_recv(peer, tag, buffer, bytes, memh);
+  return staged(false, peer, tag, static_cast<std::byte*>(buffer), bytes);
+}
+
+bool Comm::stages(std::size_t bytes) const noexcept {
+  return staging_.engine || (staging_.fragment_bytes > 0 && bytes > staging_.fragment_bytes);
+}
+
+Request Comm::staged(bool is_send, int peer, std::uint64_t tag, std::byte* user,
+                     std::size_t bytes) {
+  const StagedTransfer::Setup setup{this, staging_.engine.get(), bounce_pool_.get(),
+                                    staging_.fragment_bytes, staging_.window};
+  return Request(std::make_unique<StagedTransfer>(setup, is_send, peer, tag, user, bytes), peer,
+                 is_send);
 }
 
 Request Comm::post_send(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,

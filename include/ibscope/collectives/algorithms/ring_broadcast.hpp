@@ -34,7 +34,7 @@ class RingBroadcast final : public CollectiveAlgorithm {
 
   ucx::Comm& comm_;
   std::size_t chunk_bytes_;
-  std::shared_ptr<memory::MemorySpace> memory_;  // null: host
+  std::shared_ptr<memory::MemorySpace> memory_;  // where the buffers live (host by default)
   std::deque<Pending> recvs_, sends_;
   std::string what_;
   std::size_t what_count_ = static_cast<std::size_t>(-1);

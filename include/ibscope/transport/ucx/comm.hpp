@@ -142,6 +142,9 @@ class Comm {
  private:
   friend class Request;
   friend class StagedTransfer;
+  /// Whether a message of `bytes` goes through a StagedTransfer (staging or fragmenting).
+  bool stages(std::size_t bytes) const noexcept;
+  Request staged(bool is_send, int peer, std::uint64_t tag, std::byte* user, std::size_t bytes);
   /// One UCX message, never staged.
   Request post_send(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
                     ucp_mem* memh = nullptr);
