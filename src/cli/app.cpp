@@ -14,6 +14,7 @@
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/probe_command.hpp"
 #include "ibscope/cli/run_command.hpp"
+#include "ibscope/cli/soak_command.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -80,6 +81,7 @@ int run(int argc, char** argv) {
       "  ibscope fit results/*.json --json fits.json  # alpha-beta fits of every curve and link\n"
       "  ibscope predict --fit r2.json r3.json --nodes 4 --compare r4.json  # other scales\n"
       "  ibscope model --preset llama3-70b --inter-bw-gbps 48 --inter-links 8 --intra-bw-gbps 450\n"
+      "  ibscope soak --np 4 --duration 8h   # verified all-reduce for hours: drift, RSS, #wrong\n"
       "  ibscope validate results/*.json\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
@@ -126,6 +128,14 @@ int run(int argc, char** argv) {
       "p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
   add_common_flags(*p2p_cmd, common);
   add_p2p_flags(*p2p_cmd, p2p_flags, "");
+
+  SoakFlags soak_flags;
+  auto* soak_cmd = app.add_subcommand(
+      "soak", "All-reduce again and again for --duration, every iteration verified: per window "
+              "p50/p99 time, busbw, #wrong and every rank's RSS; at the end drift, RSS growth "
+              "and a PASS/FAIL verdict (docs/soak.md)");
+  add_common_flags(*soak_cmd, common);
+  add_soak_flags(*soak_cmd, soak_flags);
 
   std::vector<std::string> files;
   auto* validate_cmd = app.add_subcommand("validate", "Check results files against the schema");
@@ -187,6 +197,10 @@ int run(int argc, char** argv) {
         if (ctx.results) ctx.results->set_params("collectives", params_json(o));
         return collective_body(ctx, o);
       });
+    }
+    if (*soak_cmd) {
+      const auto o = to_options(soak_flags, timeout_s);
+      return run_job("soak", common, args, [&](JobContext& ctx) { return soak_body(ctx, o); });
     }
     if (*accept_cmd) {
       const auto o = to_options(accept_flags, timeout_s);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <thread>
 
+#include "ibscope/collectives/call_layout.hpp"
 #include "ibscope/collectives/verify.hpp"
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
@@ -36,86 +37,6 @@ int fault_corrupt_rank_from_env() {
 }
 
 namespace {
-
-// One call's buffers, and where verification writes the input and reads the result.
-struct Layout {
-  CollectiveArgs args;
-  std::byte* input = nullptr;  // this rank's contribution (broadcast: the root's vector)
-  std::size_t input_count = 0, input_first = 0;
-  std::byte* output = nullptr;  // what this rank checks
-  std::size_t output_count = 0, output_first = 0;
-};
-
-Layout make_layout(Collective c, const ucx::Comm& comm, bool in_place, std::byte* send,
-                   std::byte* recv, std::size_t count, DataType type, ReduceOp op, int root) {
-  const std::size_t es = size_of(type);
-  const pattern::Span mine = block_of(count, comm.size(), comm.rank());
-  Layout l;
-  l.args = CollectiveArgs{nullptr, recv, count, type, op, root};
-  switch (c) {
-    case Collective::kAllreduce:
-    case Collective::kBroadcast:
-      l.args.sendbuf = in_place ? recv : send;
-      l.input = in_place ? recv : send;
-      l.input_count = count;
-      l.output = recv;
-      l.output_count = count;
-      break;
-    case Collective::kReduceScatter:
-      l.args.sendbuf = in_place ? recv : send;
-      l.args.recvbuf = in_place ? recv + mine.offset * es : recv;
-      l.input = in_place ? recv : send;
-      l.input_count = count;
-      l.output = static_cast<std::byte*>(l.args.recvbuf);
-      l.output_count = mine.count;
-      l.output_first = mine.offset;
-      break;
-    case Collective::kAllgather:
-      l.args.sendbuf = in_place ? recv + mine.offset * es : send;
-      l.input = in_place ? recv + mine.offset * es : send;
-      l.input_count = mine.count;
-      l.input_first = mine.offset;
-      l.output = recv;
-      l.output_count = count;
-      break;
-  }
-  return l;
-}
-
-// Fills the inputs of one verification run and poisons what must be overwritten.
-void prepare(Collective c, const ucx::Comm& comm, const VerifiablePattern& pattern,
-             const Layout& l, bool in_place) {
-  const int me = comm.rank();
-  if (!in_place || c == Collective::kAllgather || c == Collective::kBroadcast) {
-    pattern.fill_poison(l.output, l.output_count);
-  }
-  if (c == Collective::kBroadcast) {
-    if (me == l.args.root) pattern.fill_input(me, l.input, l.input_count);
-    return;
-  }
-  pattern.fill_input(me, l.input, l.input_count, l.input_first);
-}
-
-std::size_t count_wrong(Collective c, const ucx::Comm& comm, const VerifiablePattern& pattern,
-                        const Layout& l) {
-  switch (c) {
-    case Collective::kAllreduce:
-    case Collective::kReduceScatter:
-      return pattern.count_wrong(l.output, l.output_count, l.output_first);
-    case Collective::kBroadcast:
-      return pattern.count_wrong_input(l.args.root, l.output, l.output_count);
-    case Collective::kAllgather: {
-      std::size_t wrong = 0;
-      const std::size_t es = size_of(l.args.type);
-      for (int q = 0; q < comm.size(); ++q) {
-        const pattern::Span b = block_of(l.args.count, comm.size(), q);
-        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, b.offset);
-      }
-      return wrong;
-    }
-  }
-  return 0;
-}
 
 CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
                        const std::string& algorithm, const std::string& selected_by,
@@ -223,16 +144,18 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
           std::vector<CollectiveRow> rows;
           for (bool in_place : {false, true}) {
             if ((in_place && !o.in_place) || (!in_place && !o.out_of_place)) continue;
-            const Layout l =
-                make_layout(c, comm, in_place, send.data(), recv.data(), count, type, op, o.root);
-            const Layout check =
-                make_layout(c, comm, in_place, check_send, check_recv, count, type, op, o.root);
+            const CallLayout l = make_call_layout(c, comm.rank(), comm.size(), in_place,
+                                                  send.data(), recv.data(), count, type, op,
+                                                  o.root);
+            const CallLayout check = make_call_layout(c, comm.rank(), comm.size(), in_place,
+                                                      check_send, check_recv, count, type, op,
+                                                      o.root);
             const std::string what = fmt::format("{} {} {} {} {} B {}", name_of(c), name,
                                                  name_of(type), name_of(op), bytes,
                                                  in_place ? "in-place" : "out-of-place");
             std::optional<std::uint64_t> wrong;
             if (o.check) {
-              prepare(c, comm, pattern, check, in_place);
+              prepare_call(c, comm.rank(), pattern, check, in_place);
               if (!on_host) {
                 space.from_host(send.data(), check_send, bytes);
                 space.from_host(recv.data(), check_recv, bytes);
@@ -240,10 +163,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               boot.barrier(what);
               algo.run(l.args, Deadline(o.timeout_s));
               if (!on_host) space.to_host(check_recv, recv.data(), bytes);
-              if (corrupt_rank == comm.rank() && check.output_count > 0) {
-                check.output[(check.output_count / 2) * es] ^= std::byte{0x40};
-              }
-              wrong = sum_over_ranks(boot, count_wrong(c, comm, pattern, check), what);
+              if (corrupt_rank == comm.rank()) corrupt_one_element(check);
+              wrong = sum_over_ranks(boot, count_wrong_call(c, comm.size(), pattern, check), what);
             }
             boot.barrier(what);
             std::vector<double> enter_s;  // warm-up entries included, dropped below

@@ -152,6 +152,56 @@ class Validator {
     }
   }
 
+  // Written by `ibscope soak`; optional, so files without it stay valid.
+  void soak_section(const json& doc) const {
+    if (!doc.contains("soak")) return;
+    const json& s = field(doc, "", "soak", Kind::kObject);
+    field(s, "soak", "params", Kind::kObject);
+    const json& windows = field(s, "soak", "windows", Kind::kArray);
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+      const std::string where = fmt::format("soak.windows[{}]", i);
+      const json& w = windows[i];
+      field(w, where, "index", Kind::kInteger);
+      field(w, where, "start_s", Kind::kNumber);
+      field(w, where, "end_s", Kind::kNumber);
+      const json& rss = field(w, where, "rss_bytes", Kind::kArray);
+      for (std::size_t r = 0; r < rss.size(); ++r) {
+        if (!rss[r].is_number_unsigned()) {
+          fail(fmt::format("{}.rss_bytes[{}]", where, r), "expected a non-negative integer");
+        }
+      }
+      const json& cases = field(w, where, "cases", Kind::kArray);
+      for (std::size_t c = 0; c < cases.size(); ++c) {
+        const std::string cw = fmt::format("{}.cases[{}]", where, c);
+        for (const char* f : {"algorithm", "type", "op"}) field(cases[c], cw, f, Kind::kString);
+        field(cases[c], cw, "size_bytes", Kind::kInteger);
+        field(cases[c], cw, "iterations", Kind::kInteger);
+        stats(field(cases[c], cw, "time_us", Kind::kObject), cw + ".time_us");
+        field(cases[c], cw, "algbw_gbps", Kind::kNumber);
+        field(cases[c], cw, "busbw_gbps", Kind::kNumber);
+        field(cases[c], cw, "wrong", Kind::kInteger);
+      }
+    }
+    const json& summary = field(s, "soak", "summary", Kind::kNullableObject);
+    if (summary.is_null()) return;  // a soak that did not finish
+    field(summary, "soak.summary", "pass", Kind::kBool);
+    field(summary, "soak.summary", "wrong", Kind::kInteger);
+    field(summary, "soak.summary", "windows", Kind::kInteger);
+    field(summary, "soak.summary", "rss_growth_bytes", Kind::kArray);
+    field(summary, "soak.summary", "reasons", Kind::kArray);
+    const json& cases = field(summary, "soak.summary", "cases", Kind::kArray);
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+      const std::string cw = fmt::format("soak.summary.cases[{}]", c);
+      field(cases[c], cw, "algorithm", Kind::kString);
+      field(cases[c], cw, "size_bytes", Kind::kInteger);
+      for (const char* f : {"first_p50_us", "last_p50_us", "p50_ratio", "p50_trend_per_hour",
+                            "first_busbw_gbps", "last_busbw_gbps", "busbw_ratio",
+                            "busbw_trend_per_hour"}) {
+        field(cases[c], cw, f, Kind::kNumber);
+      }
+    }
+  }
+
   void section(const json& doc, const char* name, bool collective) const {
     const json& s = field(doc, "", name, Kind::kObject);
     field(s, name, "params", Kind::kObject);
@@ -192,6 +242,7 @@ class Validator {
     section(doc, "collectives", true);
     section(doc, "p2p", false);
     probe_section(doc);
+    soak_section(doc);
   }
 
  private:

@@ -32,6 +32,8 @@ class ResultsDocument {
   void set_topology(nlohmann::json topology) { doc_["topology"] = std::move(topology); }
   /// The "acceptance" section (`ibscope accept`: preflight, link and host verdicts, stragglers).
   void set_acceptance(nlohmann::json acceptance) { doc_["acceptance"] = std::move(acceptance); }
+  /// The "soak" section (`ibscope soak`: params, windows, summary and verdict).
+  void set_soak(nlohmann::json soak) { doc_["soak"] = std::move(soak); }
   void add_row(const CollectiveRow& row);
   void add_row(const P2pRow& row);
   /// Adds to the "probes" section (created on first use: files without probes omit it).

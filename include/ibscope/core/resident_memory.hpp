@@ -1,0 +1,18 @@
+#pragma once
+/// This process's resident memory (VmRSS), as the kernel reports it in /proc/self/status.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ibscope {
+
+/// The VmRSS line of a /proc/<pid>/status text ("VmRSS:\t  12345 kB"), in bytes; nullopt when
+/// there is none or it does not parse. Pure.
+std::optional<std::uint64_t> parse_vm_rss_bytes(std::string_view status_text);
+
+/// VmRSS of this process in bytes; 0 where /proc/self/status has none (not Linux). Never
+/// throws.
+std::uint64_t resident_bytes() noexcept;
+
+}  // namespace ibscope

@@ -1,0 +1,32 @@
+#pragma once
+/// How a soak is shown: one table row per window and case as each window closes (nccl-tests
+/// style, units in the headers), the drift and RSS summary with the verdict at the end, and the
+/// "soak" section of the results file (results/README.md).
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <span>
+
+#include "ibscope/measure/soak.hpp"
+
+namespace ibscope {
+
+class SoakTable {
+ public:
+  explicit SoakTable(std::FILE* out) : out_(out) {}
+  void header();
+  /// The window's rows; RSS growth is against the first window given (window 0, warm-up).
+  void window(const SoakWindow& w);
+  /// Drift per case, RSS growth per rank, #wrong and the verdict line.
+  void summary(const SoakSummary& s, const SoakThresholds& t);
+
+ private:
+  std::FILE* out_;
+  std::vector<std::uint64_t> base_rss_;
+};
+
+nlohmann::json to_json(const SoakWindow& w);
+nlohmann::json to_json(const SoakSummary& s);
+nlohmann::json to_json(const SoakThresholds& t);
+
+}  // namespace ibscope

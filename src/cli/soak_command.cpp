@@ -1,0 +1,161 @@
+#include "ibscope/cli/soak_command.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "ibscope/cli/memory_setup.hpp"
+#include "ibscope/cli/sweep_bodies.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/output/soak_report.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+
+namespace ibscope::cli {
+namespace {
+
+constexpr const char* kFooter =
+    "Examples:\n"
+    "  ibscope soak --np 4 --duration 2m --window 10s            # the CI soak\n"
+    "  ibscope soak --np 4 --duration 8h --sizes 8K,64M -A ring,rd\n"
+    "  ibscope soak --np 4 --duration 1h --max-rss-growth 16M --max-drift 20\n"
+    "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope soak --duration 12h --mem cuda\n"
+    "Exit status: 0 PASS, 1 FAIL (#wrong > 0, a rank's RSS grew more than --max-rss-growth "
+    "after window 0, drift above --max-drift when given, a lost peer, a deadline), 2 usage.";
+
+// Staging set up for the soak is undone when it ends.
+class StagingReset {
+ public:
+  explicit StagingReset(ucx::Comm& comm) noexcept : comm_(comm) {}
+  ~StagingReset() { comm_.set_staging({}); }
+  StagingReset(const StagingReset&) = delete;
+  StagingReset& operator=(const StagingReset&) = delete;
+
+ private:
+  ucx::Comm& comm_;
+};
+
+nlohmann::json soak_section(const SoakOptions& o, const std::vector<SoakWindow>& windows,
+                            const std::optional<SoakSummary>& summary) {
+  nlohmann::json w = nlohmann::json::array();
+  for (const auto& x : windows) w.push_back(to_json(x));
+  return {{"params", params_json(o)},
+          {"windows", w},
+          {"summary", summary ? to_json(*summary) : nlohmann::json()}};
+}
+
+}  // namespace
+
+void add_soak_flags(CLI::App& app, SoakFlags& f) {
+  app.add_option("--duration", f.duration,
+                 "How long to soak: seconds or 90s/30m/8h (rank 0's clock; the last window ends "
+                 "there)")
+      ->default_val("10m");
+  app.add_option("--window", f.window,
+                 "Report interval: one row per case per window. Default: 30s, or duration/20 "
+                 "when longer, at most duration/2 (window 0 is warm-up)");
+  app.add_option("--sizes", f.collective.sizes,
+                 "Comma list of message sizes, each run every iteration (a latency-bound and a "
+                 "bandwidth-bound one)")
+      ->default_val("4K,4M");
+  app.add_option("-d,--datatype", f.collective.type,
+                 "float, double, int32, int64, half, bfloat16, a comma list, or all")
+      ->default_val("float");
+  app.add_option("-o,--op", f.collective.op, "sum, min, max, a comma list, or all")
+      ->default_val("sum");
+  std::string names;
+  for (const auto& a : algorithms_for(Collective::kAllreduce)) names += fmt::format("{}, ", a.name);
+  app.add_option("-A,--algo", f.collective.algo,
+                 fmt::format("All-reduce algorithm: {}a comma list or all (each in turn every "
+                             "iteration), or auto (picked once per size)",
+                             names))
+      ->default_val("ring");
+  app.add_option("--tuning", f.collective.tuning,
+                 "Results file of an earlier '-A all' run whose tuning table -A auto uses")
+      ->check(CLI::ExistingFile);
+  app.add_option("--chunk", f.collective.chunk, "Pipeline chunk size (0 = the algorithm's default)")
+      ->default_val("0");
+  add_memory_flags(app, f.collective.mem, f.collective.mem_path, f.collective.stage_chunk, "",
+                   "Buffers: host or cuda (GPU memory, one GPU per local rank, the closest to "
+                   "the rank's NIC)");
+  app.add_option("--max-rss-growth", f.max_rss_growth,
+                 "FAIL when any rank's resident memory (VmRSS) grows more than this from the end "
+                 "of window 0 (warm-up) to the end of the last window")
+      ->default_val("8M");
+  app.add_option("--max-drift", f.max_drift_percent,
+                 "FAIL when a case's last-window p50 time is more than this many percent above "
+                 "the first steady window's (or its busbw that much below); 0 = report only")
+      ->default_val(0)
+      ->check(CLI::Range(0.0, 1e6));
+  app.footer(kFooter);
+}
+
+SoakOptions to_options(const SoakFlags& f, double timeout_s) {
+  SoakOptions o;
+  o.collective = to_options(f.collective, Collective::kAllreduce, timeout_s);
+  o.duration_s = units::parse_duration_s(f.duration, "--duration");
+  o.window_s = f.window.empty() ? default_soak_window_s(o.duration_s)
+                                : units::parse_duration_s(f.window, "--window");
+  check_soak_times(o.duration_s, o.window_s);
+  o.thresholds.max_rss_growth_bytes = units::parse_size_bytes(f.max_rss_growth, "--max-rss-growth");
+  o.thresholds.max_drift = f.max_drift_percent / 100;
+  (void)soak_leak_bytes_from_env();  // a malformed test hook is a usage error, before any rank
+  return o;
+}
+
+nlohmann::json params_json(const SoakOptions& o) {
+  nlohmann::json p = params_json(o.collective);
+  for (const char* unused : {"iters", "warmup_iters", "check", "step_factor", "step_bytes"}) {
+    p.erase(unused);
+  }
+  p["sizes_bytes"] = o.collective.sweep.explicit_bytes;
+  p["in_place"] = false;
+  p["verify_every_iteration"] = true;
+  p["duration_s"] = o.duration_s;
+  p["window_s"] = o.window_s;
+  p["thresholds"] = to_json(o.thresholds);
+  return p;
+}
+
+int soak_body(JobContext& ctx, const SoakOptions& options) {
+  SoakOptions o = options;
+  StagingReset staging(ctx.comm());
+  const auto& request = o.collective.memory_request;
+  if (request.kind != memory::MemKind::kHost || request.path != memory::PathRequest::kAuto) {
+    const MemorySetup m = setup_memory(ctx.comm(), request);
+    o.collective.algorithm_options.memory = m.space;
+    o.collective.mem_path = m.decision.path;
+  }
+  std::optional<SoakTable> table;
+  if (ctx.table_out != nullptr) {
+    fmt::print(ctx.table_out,
+               "# soak: {:g} s in windows of {:g} s; every iteration verified; RSS limit {}\n",
+               o.duration_s, o.window_s, units::format_size(o.thresholds.max_rss_growth_bytes));
+    table.emplace(ctx.table_out);
+    table->header();
+  }
+  std::vector<SoakWindow> windows;
+  if (ctx.results != nullptr) ctx.results->set_soak(soak_section(o, windows, std::nullopt));
+  windows = run_soak(ctx.comm(), o, [&](const SoakWindow& w) {
+    if (table) table->window(w);
+    if (ctx.results == nullptr) return;
+    // Kept current, so a run that fails later still has its windows in the partial results.
+    auto section = ctx.results->json().contains("soak") ? ctx.results->json()["soak"]
+                                                        : soak_section(o, {}, std::nullopt);
+    section["windows"].push_back(to_json(w));
+    ctx.results->set_soak(std::move(section));
+  });
+  const SoakSummary summary = summarize_soak(windows, o.thresholds);
+  if (ctx.results != nullptr) ctx.results->set_soak(soak_section(o, windows, summary));
+  if (table) table->summary(summary, o.thresholds);
+  if (!summary.pass) {
+    if (ctx.comm().rank() == 0) {
+      for (const auto& r : summary.reasons) log::error("soak FAILED: {}", r);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ibscope::cli

@@ -1,0 +1,80 @@
+#include "ibscope/collectives/call_layout.hpp"
+
+namespace ibscope {
+
+CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
+                            std::byte* recv, std::size_t count, DataType type, ReduceOp op,
+                            int root) {
+  const std::size_t es = size_of(type);
+  const pattern::Span mine = block_of(count, ranks, rank);
+  CallLayout l;
+  l.args = CollectiveArgs{nullptr, recv, count, type, op, root};
+  switch (c) {
+    case Collective::kAllreduce:
+    case Collective::kBroadcast:
+      l.args.sendbuf = in_place ? recv : send;
+      l.input = in_place ? recv : send;
+      l.input_count = count;
+      l.output = recv;
+      l.output_count = count;
+      break;
+    case Collective::kReduceScatter:
+      l.args.sendbuf = in_place ? recv : send;
+      l.args.recvbuf = in_place ? recv + mine.offset * es : recv;
+      l.input = in_place ? recv : send;
+      l.input_count = count;
+      l.output = static_cast<std::byte*>(l.args.recvbuf);
+      l.output_count = mine.count;
+      l.output_first = mine.offset;
+      break;
+    case Collective::kAllgather:
+      l.args.sendbuf = in_place ? recv + mine.offset * es : send;
+      l.input = in_place ? recv + mine.offset * es : send;
+      l.input_count = mine.count;
+      l.input_first = mine.offset;
+      l.output = recv;
+      l.output_count = count;
+      break;
+  }
+  return l;
+}
+
+void prepare_call(Collective c, int rank, const VerifiablePattern& pattern, const CallLayout& l,
+                  bool in_place) {
+  if (!in_place || c == Collective::kAllgather || c == Collective::kBroadcast) {
+    pattern.fill_poison(l.output, l.output_count);
+  }
+  if (c == Collective::kBroadcast) {
+    if (rank == l.args.root) pattern.fill_input(rank, l.input, l.input_count);
+    return;
+  }
+  pattern.fill_input(rank, l.input, l.input_count, l.input_first);
+}
+
+std::size_t count_wrong_call(Collective c, int ranks, const VerifiablePattern& pattern,
+                             const CallLayout& l) {
+  switch (c) {
+    case Collective::kAllreduce:
+    case Collective::kReduceScatter:
+      return pattern.count_wrong(l.output, l.output_count, l.output_first);
+    case Collective::kBroadcast:
+      return pattern.count_wrong_input(l.args.root, l.output, l.output_count);
+    case Collective::kAllgather: {
+      std::size_t wrong = 0;
+      const std::size_t es = size_of(l.args.type);
+      for (int q = 0; q < ranks; ++q) {
+        const pattern::Span b = block_of(l.args.count, ranks, q);
+        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, b.offset);
+      }
+      return wrong;
+    }
+  }
+  return 0;
+}
+
+void corrupt_one_element(const CallLayout& l) {
+  if (l.output_count == 0) return;
+  l.output[(l.output_count / 2) * size_of(l.args.type)] ^= std::byte{0x40};
+}
+
+}  // namespace ibscope

@@ -1,0 +1,226 @@
+#include "ibscope/collectives/soak_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "ibscope/collectives/call_layout.hpp"
+#include "ibscope/collectives/verify.hpp"
+#include "ibscope/core/aligned_buffer.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/resident_memory.hpp"
+#include "ibscope/core/units.hpp"
+#include "ibscope/measure/timing.hpp"
+#include "ibscope/memory/memory_space.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+
+namespace ibscope {
+
+std::uint64_t soak_leak_bytes_from_env() {
+  const char* v = std::getenv("IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_ITER");
+  if (v == nullptr || *v == '\0') return 0;
+  return units::parse_size_bytes(v, "IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_ITER");
+}
+
+namespace {
+
+// Iterations per batch: one exchange per batch, so a batch is long enough that the exchange
+// costs little, and short enough that windows close close to their time.
+constexpr std::uint64_t kMaxBatchIterations = 20000;
+
+// What rank 0 tells the others at the end of each batch (the first values of its exchange).
+enum Control : int { kContinue = 0, kCloseWindow = 1, kStop = 2 };
+// Every rank's exchange: control, next batch size, rank 0's time, RSS, then #wrong per case,
+// then the times per case and iteration.
+constexpr std::size_t kHeader = 4;
+
+struct Case {
+  std::string algorithm;
+  CollectiveAlgorithm* algo = nullptr;
+  DataType type;
+  ReduceOp op;
+  std::uint64_t bytes = 0;
+  VerifiablePattern pattern;
+  CallLayout call, check;
+  TimeHistogram window_us;  // this window's times, max over ranks
+  std::uint64_t window_wrong = 0;
+};
+
+// The test hook's leak: kept (so the memory stays resident) until the process ends.
+class InjectedLeak {
+ public:
+  explicit InjectedLeak(std::uint64_t bytes_per_iteration) : bytes_(bytes_per_iteration) {}
+  void iteration() {
+    if (bytes_ == 0) return;
+    kept_.push_back(std::make_unique<std::byte[]>(bytes_));
+    std::memset(kept_.back().get(), 0x5a, bytes_);  // resident, not just reserved
+  }
+
+ private:
+  std::uint64_t bytes_;
+  std::vector<std::unique_ptr<std::byte[]>> kept_;
+};
+
+}  // namespace
+
+std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
+                                 const SoakWindowSink& sink) {
+  const CollectiveSweepOptions& o = options.collective;
+  Bootstrap& boot = comm.bootstrap();
+  const Collective c = o.collective;
+  const int me = comm.rank();
+  std::uint64_t max_bytes = 0;
+  for (DataType t : o.types) {
+    for (auto b : sweep_sizes(o.sweep, size_of(t))) max_bytes = std::max(max_bytes, b);
+  }
+  // Buffers as the sweep has them: in the memory space, with host mirrors for verification
+  // when that is not host memory.
+  memory::MemorySpace& space = space_of(o.algorithm_options);
+  const bool on_host = space.kind() == memory::MemKind::kHost;
+  memory::SpaceBuffer send = space.allocate(max_bytes), recv = space.allocate(max_bytes);
+  AlignedBuffer host_send(on_host ? 0 : max_bytes), host_recv(on_host ? 0 : max_bytes);
+  std::byte* check_send = on_host ? send.data() : host_send.data();
+  std::byte* check_recv = on_host ? recv.data() : host_recv.data();
+  const int corrupt_rank = fault_corrupt_rank_from_env();
+  InjectedLeak leak(soak_leak_bytes_from_env());
+  std::map<std::string, std::unique_ptr<CollectiveAlgorithm>> instances;
+  const std::vector<ReduceOp> no_op{ReduceOp::kSum};
+  const auto& ops = reduces(c) ? o.ops : no_op;
+  const int hosts = [&] {
+    std::vector<std::string> h = boot.hosts();
+    std::sort(h.begin(), h.end());
+    return static_cast<int>(std::unique(h.begin(), h.end()) - h.begin());
+  }();
+
+  std::vector<Case> cases;
+  for (DataType type : o.types) {
+    for (ReduceOp op : ops) {
+      for (std::uint64_t bytes : sweep_sizes(o.sweep, size_of(type))) {
+        for (const std::string& asked : o.algorithms) {
+          std::string name = asked;
+          if (asked == kAutoAlgorithm) {
+            std::optional<std::string> pick;
+            if (o.tuning) pick = select_algorithm(*o.tuning, c, comm.size(), hosts, bytes);
+            name = pick ? *pick : default_algorithm(c, comm.size(), bytes);
+          }
+          auto& slot = instances[name];
+          if (!slot) slot = find_algorithm(c, name).create(comm, o.algorithm_options);
+          const std::size_t count = bytes / size_of(type);
+          cases.push_back(Case{name,
+                               slot.get(),
+                               type,
+                               op,
+                               bytes,
+                               VerifiablePattern(type, op, comm.size()),
+                               make_call_layout(c, me, comm.size(), false, send.data(), recv.data(),
+                                                count, type, op, o.root),
+                               make_call_layout(c, me, comm.size(), false, check_send, check_recv,
+                                                count, type, op, o.root),
+                               {},
+                               0});
+        }
+      }
+    }
+  }
+  const double busbw = busbw_factor(c, comm.size());
+  const std::size_t nc = cases.size();
+  // Reserved once: the soak's own buffers must not grow while it watches RSS.
+  const std::size_t times_at = kHeader + nc;
+  std::vector<double> mine(times_at + nc * kMaxBatchIterations);
+  std::vector<SoakWindow> windows;
+
+  boot.barrier("soak start");
+  const auto t0 = Clock::now();
+  std::uint64_t k = 1;
+  double window_start_s = 0, batch_start_s = 0;
+  while (true) {
+    std::fill(mine.begin() + kHeader, mine.begin() + static_cast<std::ptrdiff_t>(times_at), 0.0);
+    for (std::uint64_t i = 0; i < k; ++i) {
+      for (std::size_t ci = 0; ci < nc; ++ci) {
+        Case& cs = cases[ci];
+        prepare_call(c, me, cs.pattern, cs.check, false);
+        if (!on_host) {
+          space.from_host(send.data(), check_send, cs.bytes);
+          space.from_host(recv.data(), check_recv, cs.bytes);
+        }
+        const auto start = Clock::now();
+        cs.algo->run(cs.call.args, Deadline(o.timeout_s));
+        mine[times_at + ci * k + i] = seconds_between(start, Clock::now());
+        if (!on_host) space.to_host(check_recv, recv.data(), cs.bytes);
+        if (corrupt_rank == me) corrupt_one_element(cs.check);
+        mine[kHeader + ci] +=
+            static_cast<double>(count_wrong_call(c, comm.size(), cs.pattern, cs.check));
+      }
+      leak.iteration();
+    }
+    // Rank 0 decides from its clock; the others' header values are ignored.
+    const double now_s = seconds_between(t0, Clock::now());
+    Control control = kContinue;
+    std::uint64_t next_k = k;
+    if (me == 0) {
+      const double window_end_s = std::min(window_start_s + options.window_s, options.duration_s);
+      if (now_s >= options.duration_s)
+        control = kStop;
+      else if (now_s >= window_end_s)
+        control = kCloseWindow;
+      // Batches of about a tenth of a window (20 ms .. 250 ms), not past the window's end.
+      const double per_iteration_s =
+          std::max(1e-7, (now_s - batch_start_s) / static_cast<double>(k));
+      const double target_s = std::clamp(options.window_s / 10, 0.02, 0.25);
+      const double next_end_s = control == kCloseWindow
+                                    ? std::min(window_end_s + options.window_s, options.duration_s)
+                                    : window_end_s;
+      const double until_end_s = std::max(0.0, next_end_s - now_s);
+      const double want = std::min(target_s, until_end_s) / per_iteration_s;
+      next_k = static_cast<std::uint64_t>(
+          std::clamp(std::ceil(want), 1.0, static_cast<double>(kMaxBatchIterations)));
+    }
+    mine[0] = control;
+    mine[1] = static_cast<double>(next_k);
+    mine[2] = now_s;
+    mine[3] = static_cast<double>(resident_bytes());
+    const auto all =
+        allgather_doubles(boot, std::span(mine.data(), times_at + nc * k), "soak batch");
+    const auto& root = all.at(0);
+    for (std::size_t ci = 0; ci < nc; ++ci) {
+      for (std::uint64_t i = 0; i < k; ++i) {
+        double t = 0;
+        for (const auto& r : all) t = std::max(t, r.at(times_at + ci * k + i));
+        cases[ci].window_us.add(t * 1e6);
+      }
+      for (const auto& r : all) {
+        cases[ci].window_wrong += static_cast<std::uint64_t>(r.at(kHeader + ci));
+      }
+    }
+    const auto control_now = static_cast<Control>(static_cast<int>(root.at(0)));
+    const double root_now_s = root.at(2);
+    if (control_now != kContinue) {
+      SoakWindow w;
+      w.index = static_cast<int>(windows.size());
+      w.start_s = window_start_s;
+      w.end_s = root_now_s;
+      for (auto& cs : cases) {
+        w.cases.push_back(make_case_window(cs.algorithm, std::string(name_of(cs.type)),
+                                           reduces(c) ? std::string(name_of(cs.op)) : "none",
+                                           cs.bytes, cs.window_us, busbw, cs.window_wrong));
+        cs.window_us.clear();
+        cs.window_wrong = 0;
+      }
+      for (const auto& r : all) w.rss_bytes.push_back(static_cast<std::uint64_t>(r.at(3)));
+      window_start_s = root_now_s;
+      if (sink) sink(w);
+      windows.push_back(std::move(w));
+    }
+    if (control_now == kStop) break;
+    k = static_cast<std::uint64_t>(root.at(1));
+    batch_start_s = now_s;
+  }
+  return windows;
+}
+
+}  // namespace ibscope

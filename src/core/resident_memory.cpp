@@ -1,0 +1,39 @@
+#include "ibscope/core/resident_memory.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace ibscope {
+
+std::optional<std::uint64_t> parse_vm_rss_bytes(std::string_view text) {
+  constexpr std::string_view kKey = "VmRSS:";
+  std::size_t pos = text.starts_with(kKey) ? 0 : text.find(std::string("\n") + std::string(kKey));
+  if (pos == std::string_view::npos) return std::nullopt;
+  if (text[pos] == '\n') ++pos;
+  pos += kKey.size();
+  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+  std::uint64_t kib = 0;
+  const auto [end, ec] = std::from_chars(text.data() + pos, text.data() + text.size(), kib);
+  if (ec != std::errc() || end == text.data() + pos) return std::nullopt;
+  // The kernel always says kB and means KiB.
+  if (std::string_view(end, static_cast<std::size_t>(text.data() + text.size() - end))
+          .substr(0, 3) != " kB") {
+    return std::nullopt;
+  }
+  return kib * 1024;
+}
+
+std::uint64_t resident_bytes() noexcept {
+  try {
+    std::ifstream in("/proc/self/status");
+    if (!in) return 0;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_vm_rss_bytes(text.str()).value_or(0);
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // namespace ibscope
