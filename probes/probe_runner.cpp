@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ibscope/probes/engines.hpp"
+#include "ibscope/probes/peer_info.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
@@ -130,36 +131,6 @@ RankPort describe(const LocalPort& local) {
   r.registration = local.registration;
   r.gpu_choice = local.gpu_choice;
   r.gpu_warnings = local.gpu_warnings;
-  return r;
-}
-
-json to_json(const RankPort& r) {
-  return {{"device", r.device}, {"link_layer", r.link_layer}, {"data_rate_gbit", r.data_rate_gbit},
-          {"gid_index", r.gid_index}, {"gid", r.gid}, {"active_mtu_bytes", r.active_mtu_bytes}, {"binding", r.binding},
-          {"mem_initiator", r.mem_initiator}, {"mem_responder", r.mem_responder}, {"gpu", r.gpu},
-          {"cuda_device", r.cuda_device}, {"gpu_name", r.gpu_name}, {"gpu_nic_path", r.gpu_nic_path},
-          {"registration", r.registration}, {"gpu_choice", r.gpu_choice},
-          {"gpu_warnings", r.gpu_warnings}};
-}
-
-RankPort rank_port_from_json(const json& j) {
-  RankPort r;
-  r.device = j.at("device").get<std::string>();
-  r.link_layer = j.at("link_layer").get<std::string>();
-  r.data_rate_gbit = j.at("data_rate_gbit").get<double>();
-  r.gid_index = j.at("gid_index").get<int>();
-  r.gid = j.at("gid").get<std::string>();
-  r.active_mtu_bytes = j.at("active_mtu_bytes").get<std::uint32_t>();
-  r.binding = j.at("binding").get<std::string>();
-  r.mem_initiator = j.at("mem_initiator").get<std::string>();
-  r.mem_responder = j.at("mem_responder").get<std::string>();
-  r.gpu = j.at("gpu").get<std::string>();
-  r.cuda_device = j.at("cuda_device").get<int>();
-  r.gpu_name = j.at("gpu_name").get<std::string>();
-  r.gpu_nic_path = j.at("gpu_nic_path").get<std::string>();
-  r.registration = j.at("registration").get<std::string>();
-  r.gpu_choice = j.at("gpu_choice").get<std::string>();
-  r.gpu_warnings = j.at("gpu_warnings").get<std::vector<std::string>>();
   return r;
 }
 
@@ -296,11 +267,10 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
     throw UsageError(fmt::format("message size {} is above what {} can register ({})", max_size,
                                  local.device->name(), local.device->limits().max_mr_size));
   }
-  const auto all_ports = boot.allgather(to_bytes(to_json(describe(local)).dump()), "probe ports");
+  const auto all_ports = boot.allgather(encode_rank_port(describe(local)), "probe ports");
   std::vector<RankPort> ports;
   for (int r = 0; r < boot.size(); ++r) {
-    ports.push_back(rank_port_from_json(
-        parse_bytes(all_ports[static_cast<std::size_t>(r)], "port description", r)));
+    ports.push_back(decode_rank_port(all_ports[static_cast<std::size_t>(r)], r));
   }
   if (boot.rank() == 0 && sinks.ports) sinks.ports(ports);
 
@@ -323,22 +293,15 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
       config.mem = initiator ? o.mem.initiator : o.mem.responder;
       config.cuda_device = local.cuda_device;
       link = std::make_unique<RcLink>(local.device, local.port, local.gid_index, config);
-      const auto addresses = link->addresses();
-      const auto* p = reinterpret_cast<const std::byte*>(addresses.data());
-      my_addresses.assign(p, p + addresses.size() * sizeof(verbs::QpAddress));
+      my_addresses = encode_qp_addresses(link->addresses());
     }
     const auto exchanged =
         boot.allgather(my_addresses, fmt::format("probe QP addresses, round {}", round_index));
     const std::string peer =
         partner >= 0 ? verbs::peer_label(partner, boot.host(partner)) : std::string();
     if (link) {
-      const Bytes& theirs = exchanged[static_cast<std::size_t>(partner)];
-      if (theirs.size() % sizeof(verbs::QpAddress) != 0) {
-        throw RemoteError(fmt::format("{} sent {} bytes of QP addresses, not whole structs", peer,
-                                      theirs.size()));
-      }
-      std::vector<verbs::QpAddress> remote(theirs.size() / sizeof(verbs::QpAddress));
-      std::memcpy(remote.data(), theirs.data(), theirs.size());
+      const auto remote = decode_qp_addresses(exchanged[static_cast<std::size_t>(partner)],
+                                              static_cast<std::size_t>(link->qps()), peer);
       link->connect(remote, o.tuning, peer);
     }
     boot.barrier(fmt::format("probe connect, round {}", round_index));

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <span>
-#include <sstream>
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/cli/memory_setup.hpp"
@@ -127,17 +126,6 @@ void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
   add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, prefix,
                    "p2p: buffers, host or cuda; per side as A,B (OSU's H/D: e.g. host,cuda; "
                    "then with --pairs first: rank 0 is A, rank 1 is B)");
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  if (out.empty()) out.push_back(s);
-  return out;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "ibscope/cli/list_args.hpp"
 #include "ibscope/collectives/collective_sweep.hpp"
 #include "ibscope/measure/p2p.hpp"
 
@@ -64,9 +65,6 @@ void add_memory_flags(CLI::App& app, std::string& mem, std::string& path,
                       const std::string& mem_help);
 /// `prefix` is "" for `ibscope p2p` and "p2p-" inside `ibscope run`.
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix);
-
-/// "a,b,,c" -> {"a", "b", "c"}; a text without items -> {text}.
-std::vector<std::string> split_list(const std::string& text);
 
 double parse_timeout_s(const CommonFlags& f);
 CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double timeout_s);
