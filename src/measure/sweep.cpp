@@ -35,12 +35,18 @@ std::vector<std::uint64_t> sweep_sizes(const SweepSpec& s, std::uint64_t element
       throw UsageError(fmt::format("sweep {}..{} has more than {} sizes: raise -f or -i",
                                    s.min_bytes, s.max_bytes, kMaxSizes));
     }
-    if (s.step_bytes != 0) {
-      size += static_cast<double>(s.step_bytes);
-    } else {
-      // Never stall on tiny sizes: at least one byte of progress.
-      size = std::max(size * s.factor, size + 1);
+    // Never stall on tiny sizes: at least one byte of progress.
+    const double next = s.step_bytes != 0 ? size + static_cast<double>(s.step_bytes)
+                                          : std::max(size * s.factor, size + 1);
+    if (!(next > size)) {
+      // Above 2^53 bytes a double no longer changes by a small step: the loop would never end.
+      throw UsageError(fmt::format("sweep {}..{}: a step of {} does not change a size this "
+                                   "large; raise -f or -i",
+                                   s.min_bytes, s.max_bytes,
+                                   s.step_bytes != 0 ? fmt::format("{} bytes", s.step_bytes)
+                                                     : fmt::format("factor {}", s.factor)));
     }
+    size = next;
   }
   return sizes;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <initializer_list>
+#include <sstream>
 
 #include "ibscope/core/error.hpp"
 
@@ -40,7 +41,9 @@ class Section {
   /// Rejects keys outside `known`: a typo would otherwise silently take the default.
   void only(std::initializer_list<const char*> known) const {
     if (obj_ == nullptr) return;
-    for (const auto& [key, value] : obj_->items()) {
+    for (const auto& item : obj_->items()) {
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+      const std::string& key = item.key();
       const bool ok = std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; });
       if (!ok) fail(at(key), "unknown field");
     }
@@ -289,15 +292,22 @@ Workload parse_workload(const json& doc, std::string_view source) {
 Workload load_workload(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw UsageError(fmt::format("{}: cannot open the workload file", path.string()));
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw UsageError(fmt::format("{}: not valid JSON: {}", path.string(), e.what()));
-  }
-  Workload w = parse_workload(doc, path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  Workload w = workload_from_text(text.str(), path.string());
   if (w.name.empty()) w.name = path.stem().string();
   return w;
+}
+
+Workload workload_from_text(std::string_view text, std::string_view source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number too large for a double (1e400).
+    throw UsageError(fmt::format("{}: not valid JSON: {}", source, e.what()));
+  }
+  return parse_workload(doc, source);
 }
 
 nlohmann::ordered_json to_json(const Workload& w) {

@@ -263,14 +263,20 @@ nlohmann::json load_results(const std::filesystem::path& path) {
   }
   std::ostringstream text;
   text << in.rdbuf();
+  return parse_results(text.str(), path.string());
+}
+
+nlohmann::json parse_results(std::string_view text, std::string_view source) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(fmt::format("{}: not valid JSON (byte {}): {}", path.string(), e.byte,
-                                 e.what()));
+    throw UsageError(fmt::format("{}: not valid JSON (byte {}): {}", source, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range: a number too large for a double (1e400).
+    throw UsageError(fmt::format("{}: not valid JSON: {}", source, e.what()));
   }
-  validate_results(doc, path.string());
+  validate_results(doc, source);
   return doc;
 }
 

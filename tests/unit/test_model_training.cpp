@@ -422,3 +422,9 @@ TEST_CASE("what-if on the tiered network model: more bandwidth never slows a ste
     CHECK(sens.elasticity > -1);
   }
 }
+
+// Found by tests/fuzz: nlohmann's out_of_range for 1e400 escaped load_workload (regressions/).
+TEST_CASE("workload file: a number too large for a double is a UsageError", "[training]") {
+  CHECK_THROWS_WITH(workload_from_text(R"({"model": {"layers": 1e400}})", "w.json"),
+                    Contains("w.json: not valid JSON"));
+}

@@ -384,3 +384,14 @@ TEST_CASE("results: validate_results names the source", "[results]") {
   CHECK_THROWS_WITH(ibscope::validate_results(doc, "memory"),
                     Catch::StartsWith("memory: collectives.rows[0].ranks: expected an integer"));
 }
+
+// Found by tests/fuzz: a number too large for a double makes nlohmann throw out_of_range, not
+// parse_error, which escaped the loader as an untyped exception (regressions/results/).
+TEST_CASE("results loader: a number too large for a double is a UsageError", "[results]") {
+  try {
+    ibscope::parse_results(R"({"schema_version": 1e400})", "big.json");
+    FAIL("no exception");
+  } catch (const ibscope::UsageError& e) {
+    CHECK(std::string(e.what()).find("big.json: not valid JSON") == 0);
+  }
+}

@@ -230,3 +230,17 @@ TEST_CASE("sweep: bad ranges are usage errors with a helpful message", "[sweep]"
     CHECK(ibscope::sweep_sizes(spec, 1).size() == 10000);
   }
 }
+
+// Found by tests/fuzz (regressions/args/sweep-step-too-small): above 2^53 bytes adding 1 to a
+// double changes nothing, so -b 9000T -e 9000T -i 1 looped forever instead of failing.
+TEST_CASE("sweep: a step too small to change a huge size is an error, not a hang", "[sweep]") {
+  SweepSpec spec;
+  spec.min_bytes = 9000ULL << 40;
+  spec.max_bytes = 9000ULL << 40;
+  spec.step_bytes = 1;
+  CHECK_THROWS_AS(ibscope::sweep_sizes(spec, 1), ibscope::UsageError);
+  // The same step still works where a double resolves it.
+  spec.min_bytes = spec.max_bytes = 1ULL << 40;
+  spec.step_bytes = 1;
+  CHECK(ibscope::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{1ULL << 40});
+}

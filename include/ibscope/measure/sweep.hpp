@@ -24,8 +24,8 @@ struct SweepSpec {
   std::vector<std::uint64_t> explicit_bytes;  ///< --sizes: these sizes instead of a range
 };
 
-/// Throws UsageError on an inverted range, factor <= 1 without an increment, or a sweep of more
-/// than 10000 sizes.
+/// Throws UsageError on an inverted range, factor <= 1 without an increment, a sweep of more
+/// than 10000 sizes, or a step too small to change a size (near 2^53 bytes and above).
 std::vector<std::uint64_t> sweep_sizes(const SweepSpec& spec, std::uint64_t element_bytes);
 
 }  // namespace ibscope

@@ -96,6 +96,9 @@ void validate(const Workload& w, std::string_view source);
 /// Reads a workload file; throws UsageError naming the file and the JSON path of a missing,
 /// mistyped or inconsistent field ("w.json: parallel.tp: expected an integer, got string").
 Workload load_workload(const std::filesystem::path& path);
+/// Parses a workload file's text (what load_workload reads; the name is not filled in from the
+/// file's). Throws UsageError.
+Workload workload_from_text(std::string_view text, std::string_view source);
 /// Parses an already read document; `source` names it in messages. Throws UsageError.
 Workload parse_workload(const nlohmann::json& doc, std::string_view source);
 /// The file format of a workload (what load_workload reads back unchanged), keys in the

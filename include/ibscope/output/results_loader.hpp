@@ -15,6 +15,8 @@ namespace ibscope {
 
 /// Parses and validates; throws UsageError (exit status 2) on anything malformed.
 nlohmann::json load_results(const std::filesystem::path& path);
+/// Parses and validates a results file's text; `source` names it in messages. UsageError.
+nlohmann::json parse_results(std::string_view text, std::string_view source);
 /// Validates an already parsed document; `source` names it in messages.
 void validate_results(const nlohmann::json& doc, std::string_view source);
 /// The tuning table (collectives/tuning.hpp) saved in a results file by an `-A all` sweep.
