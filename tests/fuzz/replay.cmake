@@ -1,0 +1,15 @@
+# ---- Fuzz targets replayed in every build (docs/fuzzing.md) ----------------------------------
+# Each fuzz target is linked with a plain main() against ibscope_lib and run over its checked-in
+# seeds and regressions: fuzz/replay/<name>, label fuzz-replay. The fuzzing itself (clang,
+# libFuzzer) is the standalone project tests/fuzz/CMakeLists.txt, run by tests/fuzz/run_fuzzers.sh.
+include(${CMAKE_CURRENT_LIST_DIR}/targets.cmake)
+foreach(name IN LISTS IBSCOPE_FUZZ_TARGETS)
+  add_executable(ibscope_fuzz_replay_${name} ${CMAKE_CURRENT_LIST_DIR}/targets/fuzz_${name}.cpp
+                                             ${CMAKE_CURRENT_LIST_DIR}/replay_main.cpp)
+  target_include_directories(ibscope_fuzz_replay_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(ibscope_fuzz_replay_${name} PRIVATE ibscope_lib)
+  add_test(NAME fuzz/replay/${name}
+           COMMAND ibscope_fuzz_replay_${name} ${CMAKE_CURRENT_LIST_DIR}/corpus/${name}
+                   ${CMAKE_CURRENT_LIST_DIR}/regressions/${name})
+  set_tests_properties(fuzz/replay/${name} PROPERTIES LABELS fuzz-replay TIMEOUT 60)
+endforeach()

@@ -1,0 +1,37 @@
+# The fuzz targets, shared by the replay tests of the normal build (tests/fuzz/replay.cmake)
+# and the libFuzzer build (tests/fuzz/CMakeLists.txt), so that the two cannot drift apart.
+# Each name has tests/fuzz/targets/fuzz_<name>.cpp, seeds in tests/fuzz/corpus/<name>/ and
+# crashes turned into regressions in tests/fuzz/regressions/<name>/ (docs/fuzzing.md).
+set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info)
+
+# The library sources the parsers need, compiled by the libFuzzer build instead of the whole
+# library (paths relative to the repository root). A target links only what it reaches.
+set(IBSCOPE_FUZZ_LIBRARY_SOURCES
+    src/core/error.cpp
+    src/core/units.cpp
+    src/core/aligned_buffer.cpp
+    src/cli/list_args.cpp
+    src/cli/memory_request.cpp
+    src/memory/mem_path.cpp
+    src/memory/space_buffer.cpp
+    src/gpu/cuda_unavailable.cpp
+    src/measure/sweep.cpp
+    src/bootstrap/wire.cpp
+    src/collectives/datatype.cpp
+    src/collectives/collective.cpp
+    src/collectives/allreduce.cpp
+    src/collectives/cost.cpp
+    src/collectives/tuning.cpp
+    src/output/results_loader.cpp
+    src/model/workload.cpp
+    src/model/transformer.cpp
+    src/topo/topology_json.cpp
+    src/topo/host_merge.cpp
+    src/topo/host_topology.cpp
+    src/topo/pci_distance.cpp
+    probes/peer_info.cpp)
+
+# Targets that reach the collectives' algorithm registry (collective.cpp): its factories
+# reference the algorithms, which need UCX and are never called by a parser. They are left
+# out and their symbols left unresolved rather than compiling the transport for a name list.
+set(IBSCOPE_FUZZ_REGISTRY_TARGETS results tuning)

@@ -1,0 +1,59 @@
+// The tuning table of a results file, as `--tuning FILE` reads it (collectives/tuning.hpp).
+// The input is the "tuning" section's JSON. Expected rejection: UsageError. Properties: an
+// accepted table serializes back to one that parses to the same table, and selecting an
+// algorithm from it for any size gives one of its entries' algorithms.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz_support.hpp"
+#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/core/error.hpp"
+
+namespace ib = ibscope;
+
+namespace {
+
+bool same(const ib::TuningTable& a, const ib::TuningTable& b) {
+  if (a.entries.size() != b.entries.size()) return false;
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    const auto& x = a.entries[i];
+    const auto& y = b.entries[i];
+    if (x.collective != y.collective || x.ranks != y.ranks || x.hosts != y.hosts ||
+        x.ranges.size() != y.ranges.size()) {
+      return false;
+    }
+    for (std::size_t j = 0; j < x.ranges.size(); ++j) {
+      if (x.ranges[j].max_bytes != y.ranges[j].max_bytes ||
+          x.ranges[j].algorithm != y.ranges[j].algorithm) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto doc = ib::fuzz::parse_json(ib::fuzz::as_text(data, size));
+  if (!doc) return 0;
+  ib::TuningTable table;
+  try {
+    table = ib::tuning_from_json(*doc, "fuzz.json");
+  } catch (const ib::UsageError&) {
+    return 0;
+  }
+  const ib::TuningTable again = ib::tuning_from_json(ib::to_json(table), "fuzz.json (rewritten)");
+  IBSCOPE_FUZZ_CHECK(same(table, again));
+  for (const auto& entry : table.entries) {
+    const auto c = ib::collective_named(entry.collective);
+    IBSCOPE_FUZZ_CHECK(c.has_value());
+    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{4096}, std::uint64_t{1} << 40,
+                                UINT64_MAX}) {
+      const auto chosen = ib::select_algorithm(table, *c, entry.ranks, entry.hosts, bytes);
+      IBSCOPE_FUZZ_CHECK(chosen.has_value());
+    }
+  }
+  return 0;
+}
