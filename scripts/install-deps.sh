@@ -21,6 +21,9 @@ packages=(
   # tests/mp/test_cli_help_mp.cpp).
   dpkg-dev groff-base
   chromium  # headless browser for the HTML report test (tests/browser/)
+  # clang with libFuzzer and the sanitizer runtimes for the fuzz targets (tests/fuzz/,
+  # docs/fuzzing.md); the replay tests need only the normal build.
+  clang libclang-rt-14-dev
 )
 
 missing=()
