@@ -163,7 +163,14 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
     Control control = kContinue;
     std::uint64_t next_k = k;
     if (me == 0) {
-      const double window_end_s = std::min(window_start_s + options.window_s, options.duration_s);
+      // Window w ends on the schedule, at (w + 1) x window, so a late close does not push the
+      // later ones back; but it lasts half a window at least.
+      auto end_of = [&](std::size_t w, double start_s) {
+        return std::min(
+            std::max(static_cast<double>(w + 1) * options.window_s, start_s + options.window_s / 2),
+            options.duration_s);
+      };
+      const double window_end_s = end_of(windows.size(), window_start_s);
       if (now_s >= options.duration_s)
         control = kStop;
       else if (now_s >= window_end_s)
@@ -172,9 +179,8 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
       const double per_iteration_s =
           std::max(1e-7, (now_s - batch_start_s) / static_cast<double>(k));
       const double target_s = std::clamp(options.window_s / 10, 0.02, 0.25);
-      const double next_end_s = control == kCloseWindow
-                                    ? std::min(window_end_s + options.window_s, options.duration_s)
-                                    : window_end_s;
+      const double next_end_s =
+          control == kCloseWindow ? end_of(windows.size() + 1, now_s) : window_end_s;
       const double until_end_s = std::max(0.0, next_end_s - now_s);
       const double want = std::min(target_s, until_end_s) / per_iteration_s;
       next_k = static_cast<std::uint64_t>(
