@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "ibscope/core/error.hpp"
 
 namespace ibscope::topo {
@@ -67,6 +69,18 @@ json to_json(const Gpu& g) {
           {"pcie_link_gbyte_s", rate_or_null(g.pcie_link_gbyte_s)}};
 }
 
+// Whether `v` is an integer that T holds exactly.
+template <typename T>
+bool fits(const json& v) {
+  if (!v.is_number_integer()) return false;
+  if (v.is_number_unsigned()) {
+    return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+  }
+  const std::int64_t x = v.get<std::int64_t>();
+  if (x < 0) return std::is_signed_v<T> && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  return static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+}
+
 // Reads fields with errors that name the source and the JSON path.
 class Reader {
  public:
@@ -86,6 +100,23 @@ class Reader {
   template <typename T>
   T get(const json& obj, const std::string& where, const char* key) const {
     const json& v = at(obj, where, key);
+    // Integers are range-checked first: nlohmann converts a float or a too-large integer with a
+    // plain cast (1e36 to uint64 is undefined behaviour; 4294967297 would read as int 1).
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!v.is_number()) {
+        fail(fmt::format("{}.{}", where, key), fmt::format("unexpected {}", v.type_name()));
+      }
+      if (!fits<T>(v)) {
+        fail(fmt::format("{}.{}", where, key),
+             fmt::format("expected an integer in {}..{}, got {}", std::numeric_limits<T>::min(),
+                         std::numeric_limits<T>::max(), v.dump()));
+      }
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+      if (!v.is_array()) fail(fmt::format("{}.{}", where, key), "expected an array");
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!fits<int>(v[i])) fail(fmt::format("{}.{}[{}]", where, key, i), "expected an int");
+      }
+    }
     try {
       if constexpr (std::is_same_v<T, std::string>) {
         if (!v.is_string()) throw std::invalid_argument("not a string");

@@ -140,6 +140,14 @@ TEST_CASE("Malformed topology JSON is rejected with the field's path", "[topo][j
       {[](json& j) { j["gpus"][0]["vendor_id"] = "0xnvidia"; }, "not a 16-bit hex id"},
       {[](json& j) { j["gpu_nic"][0]["class"] = "NV12"; }, "unknown class 'NV12'"},
       {[](json& j) { j["rdma"] = 1; }, "host.rdma: expected an object"},
+      // Found by tests/fuzz: integers were converted with nlohmann's plain cast (1e36 to
+      // uint64 is undefined behaviour, 4294967297 read as int 1, 70000 as lid 4464).
+      {[](json& j) { j["numa_nodes"][0]["memory_bytes"] = 1.2e36; },
+       "memory_bytes: expected an integer in 0..18446744073709551615, got 1.2e+36"},
+      {[](json& j) { j["pus"] = 4294967297; }, "host.pus: expected an integer in"},
+      {[](json& j) { j["pus"] = 2.5; }, "host.pus: expected an integer in"},
+      {[](json& j) { j["nics"][0]["ports"][0]["lid"] = 70000; }, "lid: expected an integer in 0..65535"},
+      {[](json& j) { j["ranks"] = json::array({0, 1e30}); }, "host.ranks[1]: expected an int"},
   };
   for (const auto& c : cases) {
     json bad = good;
