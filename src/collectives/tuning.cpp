@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -135,9 +136,16 @@ TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& so
     entry.collective = e["collective"].get<std::string>();
     const auto c = collective_named(entry.collective);
     if (!c) throw bad(where, fmt::format("unknown collective '{}'", entry.collective));
-    entry.ranks = e["ranks"].get<int>();
-    entry.hosts = e["hosts"].get<int>();
-    if (entry.ranks < 1 || entry.hosts < 1) throw bad(where, "ranks and hosts must be >= 1");
+    // Compared as 64-bit values: get<int>() would read 4294967297 as 1 (and an unsigned value
+    // above 2^63 reads as negative here, so it is refused too).
+    const auto ranks = e["ranks"].get<std::int64_t>();
+    const auto hosts = e["hosts"].get<std::int64_t>();
+    constexpr std::int64_t kMaxCount = std::numeric_limits<int>::max();
+    if (ranks < 1 || hosts < 1 || ranks > kMaxCount || hosts > kMaxCount) {
+      throw bad(where, fmt::format("ranks and hosts must be 1..{}", kMaxCount));
+    }
+    entry.ranks = static_cast<int>(ranks);
+    entry.hosts = static_cast<int>(hosts);
     std::uint64_t previous = 0;
     for (std::size_t j = 0; j < e["ranges"].size(); ++j) {
       const auto& r = e["ranges"][j];

@@ -136,4 +136,11 @@ TEST_CASE("tuning: malformed tables are usage errors naming the field", "[tuning
   bad_collective["entries"][0]["collective"] = "alltoall";
   CHECK_THROWS_WITH(tuning_from_json(bad_collective, "t.json"),
                     Catch::Contains("unknown collective 'alltoall'"));
+  // Found while writing tests/fuzz/targets/fuzz_tuning.cpp: get<int>() read 4294967297 as 1.
+  for (const json& ranks : {json(4294967297LL), json(18446744073709551615ULL), json(0)}) {
+    json big = entry(json::array({{{"max_bytes", nullptr}, {"algorithm", "ring"}}}));
+    big["entries"][0]["ranks"] = ranks;
+    CHECK_THROWS_WITH(tuning_from_json(big, "t.json"),
+                      Catch::Contains("entries[0]: ranks and hosts must be 1..2147483647"));
+  }
 }

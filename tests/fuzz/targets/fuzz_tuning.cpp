@@ -1,7 +1,8 @@
 // The tuning table of a results file, as `--tuning FILE` reads it (collectives/tuning.hpp).
 // The input is the "tuning" section's JSON. Expected rejection: UsageError. Properties: an
 // accepted table serializes back to one that parses to the same table, and selecting an
-// algorithm from it for any size gives one of its entries' algorithms.
+// algorithm from it for any size gives one of its entries' algorithms; the rank and host
+// counts read are the ones in the input (no narrowing).
 
 #include <cstddef>
 #include <cstdint>
@@ -44,8 +45,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const ib::UsageError&) {
     return 0;
   }
-  const ib::TuningTable again = ib::tuning_from_json(ib::to_json(table), "fuzz.json (rewritten)");
+  const nlohmann::json written = ib::to_json(table);
+  const ib::TuningTable again = ib::tuning_from_json(written, "fuzz.json (rewritten)");
   IBSCOPE_FUZZ_CHECK(same(table, again));
+  // Nothing narrowed on the way in: the counts read are the counts written in the file.
+  for (std::size_t i = 0; i < table.entries.size(); ++i) {
+    IBSCOPE_FUZZ_CHECK(written["entries"][i]["ranks"] == (*doc)["entries"][i]["ranks"]);
+    IBSCOPE_FUZZ_CHECK(written["entries"][i]["hosts"] == (*doc)["entries"][i]["hosts"]);
+  }
   for (const auto& entry : table.entries) {
     const auto c = ib::collective_named(entry.collective);
     IBSCOPE_FUZZ_CHECK(c.has_value());
