@@ -23,6 +23,14 @@ namespace {
 constexpr double kClientGraceS = 5.0;
 // How long rank 0 keeps serving after an abort, for ranks still reading the notice.
 constexpr double kAbortGraceS = 2.0;
+// Pause before connecting again after the root dropped us to make room in a flood.
+constexpr int kRejoinPauseMs = 50;
+
+// The root closed the connection at a frame boundary.
+class RootClosed : public RemoteError {
+ public:
+  using RemoteError::RemoteError;
+};
 
 class TcpBootstrap final : public Bootstrap {
  public:
@@ -31,20 +39,12 @@ class TcpBootstrap final : public Bootstrap {
     if (o.rank == 0) {
       net::Fd listener = o.inherited_listen_fd >= 0 ? net::Fd(o.inherited_listen_fd)
                                                     : net::listen_tcp(o.root);
-      server_ = std::make_unique<TcpStoreServer>(std::move(listener), o.size, o.token, o.timeout_s);
+      server_ = std::make_unique<TcpStoreServer>(std::move(listener), o.size, o.token, o.timeout_s,
+                                                 o.store_limits);
     }
     const Deadline deadline(o.timeout_s);
-    fd_ = net::connect_tcp(root_, deadline, "the bootstrap root (rank 0)");
-    send(wire::encode(wire::Hello{o.token, static_cast<std::uint32_t>(o.rank),
-                                  static_cast<std::uint32_t>(o.size), local_hostname()}));
-    const auto [type, payload] = read_frame(deadline);
-    if (type == wire::MsgType::kRefused) {
-      throw RemoteError(fmt::format("bootstrap root at {} refused rank {}: {}", root_.str(),
-                                    o.rank, wire::decode_refused(payload)));
-    }
-    if (type != wire::MsgType::kWelcome) {
-      throw wire::ProtocolError(fmt::format("bootstrap root at {} answered the hello with type {}",
-                                            root_.str(), static_cast<int>(type)));
+    while (!join(o, deadline)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kRejoinPauseMs));
     }
     reader_ = std::thread([this] { read_loop(); });
     try {
@@ -122,6 +122,44 @@ class TcpBootstrap final : public Bootstrap {
   std::string_view kind() const noexcept override { return "tcp"; }
 
  private:
+  // Connects and says hello. True once welcomed; false if the root dropped the connection
+  // before answering or said it is busy (a flood of strangers: it drops the oldest waiting
+  // connection, which may be ours), and the deadline leaves time to try again. Throws on a
+  // final refusal or when the deadline has passed.
+  bool join(const TcpBootstrapOptions& o, const Deadline& deadline) {
+    fd_ = net::connect_tcp(root_, deadline, "the bootstrap root (rank 0)");
+    std::optional<std::string> busy;
+    try {
+      send(wire::encode(wire::Hello{o.token, static_cast<std::uint32_t>(o.rank),
+                                    static_cast<std::uint32_t>(o.size), local_hostname()}));
+      const auto [type, payload] = read_frame(deadline);
+      if (type == wire::MsgType::kWelcome) return true;
+      if (type != wire::MsgType::kRefused) {
+        throw wire::ProtocolError(
+            fmt::format("bootstrap root at {} answered the hello with type {}", root_.str(),
+                        static_cast<int>(type)));
+      }
+      std::string reason = wire::decode_refused(payload);
+      if (!reason.starts_with(wire::kBusyRefusalPrefix)) {
+        throw RemoteError(fmt::format("bootstrap root at {} refused rank {}: {}", root_.str(),
+                                      o.rank, reason));
+      }
+      busy = std::move(reason);
+    } catch (const SystemError& e) {
+      busy = e.what();  // reset or closed under us: the root dropped the connection
+    } catch (const RootClosed& e) {
+      busy = e.what();
+    }
+    if (deadline.expired()) {
+      throw TimeoutError(fmt::format("bootstrap root at {} did not admit rank {} within {:.0f} s: "
+                                     "{}",
+                                     root_.str(), o.rank, deadline.budget_s(), *busy));
+    }
+    log::debug("bootstrap: rank {} connects again: {}", o.rank, *busy);
+    fd_.reset();
+    return false;
+  }
+
   void stop_reader() noexcept {
     closing_.store(true);
     ::shutdown(fd_.get(), SHUT_RDWR);
@@ -142,7 +180,7 @@ class TcpBootstrap final : public Bootstrap {
   std::pair<wire::MsgType, Bytes> read_frame(const Deadline& deadline) {
     std::array<std::byte, wire::kHeaderBytes> header{};
     if (!net::read_exact(fd_.get(), header.data(), header.size(), deadline)) {
-      throw RemoteError(fmt::format("bootstrap root at {} closed the connection", root_.str()));
+      throw RootClosed(fmt::format("bootstrap root at {} closed the connection", root_.str()));
     }
     const auto h = wire::decode_header(header, wire::kMaxFrameBytes);
     Bytes payload(h.payload_bytes);

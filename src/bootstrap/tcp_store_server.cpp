@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "ibscope/bootstrap/refusal_log.hpp"
 #include "ibscope/bootstrap/wire.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -20,10 +21,9 @@
 namespace ibscope {
 namespace {
 
-// An unauthenticated connection must say hello within this time (a stalled stranger must not
-// hold a slot), and at most this many may wait at once (a flood must not exhaust descriptors).
-constexpr double kHelloDeadlineS = 10.0;
-constexpr std::size_t kMaxPendingConnections = 256;
+// Connections accepted per pass of the loop: between batches the loop reads the connections it
+// has, so a rank's hello that arrived is read before a flood can push it out.
+constexpr int kAcceptBatch = 64;
 
 struct Connection {
   net::Fd fd;
@@ -45,12 +45,16 @@ struct Round {
 
 class TcpStoreServer::Impl {
  public:
-  Impl(net::Fd listener, int size, std::string token, double timeout_s, std::atomic<int>& refused)
+  Impl(net::Fd listener, int size, std::string token, double timeout_s, TcpStoreLimits limits,
+       std::atomic<int>& refused)
       : listener_(std::move(listener)),
         size_(size),
         token_(std::move(token)),
         timeout_s_(timeout_s),
+        limits_(limits),
         refused_(refused),
+        refusals_(limits.log_first_per_kind, limits.log_summary_every_s,
+                  [](const std::string& line) { log::warn("{}", line); }),
         host_of_(static_cast<std::size_t>(size)),
         said_bye_(static_cast<std::size_t>(size), false),
         connected_(static_cast<std::size_t>(size), false) {
@@ -67,6 +71,7 @@ class TcpStoreServer::Impl {
     } catch (const std::exception& e) {
       log::error("bootstrap server stopped: {}", e.what());
     }
+    refusals_.flush(Clock::now(), true);
     std::lock_guard lock(mutex_);
     finished_ = true;
     done_cv_.notify_all();
@@ -119,19 +124,47 @@ class TcpStoreServer::Impl {
     }
   }
 
+  std::size_t pending_count() const {
+    std::size_t pending = 0;
+    for (const auto& c : conns_) pending += c->rank < 0 && c->fd.valid() ? 1 : 0;
+    return pending;
+  }
+
+  // Makes room for one more unauthenticated connection. First every waiting one is read (a
+  // rank's hello may be there: it is then authenticated, garbage is refused); if that frees no
+  // slot, the oldest is dropped. Dropping the newest instead would let a stranger who keeps
+  // max_pending connections open lock every rank out; dropping the oldest bounds how long any
+  // stranger holds a slot, and a dropped rank connects again (kBusyRefusalPrefix).
+  void make_room(bool& swept) {
+    if (pending_count() < limits_.max_pending) return;
+    if (!swept) {
+      swept = true;
+      for (std::size_t i = 0; i < conns_.size(); ++i) {
+        if (conns_[i]->rank < 0) read_from(*conns_[i]);
+      }
+    }
+    if (pending_count() < limits_.max_pending) return;
+    Connection* oldest = nullptr;
+    for (auto& c : conns_) {
+      if (c->rank >= 0 || !c->fd.valid()) continue;
+      if (oldest == nullptr || c->accepted_at < oldest->accepted_at) oldest = c.get();
+    }
+    if (oldest != nullptr) {
+      refuse(*oldest, RefusalKind::kFlood,
+             fmt::format("{}: {} unauthenticated connections waiting, dropped the oldest",
+                         wire::kBusyRefusalPrefix, limits_.max_pending));
+    }
+  }
+
   void accept_new() {
-    while (true) {
+    bool swept = false;
+    for (int accepted = 0; accepted < kAcceptBatch; ++accepted) {
       // Blocking socket: reads use MSG_DONTWAIT, and writes must block (bounded by SO_SNDTIMEO
       // below) rather than fail with EAGAIN when a result exceeds the free send buffer.
       net::Fd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
       if (!fd.valid()) return;  // EAGAIN: drained
-      std::size_t pending = 0;
-      for (const auto& c : conns_) pending += c->rank < 0 ? 1 : 0;
+      make_room(swept);
       const std::string peer = net::peer_name(fd.get());
-      if (pending >= kMaxPendingConnections) {
-        refuse_quietly(peer, "too many unauthenticated connections");
-        continue;
-      }
       // Writes block up to the job timeout: a rank that stops reading is then treated as lost.
       const auto whole_s = static_cast<time_t>(timeout_s_);
       timeval tv{whole_s,
@@ -145,13 +178,10 @@ class TcpStoreServer::Impl {
     }
   }
 
-  void refuse_quietly(const std::string& peer, std::string_view why) {
+  // The reason goes to the stranger too: it names nothing secret (never the token).
+  void refuse(Connection& c, RefusalKind kind, const std::string& why) {
     ++refused_;
-    log::warn("bootstrap: refused connection from {}: {}", peer, why);
-  }
-
-  void refuse(Connection& c, const std::string& why) {
-    refuse_quietly(c.peer, why);
+    refusals_.refused(kind, c.peer, why, Clock::now());
     send_to(c, wire::encode_refused(why));
     c.fd.reset();
   }
@@ -167,7 +197,7 @@ class TcpStoreServer::Impl {
           parse_frames(c);
         } catch (const wire::ProtocolError& e) {
           if (c.rank < 0) {
-            refuse(c, e.what());
+            refuse(c, RefusalKind::kMalformed, e.what());
           } else {
             abort_all(wire::AbortKind::kRemote,
                       fmt::format("{} sent a malformed bootstrap message: {}", name(c.rank),
@@ -211,7 +241,7 @@ class TcpStoreServer::Impl {
   void handle(Connection& c, wire::MsgType type, std::span<const std::byte> payload) {
     if (c.rank < 0) {
       if (type != wire::MsgType::kHello) {
-        refuse(c, "first message was not a hello");
+        refuse(c, RefusalKind::kMalformed, "first message was not a hello");
         return;
       }
       hello(c, wire::decode_hello(payload));
@@ -239,14 +269,21 @@ class TcpStoreServer::Impl {
     unsigned diff = h.token.size() != token_.size() ? 1u : 0u;
     for (std::size_t i = 0; i < std::min(h.token.size(), token_.size()); ++i)
       diff |= static_cast<unsigned>(h.token[i] ^ token_[i]);
-    if (diff != 0) return refuse(c, "wrong job token");
-    if (h.size != static_cast<std::uint32_t>(size_)) {
-      return refuse(c, fmt::format("job size {} does not match this job's {}", h.size, size_));
+    if (diff != 0 && h.token.empty()) {
+      return refuse(c, RefusalKind::kNoToken, "no job token (IBSCOPE_TOKEN unset on the peer?)");
     }
-    if (h.rank >= h.size) return refuse(c, fmt::format("rank {} out of range", h.rank));
+    if (diff != 0) return refuse(c, RefusalKind::kWrongToken, "wrong job token");
+    if (h.size != static_cast<std::uint32_t>(size_)) {
+      return refuse(c, RefusalKind::kWrongJob,
+                    fmt::format("job size {} does not match this job's {}", h.size, size_));
+    }
+    if (h.rank >= h.size) {
+      return refuse(c, RefusalKind::kWrongJob, fmt::format("rank {} out of range", h.rank));
+    }
     const auto r = static_cast<std::size_t>(h.rank);
     if (connected_[r] || said_bye_[r]) {
-      return refuse(c, fmt::format("rank {} is already connected", h.rank));
+      return refuse(c, RefusalKind::kWrongJob,
+                    fmt::format("rank {} is already connected", h.rank));
     }
     c.rank = static_cast<int>(h.rank);
     connected_[r] = true;
@@ -286,10 +323,14 @@ class TcpStoreServer::Impl {
   void expire() {
     const auto now = Clock::now();
     for (auto& c : conns_) {
-      if (c->rank < 0 && c->fd.valid() && seconds_between(c->accepted_at, now) > kHelloDeadlineS) {
-        refuse(*c, fmt::format("no hello within {:.0f} s", kHelloDeadlineS));
+      if (c->rank < 0 && c->fd.valid() &&
+          seconds_between(c->accepted_at, now) > limits_.hello_deadline_s) {
+        refuse(*c, RefusalKind::kStalled,
+               fmt::format("no complete hello within {:g} s ({} bytes received)",
+                           limits_.hello_deadline_s, c->inbuf.size()));
       }
     }
+    refusals_.flush(now);
     if (aborted_) return;
     for (const auto& [seq, round] : rounds_) {
       if (seconds_between(round.first_arrival, now) <= timeout_s_) continue;
@@ -339,7 +380,9 @@ class TcpStoreServer::Impl {
   int size_;
   std::string token_;
   double timeout_s_;
+  TcpStoreLimits limits_;
   std::atomic<int>& refused_;
+  RefusalLog refusals_;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::map<std::uint64_t, Round> rounds_;
   std::vector<std::string> host_of_;
@@ -355,9 +398,11 @@ class TcpStoreServer::Impl {
   bool all_gone_ = false;
 };
 
-TcpStoreServer::TcpStoreServer(net::Fd listener, int size, std::string token, double timeout_s)
+TcpStoreServer::TcpStoreServer(net::Fd listener, int size, std::string token, double timeout_s,
+                               TcpStoreLimits limits)
     : port_(net::bound_port(listener.get())) {
-  impl_ = std::make_unique<Impl>(std::move(listener), size, std::move(token), timeout_s, refused_);
+  impl_ = std::make_unique<Impl>(std::move(listener), size, std::move(token), timeout_s, limits,
+                                 refused_);
   thread_ = std::thread([this] { impl_->run(); });
 }
 

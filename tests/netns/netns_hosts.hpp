@@ -56,6 +56,8 @@ class NetnsJob {
   void start(int rank);
   void start_all();
   int pid(int rank) const { return running_.at(static_cast<std::size_t>(rank)).pid; }
+  /// "address:port" of rank 0's store, as the ranks are told in IBSCOPE_ROOT.
+  const std::string& root() const noexcept { return root_; }
 
   /// Waits for every started rank at once (one thread each, so each end time is exact).
   /// Not-started ranks get a default ProcessResult with exit_code -1.

@@ -13,63 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "alloc_tracker.hpp"
 #include "ibscope/bootstrap/wire.hpp"
 
 using Catch::Matchers::Contains;
 using ibscope::Bytes;
 namespace wire = ibscope::wire;
 
-// ---------------------------------------------------------------------------------------------
-// Allocation tracking. The global operator new is replaced for this test binary so that a test
-// can assert the largest single allocation made while decoding. Tracking is per thread and off
-// unless a test turns it on, so nothing else in the binary is affected.
-namespace {
-thread_local bool g_track_allocations = false;
-thread_local std::size_t g_largest_allocation = 0;
-
-void* tracked_alloc(std::size_t n) {
-  if (g_track_allocations && n > g_largest_allocation) g_largest_allocation = n;
-  if (void* p = std::malloc(n != 0 ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-
-// Largest single allocation made while `f` runs on this thread.
-template <typename F>
-std::size_t largest_allocation_during(F&& f) {
-  g_largest_allocation = 0;
-  g_track_allocations = true;
-  try {
-    f();
-  } catch (...) {
-    g_track_allocations = false;
-    throw;
-  }
-  g_track_allocations = false;
-  return g_largest_allocation;
-}
-}  // namespace
-
-// Every non-aligned form is replaced, so that new and delete always pair up (a sanitizer
-// runtime would otherwise supply the forms left out, and flag the mismatch). The aligned forms
-// are left to the library, on both sides.
-void* operator new(std::size_t n) { return tracked_alloc(n); }
-void* operator new[](std::size_t n) { return tracked_alloc(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return tracked_alloc(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept {
-  return operator new(n, t);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+using ibscope::test::largest_allocation_during;
 
 // ---------------------------------------------------------------------------------------------
 namespace {
@@ -121,11 +72,9 @@ struct Tracked {
 };
 template <typename F>
 Tracked decode_tracked(F&& f) {
-  g_largest_allocation = 0;
-  g_track_allocations = true;
+  ibscope::test::begin_thread_allocation_tracking();
   std::string error = protocol_error(f);  // catches every std::exception
-  g_track_allocations = false;
-  return {std::move(error), g_largest_allocation};
+  return {std::move(error), ibscope::test::end_thread_allocation_tracking()};
 }
 
 wire::Header header_of(const Bytes& frame, std::uint32_t max = wire::kMaxFrameBytes) {
@@ -425,13 +374,13 @@ TEST_CASE("wire: random byte strings never crash a decoder", "[wire]") {
       } catch (const wire::ProtocolError&) {
       }
     };
-    largest_allocation_during([&] {
+    const std::size_t largest = largest_allocation_during([&] {
       swallow([&] { (void)wire::decode_hello(s); });
       swallow([&] { (void)wire::decode_contrib(s); });
       swallow([&] { (void)wire::decode_result(s); });
       swallow([&] { (void)wire::decode_abort(s); });
       swallow([&] { (void)wire::decode_refused(s); });
     });
-    REQUIRE(g_largest_allocation < 4096);
+    REQUIRE(largest < 4096);
   }
 }

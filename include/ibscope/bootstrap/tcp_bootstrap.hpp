@@ -8,6 +8,7 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/bootstrap/socket.hpp"
+#include "ibscope/bootstrap/tcp_store_server.hpp"
 
 namespace ibscope {
 
@@ -18,6 +19,7 @@ struct TcpBootstrapOptions {
   net::HostPort root;          ///< where rank 0 serves the store
   std::string token;           ///< the job's token (may be empty: then a warning is logged)
   int inherited_listen_fd = -1;  ///< rank 0 only: a listening socket from the local launcher
+  TcpStoreLimits store_limits;   ///< rank 0 only: what strangers may cost the store
 };
 
 /// Connects (and on rank 0 also serves), then exchanges hostnames. Throws TimeoutError naming

@@ -4,6 +4,7 @@
 /// lost connection or abort into an abort message for every other rank. One thread, poll().
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <thread>
@@ -13,10 +14,26 @@
 
 namespace ibscope {
 
+/// What strangers may cost the store. Defaults suit real jobs; tests shorten the deadline.
+struct TcpStoreLimits {
+  /// An unauthenticated connection must deliver a whole hello within this time of being
+  /// accepted, however it trickles in (a stalled or slowloris stranger must not hold a slot).
+  double hello_deadline_s = 10.0;
+  /// At most this many unauthenticated connections wait at once (a flood must not exhaust
+  /// descriptors); when full, the oldest is dropped with a "server busy" refusal, which a real
+  /// rank answers by connecting again, so a flood delays ranks but cannot lock them out.
+  std::size_t max_pending = 256;
+  /// Refusals logged one line each per kind before they are only counted (refusal_log.hpp).
+  int log_first_per_kind = 10;
+  /// Seconds between summary lines of the refusals not logged one by one.
+  double log_summary_every_s = 10.0;
+};
+
 class TcpStoreServer {
  public:
   /// Takes a listening socket. `token` may be empty (then only empty tokens are accepted).
-  TcpStoreServer(net::Fd listener, int size, std::string token, double timeout_s);
+  TcpStoreServer(net::Fd listener, int size, std::string token, double timeout_s,
+                 TcpStoreLimits limits = {});
   /// Stops the server thread. noexcept.
   ~TcpStoreServer();
   TcpStoreServer(const TcpStoreServer&) = delete;
@@ -25,7 +42,8 @@ class TcpStoreServer {
   /// Blocks until every rank said goodbye or left after an abort, or the deadline passes.
   void wait_until_done(const Deadline& deadline) noexcept;
   std::uint16_t port() const noexcept { return port_; }
-  /// Connections refused so far (wrong token, garbage, stalls); for tests and logs.
+  /// Connections refused so far (wrong token, garbage, stalls, dropped in a flood); for tests
+  /// and logs.
   int refused_count() const noexcept { return refused_.load(); }
 
  private:

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
@@ -36,6 +37,9 @@ inline constexpr std::uint32_t kMaxPreAuthFrameBytes = 4096;
 /// Largest frame from an authenticated rank (allgather of raw samples fits easily).
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 inline constexpr std::size_t kHeaderBytes = 5;
+/// A refusal whose reason starts with this is temporary (too many strangers were waiting):
+/// the client connects again within its deadline. Every other refusal is final.
+inline constexpr std::string_view kBusyRefusalPrefix = "server busy";
 
 struct Hello {
   std::string token;
