@@ -15,6 +15,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/resident_memory.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
@@ -82,6 +83,13 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   // when that is not host memory.
   memory::MemorySpace& space = space_of(o.algorithm_options);
   const bool on_host = space.kind() == memory::MemKind::kHost;
+  require_buffers_fit(comm, BufferPlan{.what = fmt::format("soak {} up to {}", name_of(c),
+                                                           units::format_size(max_bytes)),
+                                       .size_flag = "--sizes",
+                                       .bytes = max_bytes,
+                                       .buffers = 3,
+                                       .host_mirrors = on_host ? 0 : 2,
+                                       .kind = space.kind()});
   memory::SpaceBuffer send = space.allocate(max_bytes), recv = space.allocate(max_bytes);
   AlignedBuffer host_send(on_host ? 0 : max_bytes), host_recv(on_host ? 0 : max_bytes);
   std::byte* check_send = on_host ? send.data() : host_send.data();

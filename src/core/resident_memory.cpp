@@ -1,17 +1,17 @@
 #include "ibscope/core/resident_memory.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
 namespace ibscope {
 
-std::optional<std::uint64_t> parse_vm_rss_bytes(std::string_view text) {
-  constexpr std::string_view kKey = "VmRSS:";
-  std::size_t pos = text.starts_with(kKey) ? 0 : text.find(std::string("\n") + std::string(kKey));
+std::optional<std::uint64_t> parse_kib_field(std::string_view text, std::string_view key) {
+  std::size_t pos = text.starts_with(key) ? 0 : text.find(std::string("\n") + std::string(key));
   if (pos == std::string_view::npos) return std::nullopt;
   if (text[pos] == '\n') ++pos;
-  pos += kKey.size();
+  pos += key.size();
   while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
   std::uint64_t kib = 0;
   const auto [end, ec] = std::from_chars(text.data() + pos, text.data() + text.size(), kib);
@@ -21,7 +21,12 @@ std::optional<std::uint64_t> parse_vm_rss_bytes(std::string_view text) {
           .substr(0, 3) != " kB") {
     return std::nullopt;
   }
+  if (kib > UINT64_MAX / 1024) return std::nullopt;
   return kib * 1024;
+}
+
+std::optional<std::uint64_t> parse_vm_rss_bytes(std::string_view text) {
+  return parse_kib_field(text, "VmRSS:");
 }
 
 std::uint64_t resident_bytes() noexcept {

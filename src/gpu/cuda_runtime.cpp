@@ -192,6 +192,15 @@ std::optional<int> device_by_pci_bus_id(const std::string& pci_bus_id) {
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> current_device_free_bytes() noexcept {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return std::nullopt;
+  }
+  return free_bytes;
+}
+
 void set_device(int ordinal) {
   check(cudaSetDevice(ordinal), "cudaSetDevice", [&] { return fmt::format("device {}", ordinal); });
 }

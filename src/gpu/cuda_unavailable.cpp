@@ -28,6 +28,8 @@ int device_count() { unavailable("CUDA device count"); }
 
 DeviceInfo device_info(int /*ordinal*/) { unavailable("CUDA device info"); }
 
+std::optional<std::uint64_t> current_device_free_bytes() noexcept { return std::nullopt; }
+
 std::optional<int> device_by_pci_bus_id(const std::string& /*pci_bus_id*/) {
   unavailable("CUDA device lookup by PCI bus id");
 }

@@ -7,6 +7,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/timing.hpp"
 
@@ -39,6 +40,10 @@ bool records_samples(Test t, bool initiator) { return t == Test::kBwReverse ? !i
 // Tag steps: data and acknowledgements of one measurement never match each other.
 constexpr std::uint32_t kDataStep = 1;
 constexpr std::uint32_t kAckStep = 2;
+
+memory::MemorySpace& space(const P2pOptions& o) {
+  return o.memory ? *o.memory : *memory::host_space();
+}
 
 class PairRunner {
  public:
@@ -125,10 +130,6 @@ class PairRunner {
     comm_.wait_all(reqs, what, deadline);
   }
 
-  static memory::MemorySpace& space(const P2pOptions& o) {
-    return o.memory ? *o.memory : *memory::host_space();
-  }
-
   ucx::Comm& comm_;
   const P2pOptions& o_;
   memory::SpaceBuffer send_, recv_;
@@ -202,7 +203,15 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   if (o.bw && o.bw_both_directions) tests.push_back(Test::kBwReverse);
   if (o.bibw) tests.push_back(Test::kBibw);
 
-  PairRunner runner(comm, o, sizes.empty() ? 0 : sizes.back());
+  const std::uint64_t max_bytes = sizes.empty() ? 0 : sizes.back();
+  require_buffers_fit(comm, BufferPlan{.what = fmt::format("p2p up to {}",
+                                                           units::format_size(max_bytes)),
+                                       .size_flag = "p2p -e/--maxbytes",
+                                       .bytes = max_bytes,
+                                       .buffers = 2,
+                                       .host_mirrors = 0,
+                                       .kind = space(o).kind()});
+  PairRunner runner(comm, o, max_bytes);
   const std::size_t total_steps = rounds.size() * tests.size() * sizes.size();
   std::size_t steps_done = 0;
   for (std::size_t r = 0; r < rounds.size(); ++r) {

@@ -7,6 +7,10 @@
 
 namespace ibscope {
 
+/// A "Key:   12345 kB" line of a /proc text (status, meminfo), in bytes; `key` includes the
+/// colon. nullopt when there is none or it does not parse. Pure.
+std::optional<std::uint64_t> parse_kib_field(std::string_view text, std::string_view key);
+
 /// The VmRSS line of a /proc/<pid>/status text ("VmRSS:\t  12345 kB"), in bytes; nullopt when
 /// there is none or it does not parse. Pure.
 std::optional<std::uint64_t> parse_vm_rss_bytes(std::string_view status_text);

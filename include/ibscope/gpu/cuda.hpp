@@ -10,6 +10,7 @@
 /// no CUDA-capable device is detected").
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -39,6 +40,10 @@ DeviceInfo device_info(int ordinal);
 
 /// The ordinal of the device at `pci_bus_id` (any case), or nullopt when not visible.
 std::optional<int> device_by_pci_bus_id(const std::string& pci_bus_id);
+
+/// Free memory of the current device (cudaMemGetInfo), or nullopt without CUDA, a device or
+/// an answer (never throws).
+std::optional<std::uint64_t> current_device_free_bytes() noexcept;
 
 /// Makes `ordinal` current for this thread (cudaSetDevice).
 void set_device(int ordinal);

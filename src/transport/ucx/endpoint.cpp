@@ -72,6 +72,17 @@ std::string Endpoint::transports() const {
   return summarize_ep_info(s);
 }
 
+bool uses_nic_registration(std::string_view summary) {
+  // Lane names start a word: "rc_mlx5/mlx5_0:1[...]", "ud_verbs/...", "dc_mlx5/...".
+  for (std::string_view prefix : {"rc_", "dc_", "ud_"}) {
+    for (std::size_t at = summary.find(prefix); at != std::string_view::npos;
+         at = summary.find(prefix, at + 1)) {
+      if (at == 0 || summary[at - 1] == ' ') return true;
+    }
+  }
+  return false;
+}
+
 std::string summarize_ep_info(const std::string& text) {
   // ucp_ep_print_info lines of interest:
   //   "lane[0]:  3:sysv/memory.0 md[2]  -> md[2]/sysv/sysdev[255] am am_bw#0 keepalive"

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/transport/ucx/worker.hpp"
@@ -46,5 +47,10 @@ class Endpoint {
 
 /// Summarises ucp_ep_print_info text: the distinct "transport/device" pairs per lane purpose.
 std::string summarize_ep_info(const std::string& print_info_text);
+
+/// Whether a summarize_ep_info() text names a NIC transport (rc_, dc_, ud_ over verbs or
+/// mlx5), whose user buffers UCX registers and pins: they count against RLIMIT_MEMLOCK.
+/// Pure.
+bool uses_nic_registration(std::string_view transports_summary);
 
 }  // namespace ibscope::ucx

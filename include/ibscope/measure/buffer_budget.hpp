@@ -1,0 +1,29 @@
+#pragma once
+/// The resource-limit check of the UCX commands (collective sweep, soak, p2p): each rank works
+/// out its buffers at the largest size, times the ranks on its host, and refuses before any
+/// exists when they do not fit (core/memory_budget.hpp).
+
+#include <cstdint>
+#include <string>
+
+#include "ibscope/memory/memory_space.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
+
+namespace ibscope {
+
+struct BufferPlan {
+  std::string what;       ///< "allreduce sweep up to 16 GiB"
+  std::string size_flag;  ///< "-e/--maxbytes"
+  std::uint64_t bytes = 0;  ///< each buffer
+  int buffers = 0;          ///< in `kind` memory
+  int host_mirrors = 0;     ///< host buffers of `bytes` beside device buffers (verification)
+  memory::MemKind kind = memory::MemKind::kHost;
+};
+
+/// Throws UsageError naming this host, both figures and the remedy when `plan` does not fit:
+/// MemAvailable for host buffers of all ranks on the host, RLIMIT_MEMLOCK when UCX reaches a
+/// peer over a NIC transport (it pins host buffers), free GPU memory for device buffers. A
+/// collective call: ends with a bootstrap barrier, so no rank allocates before all checked.
+void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan);
+
+}  // namespace ibscope

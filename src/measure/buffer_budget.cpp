@@ -1,0 +1,34 @@
+#include "ibscope/measure/buffer_budget.hpp"
+
+#include "ibscope/core/memory_budget.hpp"
+#include "ibscope/gpu/cuda.hpp"
+#include "ibscope/transport/ucx/endpoint.hpp"
+
+namespace ibscope {
+
+void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan) {
+  const Bootstrap& boot = comm.bootstrap();
+  const bool on_host = plan.kind == memory::MemKind::kHost;
+  const std::uint64_t data = saturating_mul(plan.bytes, static_cast<std::uint64_t>(plan.buffers));
+  bool pinned = false;
+  for (int r = 0; r < comm.size() && !pinned; ++r) {
+    pinned = r != comm.rank() && ucx::uses_nic_registration(comm.transports(r));
+  }
+  MemoryDemand need;
+  need.what = plan.what;
+  need.size_flag = plan.size_flag;
+  need.host_bytes_per_rank =
+      on_host ? data : saturating_mul(plan.bytes, static_cast<std::uint64_t>(plan.host_mirrors));
+  need.locked_bytes_per_rank = on_host && pinned ? data : 0;
+  need.device_bytes_per_rank = on_host ? 0 : data;
+  need.ranks_on_host = boot.local_size();
+  need.host = boot.host(boot.rank());
+  HostMemory host = read_host_memory();
+  if (!on_host) host.device_free_bytes = gpu::current_device_free_bytes();
+  require_memory(need, host);
+  // No rank allocates before every rank on the host has read MemAvailable: one that had would
+  // make the others count its buffers twice.
+  comm.bootstrap().barrier("memory check");
+}
+
+}  // namespace ibscope

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# LeakSanitizer over ibscope's main commands (tests/leaks/README.md). Run by ctest in the
+# sanitizer build (label leaks): each command runs for real, small, with leak detection on, and
+# must exit 0 with no LeakSanitizer report from any process (the launcher and every rank).
+# Usage: check_main_commands.sh IBSCOPE_BINARY
+set -uo pipefail
+ibscope=${1:?usage: check_main_commands.sh IBSCOPE_BINARY}
+work=$(mktemp -d /tmp/ibscope-leaks.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=23"
+export LSAN_OPTIONS="report_objects=0"
+failures=0
+
+check() {  # check NAME ARGS...: runs ibscope ARGS, requires exit 0 and no leak report
+  local name=$1
+  shift
+  local log="$work/$name.log"
+  local start=$SECONDS
+  "$ibscope" "$@" > "$log" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ] || grep -q "LeakSanitizer" "$log"; then
+    echo "FAIL $name (exit $rc, $((SECONDS - start)) s): ibscope $*"
+    grep -B2 -A25 "LeakSanitizer" "$log" | head -60 || tail -20 "$log"
+    [ $rc -ne 0 ] && tail -20 "$log"
+    failures=$((failures + 1))
+  else
+    echo "ok   $name ($((SECONDS - start)) s): ibscope $*"
+  fi
+}
+
+newest() { ls -t "$work"/results/"$1"*.json 2>/dev/null | head -1; }
+
+check run run --np 2 -e 64K -n 5 -w 1 --p2p-maxbytes 64K --p2p-iters 50 --p2p-bw-iters 3 \
+      --p2p-warmup 2 --out results
+check allreduce allreduce --np 3 -A all -b 8 -e 64K -n 5 -w 1 --out results
+check p2p p2p --np 2 -b 1 -e 64K --out results
+check topo topo --out results
+
+run_file=$(newest ibscope-run)
+ar_file=$(newest ibscope-allreduce)
+if [ -z "$run_file" ] || [ -z "$ar_file" ]; then
+  echo "FAIL: the run and allreduce commands left no results file in $work/results"
+  exit 1
+fi
+check validate validate "$run_file" "$ar_file"
+check fit fit "$ar_file"
+check report report "$run_file" "$ar_file" -o "$work/report.html"
+check predict predict --fit "$ar_file" --nodes 4 --gpus-per-node 2 --inter-lat-us 5 \
+      --inter-bw-gbps 48 --sizes 64K,1M
+check model model --preset llama2-7b --inter-bw-gbps 48 --inter-lat-us 5
+check algorithms algorithms
+# Errors take the unwinding paths: a usage error and a corrupt results file must not leak either.
+check_fails() {  # check_fails NAME STATUS ARGS...: requires exit STATUS and no leak report
+  local name=$1 want=$2
+  shift 2
+  local log="$work/$name.log"
+  "$ibscope" "$@" > "$log" 2>&1
+  local rc=$?
+  if [ $rc -ne "$want" ] || grep -q "LeakSanitizer" "$log"; then
+    echo "FAIL $name (exit $rc, wanted $want): ibscope $*"
+    tail -30 "$log"
+    failures=$((failures + 1))
+  else
+    echo "ok   $name (exit $rc as wanted): ibscope $*"
+  fi
+}
+head -c 300 "$ar_file" > "$work/corrupt.json"
+check_fails corrupt-file 2 validate "$work/corrupt.json"
+check_fails bad-flag 2 allreduce --np 2 -e 12Q
+
+if [ $failures -ne 0 ]; then
+  echo "$failures command(s) failed or leaked"
+  exit 1
+fi
+echo "no leaks in the main commands"
