@@ -20,6 +20,7 @@
 
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/bootstrap/wire.hpp"
+#include "ibscope/build_info.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
@@ -144,7 +145,9 @@ TEST_CASE("a job under attack from a local stranger completes and logs each refu
   }
   // The silent connection (closed only after 10 s) held nothing up.
   CHECK(res.elapsed_s < 10.0);
-  // No allocation followed the claimed 4 GiB: rank 0's peak stayed within a few MiB.
+  // No allocation followed the claimed 4 GiB: rank 0's peak stayed within a few MiB. Under
+  // ASan the shadow memory and the quarantine grow the peak by far more than that, so the
+  // sanitizer build leaves this to the unit test's allocation tracker ([attack]).
   CHECK(peak_before > 0);
-  CHECK(peak_after < peak_before + (std::uint64_t{16} << 20));
+  if (!ibscope::build::kSanitized) CHECK(peak_after < peak_before + (std::uint64_t{16} << 20));
 }
