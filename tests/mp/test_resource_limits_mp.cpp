@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ibscope/core/resident_memory.hpp"
+#include "ibscope/core/memory_budget.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
@@ -16,10 +16,7 @@ using namespace ibscope::test;
 namespace {
 
 std::uint64_t mem_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ibscope::parse_kib_field(text.str(), "MemAvailable:").value_or(0);
+  return ibscope::read_host_memory().available_bytes.value_or(0);
 }
 
 /// `fraction` of MemAvailable, in whole MiB, as a size argument.
