@@ -18,11 +18,13 @@
 #   IBSCOPE_RXE_GID_INDEX=1, IBSCOPE_RXE_GUEST=1, plus the --env variables.
 # Exit: the command's exit status; 77 when the guest cannot run here (no QEMU, no kernel
 #   package...), or 1 instead when IBSCOPE_RXE_REQUIRED=1; 124 timed out; 125 the guest never
-#   reported a status (boot or setup failure).
+#   reported a status (boot or setup failure, or every boot stalled before guest.sh).
 # Environment: IBSCOPE_RXE_CACHE (kernel/initramfs cache), IBSCOPE_RXE_REQUIRED,
 #   IBSCOPE_RXE_VERBOSE, IBSCOPE_RXE_QEMU (QEMU binary, default qemu-system-x86_64),
 #   IBSCOPE_RXE_KEEP=1 (keep the run's temp directory: logs, control files),
-#   IBSCOPE_RXE_KERNEL_ARGS (appended to the guest kernel command line).
+#   IBSCOPE_RXE_KERNEL_ARGS (appended to the guest kernel command line),
+#   IBSCOPE_RXE_BOOT_TIMEOUT (default 60: a boot that has not started guest.sh by then is
+#   killed and booted again) and IBSCOPE_RXE_BOOT_TRIES (default 2 boots in all).
 set -euo pipefail
 
 me=run_in_guest
@@ -204,9 +206,13 @@ guest_env_vars=(
   printf ' %q' "${guest_env_vars[@]}" "${envs[@]}" "$@"
   printf '\n'
 } >"$tmp/ctl/cmd.sh"
-: >"$tmp/out.log"
-: >"$tmp/setup.log"
-: >"$tmp/boot.log"
+show_tail() { # $1 = title, $2 = file
+  if [ -s "$2" ]; then
+    echo "--- $1 (last 40 lines)" >&2
+    tail -n 40 "$2" | tr -d '\r' >&2
+    [ -z "$(tail -c 1 "$2")" ] || echo >&2 # the console may end mid-line
+  fi
+}
 
 # ---- boot ----------------------------------------------------------------------------------
 # 2 vCPUs: with 1, busy-polling peers take ~4 ms per ping-pong. -cpu max has AVX2 but no
@@ -215,39 +221,94 @@ guest_env_vars=(
 cmdline="console=ttyS0 quiet loglevel=4 panic=-1 8250.nr_uarts=1 i8042.noaux i8042.nokbd"
 cmdline+=" i8042.nopnp i8042.dumbkbd tsc=reliable no_timer_check lpj=10000000 pci=noacpi"
 cmdline+="${IBSCOPE_RXE_KERNEL_ARGS:+ $IBSCOPE_RXE_KERNEL_ARGS}"
-start_ns="$(date +%s%N)"
-timeout -k 10 "$timeout_s" "$qemu" \
-  -nodefaults -no-user-config -nographic -no-reboot \
-  -machine pc -accel tcg -cpu max -smp 2 -m 2G -nic none \
-  -kernel "$IBSCOPE_RXE_KERNEL" -initrd "$IBSCOPE_RXE_INITRD" -append "$cmdline" \
-  -chardev "file,id=boot,path=${tmp//,/,,}/boot.log" -serial chardev:boot \
-  -virtfs "local,path=/,mount_tag=hostroot,readonly=on,security_model=none,multidevs=remap" \
-  -virtfs "local,path=${tmp//,/,,}/ctl,mount_tag=ctl,security_model=none,multidevs=remap" \
-  "${virtfs[@]}" \
-  -device virtio-serial-pci \
-  -chardev "file,id=out,path=${tmp//,/,,}/out.log,append=on" \
-  -device virtserialport,chardev=out,name=ibscope.out \
-  -chardev "file,id=setup,path=${tmp//,/,,}/setup.log,append=on" \
-  -device virtserialport,chardev=setup,name=ibscope.log \
-  </dev/null >"$tmp/qemu.log" 2>&1 &
-qemu_pid=$!
-tail -n +1 -s 0.1 -F --pid="$qemu_pid" "$tmp/out.log" 2>/dev/null &
-tail_pid=$!
 
-qemu_rc=0
-wait "$qemu_pid" || qemu_rc=$?
-qemu_pid=
-wait "$tail_pid" || true
-tail_pid=
+# Boot watchdog: guest.sh normally starts 3-8 s after QEMU. A TCG guest has (rarely, once on
+# CI) hung silently before that; a boot that has not reached guest.sh within boot_timeout_s is
+# killed and started again, up to boot_tries boots, all within --timeout. The command has not
+# started in a killed boot, so a new boot runs it exactly once.
+boot_timeout_s="${IBSCOPE_RXE_BOOT_TIMEOUT:-60}"
+boot_tries="${IBSCOPE_RXE_BOOT_TRIES:-2}"
+[[ "$boot_timeout_s" =~ ^[1-9][0-9]*$ ]] ||
+  die_usage "IBSCOPE_RXE_BOOT_TIMEOUT wants whole seconds, got '$boot_timeout_s'"
+[[ "$boot_tries" =~ ^[1-9][0-9]*$ ]] ||
+  die_usage "IBSCOPE_RXE_BOOT_TRIES wants a positive count, got '$boot_tries'"
+
+guest_started() { [ -f "$tmp/ctl/times" ] && grep -q '^guest.sh ' "$tmp/ctl/times"; }
+
+boot_stage() { # how far a boot got, from the control directory's times file
+  if [ ! -f "$tmp/ctl/times" ]; then
+    echo "before /init finished its mounts (kernel boot, module loading or the 9p mounts)"
+  elif ! guest_started; then
+    echo "after /init's mounts, before guest.sh started (chroot, bash)"
+  else
+    echo "after guest.sh started"
+  fi
+}
+
+# One boot with at most $1 s of wall time; sets qemu_rc, and boot_stalled=1 when the watchdog
+# killed it before guest.sh started.
+boot_guest() {
+  local limit_s="$1" watch_until
+  : >"$tmp/out.log"
+  : >"$tmp/setup.log"
+  : >"$tmp/boot.log"
+  rm -f "$tmp/ctl/times" "$tmp/ctl/status" "$tmp/ctl/status.tmp" "$tmp/ctl/setup_failed"
+  boot_stalled=0
+  timeout -k 10 "$limit_s" "$qemu" \
+    -nodefaults -no-user-config -nographic -no-reboot \
+    -machine pc -accel tcg -cpu max -smp 2 -m 2G -nic none \
+    -kernel "$IBSCOPE_RXE_KERNEL" -initrd "$IBSCOPE_RXE_INITRD" -append "$cmdline" \
+    -chardev "file,id=boot,path=${tmp//,/,,}/boot.log" -serial chardev:boot \
+    -virtfs "local,path=/,mount_tag=hostroot,readonly=on,security_model=none,multidevs=remap" \
+    -virtfs "local,path=${tmp//,/,,}/ctl,mount_tag=ctl,security_model=none,multidevs=remap" \
+    "${virtfs[@]}" \
+    -device virtio-serial-pci \
+    -chardev "file,id=out,path=${tmp//,/,,}/out.log,append=on" \
+    -device virtserialport,chardev=out,name=ibscope.out \
+    -chardev "file,id=setup,path=${tmp//,/,,}/setup.log,append=on" \
+    -device virtserialport,chardev=setup,name=ibscope.log \
+    </dev/null >"$tmp/qemu.log" 2>&1 &
+  qemu_pid=$!
+  tail -n +1 -s 0.1 -F --pid="$qemu_pid" "$tmp/out.log" 2>/dev/null &
+  tail_pid=$!
+
+  watch_until=$((SECONDS + boot_timeout_s))
+  while kill -0 "$qemu_pid" 2>/dev/null && ! guest_started; do
+    if [ "$SECONDS" -ge "$watch_until" ]; then
+      boot_stalled=1
+      kill -TERM "$qemu_pid" 2>/dev/null || true # timeout(1) passes it on to QEMU
+      break
+    fi
+    sleep 0.2
+  done
+  qemu_rc=0
+  wait "$qemu_pid" || qemu_rc=$?
+  qemu_pid=
+  wait "$tail_pid" || true
+  tail_pid=
+}
+
+start_ns="$(date +%s%N)"
+run_start="$SECONDS"
+boot=1
+while :; do
+  boot_guest "$((timeout_s - (SECONDS - run_start)))"
+  [ "$boot_stalled" = 1 ] || break
+  stage="$(boot_stage)"
+  echo "$me: boot $boot of $boot_tries: the guest had not started guest.sh after" \
+    "$boot_timeout_s s (IBSCOPE_RXE_BOOT_TIMEOUT); it stalled $stage" >&2
+  show_tail "guest kernel console of boot $boot" "$tmp/boot.log"
+  remaining_s=$((timeout_s - (SECONDS - run_start)))
+  if [ "$boot" -ge "$boot_tries" ] || [ "$remaining_s" -le "$boot_timeout_s" ]; then
+    echo "$me: FAIL: the guest never started guest.sh in $boot boot(s); it stalled $stage" >&2
+    exit 125
+  fi
+  boot=$((boot + 1))
+  echo "$me: booting the guest again (boot $boot of $boot_tries, ${remaining_s} s left)" >&2
+done
 elapsed="$(($(date +%s%N) - start_ns))"
 elapsed="$((elapsed / 1000000000)).$(printf '%02d' $((elapsed / 10000000 % 100)))"
 
-show_tail() { # $1 = title, $2 = file
-  if [ -s "$2" ]; then
-    echo "--- $1 (last 40 lines)" >&2
-    tail -n 40 "$2" | tr -d '\r' >&2
-  fi
-}
 
 if [ "$verbose" = 1 ]; then
   show_tail "guest setup log" "$tmp/setup.log"
@@ -266,7 +327,7 @@ if [ -f "$tmp/ctl/status" ]; then
 fi
 
 if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
-  reason="timed out after $timeout_s s (--timeout) before the command finished"
+  reason="timed out after $timeout_s s (--timeout) before the command finished; the guest got $(boot_stage)"
   rc=124
 elif [ -f "$tmp/ctl/setup_failed" ]; then
   reason="guest setup failed: $(head -n 1 "$tmp/ctl/setup_failed")"
