@@ -94,14 +94,10 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   // to and from device memory around the verified run (the mirrors are the buffers on host).
   memory::MemorySpace& space = space_of(o.algorithm_options);
   const bool on_host = space.kind() == memory::MemKind::kHost;
-  // Send, receive and the algorithms' scratch (up to one message), refused before any exists.
-  require_buffers_fit(comm, BufferPlan{.what = fmt::format("{} sweep up to {}", name_of(c),
-                                                           units::format_size(max_bytes)),
-                                       .size_flag = "-e/--maxbytes",
-                                       .bytes = max_bytes,
-                                       .buffers = 3,
-                                       .host_mirrors = on_host ? 0 : 2,
-                                       .kind = space.kind()});
+  // Refused before any buffer exists when they would not fit.
+  require_buffers_fit(comm, collective_buffer_plan(fmt::format("{} sweep up to {}", name_of(c),
+                                                               units::format_size(max_bytes)),
+                                                   "-e/--maxbytes", max_bytes, space.kind()));
   memory::SpaceBuffer send = space.allocate(max_bytes), recv = space.allocate(max_bytes);
   AlignedBuffer host_send(on_host ? 0 : max_bytes), host_recv(on_host ? 0 : max_bytes);
   std::byte* check_send = on_host ? send.data() : host_send.data();

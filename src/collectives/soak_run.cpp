@@ -83,13 +83,9 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   // when that is not host memory.
   memory::MemorySpace& space = space_of(o.algorithm_options);
   const bool on_host = space.kind() == memory::MemKind::kHost;
-  require_buffers_fit(comm, BufferPlan{.what = fmt::format("soak {} up to {}", name_of(c),
-                                                           units::format_size(max_bytes)),
-                                       .size_flag = "--sizes",
-                                       .bytes = max_bytes,
-                                       .buffers = 3,
-                                       .host_mirrors = on_host ? 0 : 2,
-                                       .kind = space.kind()});
+  require_buffers_fit(comm, collective_buffer_plan(fmt::format("soak {} up to {}", name_of(c),
+                                                               units::format_size(max_bytes)),
+                                                   "--sizes", max_bytes, space.kind()));
   memory::SpaceBuffer send = space.allocate(max_bytes), recv = space.allocate(max_bytes);
   AlignedBuffer host_send(on_host ? 0 : max_bytes), host_recv(on_host ? 0 : max_bytes);
   std::byte* check_send = on_host ? send.data() : host_send.data();

@@ -15,6 +15,12 @@ std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
   return a * b;
 }
 
+std::string_view memlock_raise_hint() noexcept {
+  return "'ulimit -l unlimited', 'memlock unlimited' in /etc/security/limits.conf, or "
+         "LimitMEMLOCK=infinity for slurmd or the container; Slurm passes the submitting "
+         "shell's limit unless PropagateResourceLimits says otherwise";
+}
+
 namespace {
 
 std::string per_host(const MemoryDemand& need, std::uint64_t per_rank) {
@@ -55,13 +61,11 @@ std::optional<Error> memory_shortfall(const MemoryDemand& need, const HostMemory
           ErrorKind::kSystem,
           fmt::format(
               "{} registers {} per rank with the NIC, plus about {} for queues and UCX, but on "
-              "{} this process's locked-memory limit RLIMIT_MEMLOCK is {}: raise it ('ulimit -l "
-              "unlimited', 'memlock unlimited' in /etc/security/limits.conf, "
-              "LimitMEMLOCK=infinity for slurmd or the container; Slurm passes the submitting "
-              "shell's limit unless PropagateResourceLimits says otherwise), or lower {}",
+              "{} this process's locked-memory limit RLIMIT_MEMLOCK is {}: raise it ({}), or "
+              "lower {}",
               need.what, units::format_size(need.locked_bytes_per_rank),
               units::format_size(kLockedOverheadBytes), where,
-              units::format_size(*host.memlock_bytes), need.size_flag));
+              units::format_size(*host.memlock_bytes), memlock_raise_hint(), need.size_flag));
     }
   }
   if (host.device_free_bytes && need.device_bytes_per_rank > 0 &&

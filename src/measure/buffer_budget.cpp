@@ -1,10 +1,22 @@
 #include "ibscope/measure/buffer_budget.hpp"
 
+#include <utility>
+
 #include "ibscope/core/memory_budget.hpp"
 #include "ibscope/gpu/cuda.hpp"
 #include "ibscope/transport/ucx/endpoint.hpp"
 
 namespace ibscope {
+
+BufferPlan collective_buffer_plan(std::string what, std::string size_flag, std::uint64_t bytes,
+                                  memory::MemKind kind) {
+  return BufferPlan{.what = std::move(what),
+                    .size_flag = std::move(size_flag),
+                    .bytes = bytes,
+                    .buffers = 3,
+                    .host_mirrors = kind == memory::MemKind::kHost ? 0 : 2,
+                    .kind = kind};
+}
 
 void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan) {
   const Bootstrap& boot = comm.bootstrap();

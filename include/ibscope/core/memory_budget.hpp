@@ -26,11 +26,11 @@ struct MemoryDemand {
 
 /// What a host offers; nullopt where a figure is unknown (or unlimited, for memlock).
 struct HostMemory {
-  std::optional<std::uint64_t> available_bytes;  ///< MemAvailable of /proc/meminfo
+  std::optional<std::uint64_t> available_bytes{};  ///< MemAvailable of /proc/meminfo
   /// RLIMIT_MEMLOCK soft limit; nullopt when unlimited or the process has CAP_IPC_LOCK (the
   /// kernel does not apply the limit to registrations then).
-  std::optional<std::uint64_t> memlock_bytes;
-  std::optional<std::uint64_t> device_free_bytes;  ///< cudaMemGetInfo's free, when it applies
+  std::optional<std::uint64_t> memlock_bytes{};
+  std::optional<std::uint64_t> device_free_bytes{};  ///< cudaMemGetInfo's free, when it applies
 };
 
 /// Share of MemAvailable a command may plan to use: the rest is for the kernel, UCX's own
@@ -38,6 +38,9 @@ struct HostMemory {
 inline constexpr double kUsableAvailableFraction = 0.9;
 /// Locked memory that UCX, the verbs queues and the control buffers need beside the data.
 inline constexpr std::uint64_t kLockedOverheadBytes = 64ULL << 20;
+
+/// How to raise RLIMIT_MEMLOCK, for every message that names it (registration failures too).
+std::string_view memlock_raise_hint() noexcept;
 
 /// The first shortfall of `need` against `host`, as an error whose one line has both figures
 /// and the remedy: a usage error (exit 2) when the sizes do not fit the memory, a system error

@@ -20,6 +20,11 @@ struct BufferPlan {
   memory::MemKind kind = memory::MemKind::kHost;
 };
 
+/// A collective's buffers at `bytes`: send, receive and the algorithms' scratch (up to one
+/// message) in `kind` memory, and two host mirrors of send and receive to verify device data.
+BufferPlan collective_buffer_plan(std::string what, std::string size_flag, std::uint64_t bytes,
+                                  memory::MemKind kind);
+
 /// Throws UsageError naming this host, both figures and the remedy when `plan` does not fit:
 /// MemAvailable for host buffers of all ranks on the host, RLIMIT_MEMLOCK when UCX reaches a
 /// peer over a NIC transport (it pins host buffers), free GPU memory for device buffers. A

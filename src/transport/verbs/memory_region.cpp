@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/memory_budget.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/gpu/cuda.hpp"
 #include "ibscope/transport/verbs/api.hpp"
@@ -21,12 +22,11 @@ void dereg_mr(ibv_mr* mr) noexcept { api().dereg_mr(mr); }
 std::string memlock_remedy(std::size_t bytes) {
   rlimit limit{};
   if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
-  if (limit.rlim_cur >= bytes + (64u << 20)) return {};
+  if (limit.rlim_cur >= bytes + kLockedOverheadBytes) return {};
   return fmt::format(
       "the locked-memory limit RLIMIT_MEMLOCK is {} and registering {} needs more: raise it "
-      "('ulimit -l unlimited', 'memlock unlimited' in /etc/security/limits.conf, or "
-      "LimitMEMLOCK=infinity for slurmd/containers)",
-      units::format_size(limit.rlim_cur), units::format_size(bytes));
+      "({})",
+      units::format_size(limit.rlim_cur), units::format_size(bytes), memlock_raise_hint());
 }
 
 namespace {
