@@ -9,8 +9,8 @@
 #include "ibscope/probes/engines.hpp"
 #include "ibscope/probes/peer_info.hpp"
 #include "ibscope/core/error.hpp"
-#include "ibscope/core/memory_budget.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/gpu/cuda.hpp"
@@ -274,17 +274,12 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
                            (responds && o.mem.responder == MemKind::kCuda);
     const std::uint64_t link_bytes =
         saturating_mul(std::max<std::uint64_t>(max_size, 64), 2ULL * static_cast<unsigned>(o.qps));
-    MemoryDemand need{.what = fmt::format("probe {} up to {} on {} QP(s)", o.test->name,
-                                          units::format_size(max_size), o.qps),
-                      .size_flag = "-s/--size or -e/--maxbytes",
-                      .host_bytes_per_rank = on_device ? 0 : link_bytes,
-                      .locked_bytes_per_rank = on_device ? 0 : link_bytes,
-                      .device_bytes_per_rank = on_device ? link_bytes : 0,
-                      .ranks_on_host = boot.local_size(),
-                      .host = boot.host(boot.rank())};
-    HostMemory host = read_host_memory();
-    if (on_device) host.device_free_bytes = gpu::current_device_free_bytes();
-    require_memory(need, host);
+    require_memory_here(boot, {.what = fmt::format("probe {} up to {} on {} QP(s)", o.test->name,
+                                                   units::format_size(max_size), o.qps),
+                               .size_flag = "-s/--size or -e/--maxbytes",
+                               .host_bytes_per_rank = on_device ? 0 : link_bytes,
+                               .locked_bytes_per_rank = on_device ? 0 : link_bytes,
+                               .device_bytes_per_rank = on_device ? link_bytes : 0});
   }
   const auto all_ports = boot.allgather(encode_rank_port(describe(local)), "probe ports");
   std::vector<RankPort> ports;

@@ -1,9 +1,6 @@
 // read_host_memory(): the system half of core/memory_budget.hpp.
 #include <sys/resource.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "ibscope/core/memory_budget.hpp"
 #include "ibscope/core/resident_memory.hpp"
 
@@ -13,26 +10,14 @@ namespace {
 
 constexpr int kCapIpcLock = 14;  // linux/capability.h
 
-std::string read_text(const char* path) {
-  try {
-    std::ifstream in(path);
-    if (!in) return {};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  } catch (...) {
-    return {};
-  }
-}
-
 }  // namespace
 
 HostMemory read_host_memory() {
   HostMemory host;
-  host.available_bytes = parse_kib_field(read_text("/proc/meminfo"), "MemAvailable:");
+  host.available_bytes = parse_kib_field(read_proc_text("/proc/meminfo"), "MemAvailable:");
   rlimit limit{};
   if (getrlimit(RLIMIT_MEMLOCK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-      !has_effective_capability(read_text("/proc/self/status"), kCapIpcLock)) {
+      !has_effective_capability(read_proc_text("/proc/self/status"), kCapIpcLock)) {
     host.memlock_bytes = static_cast<std::uint64_t>(limit.rlim_cur);
   }
   return host;

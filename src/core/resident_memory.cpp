@@ -29,16 +29,20 @@ std::optional<std::uint64_t> parse_vm_rss_bytes(std::string_view text) {
   return parse_kib_field(text, "VmRSS:");
 }
 
-std::uint64_t resident_bytes() noexcept {
+std::string read_proc_text(const char* path) noexcept {
   try {
-    std::ifstream in("/proc/self/status");
-    if (!in) return 0;
+    std::ifstream in(path);
+    if (!in) return {};
     std::ostringstream text;
     text << in.rdbuf();
-    return parse_vm_rss_bytes(text.str()).value_or(0);
+    return text.str();
   } catch (...) {
-    return 0;
+    return {};
   }
+}
+
+std::uint64_t resident_bytes() noexcept {
+  return parse_vm_rss_bytes(read_proc_text("/proc/self/status")).value_or(0);
 }
 
 }  // namespace ibscope

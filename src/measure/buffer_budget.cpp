@@ -2,11 +2,19 @@
 
 #include <utility>
 
-#include "ibscope/core/memory_budget.hpp"
 #include "ibscope/gpu/cuda.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/ucx/endpoint.hpp"
 
 namespace ibscope {
+
+void require_memory_here(const Bootstrap& boot, MemoryDemand need) {
+  need.ranks_on_host = boot.local_size();
+  need.host = boot.host(boot.rank());
+  HostMemory host = read_host_memory();
+  if (need.device_bytes_per_rank > 0) host.device_free_bytes = gpu::current_device_free_bytes();
+  require_memory(need, host);
+}
 
 BufferPlan collective_buffer_plan(std::string what, std::string size_flag, std::uint64_t bytes,
                                   memory::MemKind kind) {
@@ -19,7 +27,6 @@ BufferPlan collective_buffer_plan(std::string what, std::string size_flag, std::
 }
 
 void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan) {
-  const Bootstrap& boot = comm.bootstrap();
   const bool on_host = plan.kind == memory::MemKind::kHost;
   const std::uint64_t data = saturating_mul(plan.bytes, static_cast<std::uint64_t>(plan.buffers));
   bool pinned = false;
@@ -33,11 +40,7 @@ void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan) {
       on_host ? data : saturating_mul(plan.bytes, static_cast<std::uint64_t>(plan.host_mirrors));
   need.locked_bytes_per_rank = on_host && pinned ? data : 0;
   need.device_bytes_per_rank = on_host ? 0 : data;
-  need.ranks_on_host = boot.local_size();
-  need.host = boot.host(boot.rank());
-  HostMemory host = read_host_memory();
-  if (!on_host) host.device_free_bytes = gpu::current_device_free_bytes();
-  require_memory(need, host);
+  require_memory_here(comm.bootstrap(), std::move(need));
   // No rank allocates before every rank on the host has read MemAvailable: one that had would
   // make the others count its buffers twice.
   comm.bootstrap().barrier("memory check");

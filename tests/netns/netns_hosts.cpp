@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include "mp/results_json.hpp"
@@ -29,15 +28,6 @@ bool netns_required() {
 double steady_now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  }
-  return out;
 }
 
 NetnsHosts::NetnsHosts(int n, const std::string& rate, const std::string& tag)

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text_lines.hpp"
 #include "mp/process.hpp"
 
 namespace ibscope::test {
@@ -78,8 +79,5 @@ class NetnsJob {
 
 /// steady_clock now, in seconds (the clock Running::started_s uses).
 double steady_now_s();
-
-/// The lines of `text` that contain `needle`.
-std::vector<std::string> lines_with(const std::string& text, const std::string& needle);
 
 }  // namespace ibscope::test

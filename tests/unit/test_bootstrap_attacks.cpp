@@ -17,6 +17,7 @@
 #include <regex>
 #include <sstream>
 
+#include "../common/text_lines.hpp"
 #include "alloc_tracker.hpp"
 #include "ibscope/bootstrap/refusal_log.hpp"
 #include "tcp_store_harness.hpp"
@@ -64,14 +65,7 @@ class StderrCapture {
   std::string path_, text_;
 };
 
-std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  }
-  return out;
-}
+using ibscope::test::lines_with;
 
 // Sum of N over the summary lines "refused N more connection(s) ...".
 int summarised(const std::string& log) {

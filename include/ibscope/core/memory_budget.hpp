@@ -15,13 +15,13 @@ namespace ibscope {
 
 /// What one rank of a command will allocate, at its largest message size.
 struct MemoryDemand {
-  std::string what;       ///< "allreduce sweep up to 16 GiB" (for the message)
-  std::string size_flag;  ///< the flag that sets the size ("-e/--maxbytes"), for the remedy
+  std::string what{};       ///< "allreduce sweep up to 16 GiB" (for the message)
+  std::string size_flag{};  ///< the flag that sets the size ("-e/--maxbytes"), for the remedy
   std::uint64_t host_bytes_per_rank = 0;    ///< pageable or pinned host memory
   std::uint64_t locked_bytes_per_rank = 0;  ///< of which registered (pinned) with a NIC
   std::uint64_t device_bytes_per_rank = 0;  ///< GPU memory, on the rank's own GPU
   int ranks_on_host = 1;                    ///< ranks of the job sharing this host
-  std::string host;                         ///< this host's name (for the message)
+  std::string host{};                       ///< this host's name (for the message)
 };
 
 /// What a host offers; nullopt where a figure is unknown (or unlimited, for memlock).

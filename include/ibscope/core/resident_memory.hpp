@@ -3,9 +3,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ibscope {
+
+/// The whole text of a /proc file (status, meminfo); empty when it cannot be read. Never
+/// throws.
+std::string read_proc_text(const char* path) noexcept;
 
 /// A "Key:   12345 kB" line of a /proc text (status, meminfo), in bytes; `key` includes the
 /// colon. nullopt when there is none or it does not parse. Pure.

@@ -1,15 +1,25 @@
 #pragma once
-/// The resource-limit check of the UCX commands (collective sweep, soak, p2p): each rank works
-/// out its buffers at the largest size, times the ranks on its host, and refuses before any
-/// exists when they do not fit (core/memory_budget.hpp).
+/// The resource-limit check of the commands (collective sweep, soak, p2p, probes): each rank
+/// works out its buffers at the largest size, times the ranks on its host, and refuses before
+/// any exists when they do not fit (core/memory_budget.hpp).
 
 #include <cstdint>
 #include <string>
 
+#include "ibscope/bootstrap/bootstrap.hpp"
+#include "ibscope/core/memory_budget.hpp"
 #include "ibscope/memory/memory_space.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+
+namespace ibscope::ucx {
+class Comm;
+}  // namespace ibscope::ucx
 
 namespace ibscope {
+
+/// Completes `need` with this rank's host and the ranks on it, reads the host's figures (and
+/// the current GPU's free memory when `need` has device bytes) and throws require_memory()'s
+/// error when it does not fit. Local: no bootstrap traffic.
+void require_memory_here(const Bootstrap& boot, MemoryDemand need);
 
 struct BufferPlan {
   std::string what;       ///< "allreduce sweep up to 16 GiB"
