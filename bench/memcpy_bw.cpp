@@ -31,10 +31,20 @@ bool parse_size(const std::string& s, std::uint64_t& out) {
   std::uint64_t mult = 1;
   if (pos < s.size()) {
     switch (s[pos]) {
-      case 'k': case 'K': mult = 1ULL << 10; break;
-      case 'm': case 'M': mult = 1ULL << 20; break;
-      case 'g': case 'G': mult = 1ULL << 30; break;
-      default: return false;
+      case 'k':
+      case 'K':
+        mult = 1ULL << 10;
+        break;
+      case 'm':
+      case 'M':
+        mult = 1ULL << 20;
+        break;
+      case 'g':
+      case 'G':
+        mult = 1ULL << 30;
+        break;
+      default:
+        return false;
     }
     ++pos;
     if (pos < s.size() && (s[pos] == 'B' || s[pos] == 'b')) ++pos;
@@ -83,7 +93,7 @@ int main(int argc, char** argv) {
     if (static_cast<volatile unsigned char*>(dst.get())[n / 2] != 1) return 1;
   }
   std::sort(gbps.begin(), gbps.end());
-  std::printf("memcpy_gbps %.3f size_bytes %zu reps %ld median_gbps %.3f\n", gbps.back(), n,
-              reps, gbps[gbps.size() / 2]);
+  std::printf("memcpy_gbps %.3f size_bytes %zu reps %ld median_gbps %.3f\n", gbps.back(), n, reps,
+              gbps[gbps.size() / 2]);
   return 0;
 }

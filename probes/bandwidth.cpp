@@ -8,10 +8,10 @@
 #include <array>
 #include <vector>
 
-#include "ibscope/probes/engines.hpp"
 #include "ibscope/core/clock.hpp"
-#include "ibscope/transport/verbs/verbs_error.hpp"
+#include "ibscope/probes/engines.hpp"
 #include "ibscope/probes/send_window.hpp"
+#include "ibscope/transport/verbs/verbs_error.hpp"
 
 namespace ibscope::probes {
 
@@ -25,9 +25,12 @@ namespace {
 
 ibv_wr_opcode opcode_of(Verb verb) {
   switch (verb) {
-    case Verb::kWrite: return IBV_WR_RDMA_WRITE;
-    case Verb::kRead: return IBV_WR_RDMA_READ;
-    case Verb::kSend: return IBV_WR_SEND;
+    case Verb::kWrite:
+      return IBV_WR_RDMA_WRITE;
+    case Verb::kRead:
+      return IBV_WR_RDMA_READ;
+    case Verb::kSend:
+      return IBV_WR_SEND;
   }
   return IBV_WR_SEND;
 }
@@ -37,8 +40,8 @@ ibv_wr_opcode opcode_of(Verb verb) {
 StreamResult run_stream(const RcLink& link, const StreamSpec& spec, ProgressGuard& guard) {
   const int qps = link.qps();
   const auto size = static_cast<std::uint32_t>(spec.size_bytes);
-  const bool inline_ok = spec.verb != Verb::kRead &&
-                         spec.size_bytes <= static_cast<std::size_t>(link.inline_bytes());
+  const bool inline_ok =
+      spec.verb != Verb::kRead && spec.size_bytes <= static_cast<std::size_t>(link.inline_bytes());
   std::vector<SendWindow> windows(static_cast<std::size_t>(qps),
                                   SendWindow(link.tx_depth(), spec.signal_every));
   std::vector<int> posted(static_cast<std::size_t>(qps), 0);
@@ -47,9 +50,9 @@ StreamResult run_stream(const RcLink& link, const StreamSpec& spec, ProgressGuar
   std::uint64_t sent = 0, received = 0;
 
   StreamResult result;
-  result.marks.reserve(static_cast<std::size_t>(to_send / static_cast<std::uint64_t>(
-                                                             std::max(spec.signal_every, 1)) +
-                                                 static_cast<std::uint64_t>(qps) + 1));
+  result.marks.reserve(static_cast<std::size_t>(
+      to_send / static_cast<std::uint64_t>(std::max(spec.signal_every, 1)) +
+      static_cast<std::uint64_t>(qps) + 1));
   std::vector<ibv_sge> sges(static_cast<std::size_t>(qps));
   std::vector<ibv_send_wr> wrs(static_cast<std::size_t>(qps));
   for (int q = 0; q < qps; ++q) {
@@ -117,8 +120,7 @@ StreamResult run_stream(const RcLink& link, const StreamSpec& spec, ProgressGuar
     if (received < to_receive) {
       // Never take more than this stream expects: the peer may already be sending the next
       // stream's messages (warm-up, then timed), and those completions belong to that stream.
-      const auto want = static_cast<int>(
-          std::min<std::uint64_t>(wc.size(), to_receive - received));
+      const auto want = static_cast<int>(std::min<std::uint64_t>(wc.size(), to_receive - received));
       const int n = link.recv_cq().poll(want, wc.data());
       for (int i = 0; i < n; ++i) {
         check_completion(wc[static_cast<std::size_t>(i)], link, "RECV");

@@ -30,8 +30,8 @@ class LatencySender {
     posted_ = opcode == IBV_WR_RDMA_WRITE  ? to_string(Verb::kWrite)
               : opcode == IBV_WR_RDMA_READ ? to_string(Verb::kRead)
                                            : to_string(Verb::kSend);
-    inline_ = opcode != IBV_WR_RDMA_READ &&
-              size_bytes <= static_cast<std::size_t>(link.inline_bytes());
+    inline_ =
+        opcode != IBV_WR_RDMA_READ && size_bytes <= static_cast<std::size_t>(link.inline_bytes());
   }
 
   /// Posts one message; `last` signals it so that finish() can retire everything. A signalled

@@ -1,10 +1,10 @@
 #include "ibscope/probes/peer_info.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "ibscope/core/error.hpp"
 
@@ -21,8 +21,8 @@ class PeerFields {
   }
 
   [[noreturn]] void fail(std::string_view field, const std::string& why) const {
-    throw RemoteError(fmt::format("rank {} sent a malformed port description: {}{}{}", rank_,
-                                  field, field.empty() ? "" : ": ", why));
+    throw RemoteError(fmt::format("rank {} sent a malformed port description: {}{}{}", rank_, field,
+                                  field.empty() ? "" : ": ", why));
   }
 
   const json& at(const char* name) const {
@@ -115,8 +115,7 @@ RankPort decode_rank_port(std::span<const std::byte> bytes, int rank) {
   r.data_rate_gbit = f.number("data_rate_gbit");
   r.gid_index = static_cast<int>(f.integer("gid_index", -1, kIntMax));
   r.gid = f.text("gid");
-  r.active_mtu_bytes =
-      static_cast<std::uint32_t>(f.integer("active_mtu_bytes", 0, 0xffffffffLL));
+  r.active_mtu_bytes = static_cast<std::uint32_t>(f.integer("active_mtu_bytes", 0, 0xffffffffLL));
   r.binding = f.text("binding");
   r.mem_initiator = f.text("mem_initiator");
   r.mem_responder = f.text("mem_responder");
@@ -151,13 +150,13 @@ std::vector<verbs::QpAddress> decode_qp_addresses(std::span<const std::byte> byt
   for (std::size_t i = 0; i < out.size(); ++i) {
     const verbs::QpAddress& a = out[i];
     if (a.psn >= (1u << 24)) {
-      throw RemoteError(fmt::format("{} sent QP address {} with PSN {:#x}, wider than 24 bits",
-                                    peer, i, a.psn));
+      throw RemoteError(
+          fmt::format("{} sent QP address {} with PSN {:#x}, wider than 24 bits", peer, i, a.psn));
     }
     // IBV_MTU_256 (1) .. IBV_MTU_4096 (5)
     if (a.active_mtu_code < 1 || a.active_mtu_code > 5) {
-      throw RemoteError(fmt::format("{} sent QP address {} with MTU code {} (expected 1..5)",
-                                    peer, i, a.active_mtu_code));
+      throw RemoteError(fmt::format("{} sent QP address {} with MTU code {} (expected 1..5)", peer,
+                                    i, a.active_mtu_code));
     }
   }
   return out;

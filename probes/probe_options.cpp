@@ -19,8 +19,8 @@ int parse_rank(std::string_view text, std::string_view whole, int ranks) {
     throw UsageError(fmt::format("--pairs '{}': '{}' is not a rank number", whole, text));
   }
   if (value >= ranks) {
-    throw UsageError(fmt::format("--pairs '{}': rank {} does not exist in a job of {} ranks",
-                                 whole, value, ranks));
+    throw UsageError(fmt::format("--pairs '{}': rank {} does not exist in a job of {} ranks", whole,
+                                 value, ranks));
   }
   return value;
 }
@@ -62,9 +62,12 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& s
                                                           int ranks) {
   if (ranks < 2) return {};
   switch (selection.mode) {
-    case PairSelection::Mode::kAll: return round_robin_rounds(ranks);
-    case PairSelection::Mode::kFirst: return {{{0, 1}}};
-    case PairSelection::Mode::kList: break;
+    case PairSelection::Mode::kAll:
+      return round_robin_rounds(ranks);
+    case PairSelection::Mode::kFirst:
+      return {{{0, 1}}};
+    case PairSelection::Mode::kList:
+      break;
   }
   std::vector<std::vector<std::pair<int, int>>> rounds;
   for (const auto& pair : selection.list) rounds.push_back({pair});
@@ -93,13 +96,13 @@ void validate(const ProbeOptions& o) {
   for (std::uint64_t size : o.sizes_bytes) {
     if (size == 0) throw UsageError("probe message sizes must be at least 1 byte");
     if (size > (1ULL << 31)) {
-      throw UsageError(fmt::format("message size {} is above the 2 GiB a work request can carry",
-                                   size));
+      throw UsageError(
+          fmt::format("message size {} is above the 2 GiB a work request can carry", size));
     }
   }
   if (o.bidirectional && o.test->metric == Metric::kLatency) {
-    throw UsageError(fmt::format("-B/--bidirectional applies to bandwidth tests, not {}",
-                                 o.test->name));
+    throw UsageError(
+        fmt::format("-B/--bidirectional applies to bandwidth tests, not {}", o.test->name));
   }
   if (o.test->metric == Metric::kLatency && o.qps != 1) {
     throw UsageError(fmt::format("{} measures one QP: -q/--qp must be 1", o.test->name));
@@ -112,8 +115,8 @@ void validate(const ProbeOptions& o) {
   if (o.cq_moderation < 1) throw UsageError("-Q/--cq-mod must be at least 1");
   if (o.inline_bytes < -1) throw UsageError("-I/--inline-size must be 0 or more");
   if (o.tuning.mtu_bytes != 0 && verbs::mtu_bytes_to_code(o.tuning.mtu_bytes) == 0) {
-    throw UsageError(fmt::format("-m/--mtu {}: expected 256, 512, 1024, 2048 or 4096",
-                                 o.tuning.mtu_bytes));
+    throw UsageError(
+        fmt::format("-m/--mtu {}: expected 256, 512, 1024, 2048 or 4096", o.tuning.mtu_bytes));
   }
   if (o.tuning.timeout < 0 || o.tuning.timeout > 31) throw UsageError("-u/--qp-timeout: 0..31");
   if (o.tuning.retry_count < 0 || o.tuning.retry_count > 7) throw UsageError("--retry-count: 0..7");

@@ -1,19 +1,19 @@
 #include "ibscope/probes/probe_runner.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
-#include "ibscope/probes/engines.hpp"
-#include "ibscope/probes/peer_info.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/gpu/cuda.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/stats.hpp"
-#include "ibscope/gpu/cuda.hpp"
+#include "ibscope/probes/engines.hpp"
+#include "ibscope/probes/peer_info.hpp"
 #include "ibscope/topo/discover.hpp"
 #include "ibscope/topo/gpu_choice.hpp"
 #include "ibscope/topo/numa_binding.hpp"
@@ -55,10 +55,10 @@ void set_up_gpu(LocalPort& local, const std::string& host, int local_rank) {
   const topo::GpuChoice choice = topo::choose_gpu(topology, local_rank, local.device->name());
   const auto ordinal = gpu::device_by_pci_bus_id(choice.pci_bus_id);
   if (!ordinal) {
-    throw UsageError(fmt::format(
-        "GPU {} chosen for local rank {} on {} is not visible to CUDA: check "
-        "CUDA_VISIBLE_DEVICES and nvidia-smi",
-        choice.pci_bus_id, local_rank, host));
+    throw UsageError(
+        fmt::format("GPU {} chosen for local rank {} on {} is not visible to CUDA: check "
+                    "CUDA_VISIBLE_DEVICES and nvidia-smi",
+                    choice.pci_bus_id, local_rank, host));
   }
   gpu::set_device(*ordinal);
   const gpu::DeviceInfo info = gpu::device_info(*ordinal);
@@ -71,9 +71,8 @@ void set_up_gpu(LocalPort& local, const std::string& host, int local_rank) {
   constexpr std::size_t kTrialBytes = 64 * 1024;
   gpu::DeviceMemory trial(kTrialBytes, *ordinal);
   auto pd = verbs::ProtectionDomain::create(local.device);
-  const auto mr = verbs::MemoryRegion::for_device(pd, trial.data(), kTrialBytes,
-                                                  verbs::kLocalWrite | verbs::kRemoteWrite |
-                                                      verbs::kRemoteRead);
+  const auto mr = verbs::MemoryRegion::for_device(
+      pd, trial.data(), kTrialBytes, verbs::kLocalWrite | verbs::kRemoteWrite | verbs::kRemoteRead);
   local.registration = std::string(verbs::to_string(mr.method()));
 }
 
@@ -216,8 +215,8 @@ ProbeRow build_row(const ProbeOptions& o, const std::vector<RankPort>& ports,
     const double bytes = static_cast<double>(messages) * static_cast<double>(row.size_bytes);
     row.bw_gbps += bytes / elapsed / units::kBytesPerGB;
     row.msg_rate_mps += static_cast<double>(messages) / elapsed / 1e6;
-    row.peak_bw_gbps +=
-        end.at("peak_msg_per_s").get<double>() * static_cast<double>(row.size_bytes) / units::kBytesPerGB;
+    row.peak_bw_gbps += end.at("peak_msg_per_s").get<double>() *
+                        static_cast<double>(row.size_bytes) / units::kBytesPerGB;
   };
   add_end(size_a);
   if (o.bidirectional) add_end(size_b);

@@ -39,9 +39,12 @@ const ProbeTest& find_probe_test(std::string_view name) {
 
 std::string_view to_string(Verb verb) noexcept {
   switch (verb) {
-    case Verb::kWrite: return "RDMA_WRITE";
-    case Verb::kRead: return "RDMA_READ";
-    case Verb::kSend: return "SEND";
+    case Verb::kWrite:
+      return "RDMA_WRITE";
+    case Verb::kRead:
+      return "RDMA_READ";
+    case Verb::kSend:
+      return "SEND";
   }
   return "?";
 }

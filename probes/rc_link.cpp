@@ -34,7 +34,8 @@ RcLink::RcLink(std::shared_ptr<verbs::DeviceContext> device, const verbs::PortIn
     : device_(std::move(device)), port_(port), gid_index_(gid_index), config_(config) {
   pd_ = verbs::ProtectionDomain::create(device_);
   send_cq_ = verbs::CompletionQueue::create(device_, config.qps * config.tx_depth);
-  recv_cq_ = verbs::CompletionQueue::create(device_, config.qps * (config.receives ? config.rx_depth : 1));
+  recv_cq_ =
+      verbs::CompletionQueue::create(device_, config.qps * (config.receives ? config.rx_depth : 1));
   const std::size_t qps = static_cast<std::size_t>(config.qps);
   out_.reserve(qps);
   in_.reserve(qps);
@@ -44,10 +45,9 @@ RcLink::RcLink(std::shared_ptr<verbs::DeviceContext> device, const verbs::PortIn
   control_mr_.reserve(qps);
   const std::size_t region_bytes = config.buffer_bytes;
   const auto register_buffer = [&](const LinkBuffer& buffer) {
-    return buffer.on_device()
-               ? verbs::MemoryRegion::for_device(pd_, buffer.data(), region_bytes, kAllAccess,
-                                                 config.registration)
-               : verbs::MemoryRegion(pd_, buffer.data(), region_bytes, kAllAccess);
+    return buffer.on_device() ? verbs::MemoryRegion::for_device(pd_, buffer.data(), region_bytes,
+                                                                kAllAccess, config.registration)
+                              : verbs::MemoryRegion(pd_, buffer.data(), region_bytes, kAllAccess);
   };
   for (std::size_t i = 0; i < qps; ++i) {
     out_.emplace_back(region_bytes, config.mem, config.cuda_device);
@@ -84,7 +84,8 @@ std::vector<verbs::QpAddress> RcLink::addresses() const {
     a.port = port_.port;
     a.active_mtu_code = static_cast<std::uint8_t>(verbs::mtu_bytes_to_code(port_.active_mtu_bytes));
     a.ethernet = port_.ethernet ? 1 : 0;
-    a.max_rd_atomic = static_cast<std::uint8_t>(std::clamp(device_->limits().max_qp_rd_atom, 0, 255));
+    a.max_rd_atomic =
+        static_cast<std::uint8_t>(std::clamp(device_->limits().max_qp_rd_atom, 0, 255));
     a.max_init_rd_atomic =
         static_cast<std::uint8_t>(std::clamp(device_->limits().max_qp_init_rd_atom, 0, 255));
     if (gid_index_ >= 0) {

@@ -1,8 +1,8 @@
 // RDMA READ latency, as ib_read_lat measures it: the initiator reads `size` bytes from the
 // target's memory and waits for the completion; one sample is the whole read (request out,
 // data back), not halved. The target's CPU takes no part.
-#include "ibscope/probes/engines.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/probes/engines.hpp"
 #include "latency_sender.hpp"
 
 namespace ibscope::probes {

@@ -2,8 +2,8 @@
 // receive completion before answering, then reposting the receive. One sample = round trip / 2.
 #include <array>
 
-#include "ibscope/probes/engines.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/probes/engines.hpp"
 #include "latency_sender.hpp"
 
 namespace ibscope::probes {

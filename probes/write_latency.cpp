@@ -3,8 +3,8 @@
 // then writes back the same way. One sample = round trip / 2. No receive queue is involved.
 #include <algorithm>
 
-#include "ibscope/probes/engines.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/probes/engines.hpp"
 #include "latency_sender.hpp"
 
 namespace ibscope::probes {

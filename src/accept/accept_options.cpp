@@ -15,19 +15,24 @@ AcceptTransport parse_accept_transport(std::string_view text) {
 
 std::string_view to_string(AcceptTransport t) noexcept {
   switch (t) {
-    case AcceptTransport::kAuto: return "auto";
-    case AcceptTransport::kUcx: return "ucx";
-    case AcceptTransport::kVerbs: return "verbs";
+    case AcceptTransport::kAuto:
+      return "auto";
+    case AcceptTransport::kUcx:
+      return "ucx";
+    case AcceptTransport::kVerbs:
+      return "verbs";
   }
   return "?";
 }
 
 void validate(const AcceptOptions& o) {
   if (!(o.expect_line_gbit >= 0)) {
-    throw UsageError(fmt::format("--expect-gbps {}: must be a rate in Gb/s (> 0)", o.expect_line_gbit));
+    throw UsageError(
+        fmt::format("--expect-gbps {}: must be a rate in Gb/s (> 0)", o.expect_line_gbit));
   }
   if (!(o.thresholds.min_fraction > 0 && o.thresholds.min_fraction <= 1)) {
-    throw UsageError(fmt::format("--min-fraction {}: must be in (0, 1]", o.thresholds.min_fraction));
+    throw UsageError(
+        fmt::format("--min-fraction {}: must be in (0, 1]", o.thresholds.min_fraction));
   }
   if (!(o.thresholds.mad_k > 0)) {
     throw UsageError(fmt::format("--mad-k {}: must be > 0", o.thresholds.mad_k));
@@ -51,7 +56,8 @@ void validate(const AcceptOptions& o) {
   positive(o.verbs_lat_iters, "--verbs-lat-iters");
   positive(o.allreduce_iters, "--ar-iters");
   if (o.warmup < 0 || o.allreduce_warmup < 0) throw UsageError("warm-up counts must be >= 0");
-  if (o.allreduce && o.allreduce_bytes.empty()) throw UsageError("--ar-sizes: give at least one size");
+  if (o.allreduce && o.allreduce_bytes.empty())
+    throw UsageError("--ar-sizes: give at least one size");
   for (auto b : o.allreduce_bytes) positive(static_cast<long long>(b), "--ar-sizes");
 }
 

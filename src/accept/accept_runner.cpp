@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 
-#include "section.hpp"
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/collectives/collective_sweep.hpp"
 #include "ibscope/core/error.hpp"
@@ -13,6 +12,7 @@
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
+#include "section.hpp"
 
 namespace ibscope::accept {
 namespace {
@@ -57,8 +57,11 @@ AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
   phase.offsets = measure_clock_offsets(comm, 16, o.timeout_s);
   CollectiveSweepOptions c;
   c.collective = Collective::kAllreduce;
-  c.sweep = SweepSpec{.min_bytes = o.allreduce_bytes.front(), .max_bytes = o.allreduce_bytes.back(),
-                      .factor = 2, .step_bytes = 0, .explicit_bytes = o.allreduce_bytes};
+  c.sweep = SweepSpec{.min_bytes = o.allreduce_bytes.front(),
+                      .max_bytes = o.allreduce_bytes.back(),
+                      .factor = 2,
+                      .step_bytes = 0,
+                      .explicit_bytes = o.allreduce_bytes};
   c.iters = o.allreduce_iters;
   c.warmup = o.allreduce_warmup;
   c.check = true;
@@ -128,11 +131,13 @@ AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& 
 
   AcceptResult result;
   if (comm.rank() == 0) {
-    SectionInputs in{o, transport, pre, links, report, retests, boot.hosts(), std::nullopt, nullptr, 0};
+    SectionInputs in{o,       transport,    pre,          links,   report,
+                     retests, boot.hosts(), std::nullopt, nullptr, 0};
     if (allreduce) {
       std::vector<ArrivalRow> arrivals;
       for (const auto& r : allreduce->rows) {
-        arrivals.push_back({fmt::format("{} {} B", r.algorithm, r.size_bytes), r.enter_s, r.samples_us});
+        arrivals.push_back(
+            {fmt::format("{} {} B", r.algorithm, r.size_bytes), r.enter_s, r.samples_us});
       }
       in.stragglers = find_straggler(arrivals, allreduce->offsets, boot.hosts(), o.straggler);
       in.allreduce_rows = &allreduce->rows;

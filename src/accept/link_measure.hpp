@@ -18,11 +18,12 @@ class Bootstrap;
 namespace ibscope::accept {
 
 struct LinkEvidence {
-  double gbps_a_to_b = 0, gbps_b_to_a = 0;  ///< UCX: each direction; verbs: half the bidirectional sum
-  double line_rate_gbit = 0;                ///< the data rate the expectation came from (0: none)
-  std::string link_kind;                    ///< "tcp", "ib", ...; "" when no expectation
-  std::string transports;                   ///< UCX transports / verbs devices
-  std::string nic_a, nic_b;                 ///< "mlx5_0:1" (verbs) or the UCX tag device
+  double gbps_a_to_b = 0,
+         gbps_b_to_a = 0;     ///< UCX: each direction; verbs: half the bidirectional sum
+  double line_rate_gbit = 0;  ///< the data rate the expectation came from (0: none)
+  std::string link_kind;      ///< "tcp", "ib", ...; "" when no expectation
+  std::string transports;     ///< UCX transports / verbs devices
+  std::string nic_a, nic_b;   ///< "mlx5_0:1" (verbs) or the UCX tag device
 };
 
 /// Parallel vectors: links[i] is described by evidence[i].

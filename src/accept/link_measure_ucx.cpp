@@ -2,17 +2,21 @@
 
 #include <map>
 
-#include "link_measure.hpp"
 #include "ibscope/measure/p2p.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
+#include "link_measure.hpp"
 
 namespace ibscope::accept {
 namespace {
 
-P2pOptions p2p_options(const AcceptOptions& o, bool latency, const std::vector<std::pair<int, int>>& only) {
+P2pOptions p2p_options(const AcceptOptions& o, bool latency,
+                       const std::vector<std::pair<int, int>>& only) {
   P2pOptions p;
   const std::uint64_t bytes = latency ? o.lat_bytes : o.bw_bytes;
-  p.sweep = SweepSpec{.min_bytes = bytes, .max_bytes = bytes, .factor = 2, .step_bytes = 0,
+  p.sweep = SweepSpec{.min_bytes = bytes,
+                      .max_bytes = bytes,
+                      .factor = 2,
+                      .step_bytes = 0,
                       .explicit_bytes = {bytes}};
   p.latency = latency;
   p.bw = !latency;
@@ -42,7 +46,8 @@ std::string first_lane_device(const std::string& transports) {
   const auto slash = transports.find('/');
   if (slash == std::string::npos) return "";
   const auto end = transports.find_first_of("[ |", slash + 1);
-  return transports.substr(slash + 1, end == std::string::npos ? std::string::npos : end - slash - 1);
+  return transports.substr(slash + 1,
+                           end == std::string::npos ? std::string::npos : end - slash - 1);
 }
 
 }  // namespace
@@ -72,8 +77,8 @@ LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
     if (ctx.sinks.p2p) ctx.sinks.p2p(rows);
   };
   if (ctx.sinks.phase && comm.rank() == 0) {
-    ctx.sinks.phase(fmt::format("{} latency, {} B, UCX", only.empty() ? "all-pairs" : "retest",
-                                o.lat_bytes));
+    ctx.sinks.phase(
+        fmt::format("{} latency, {} B, UCX", only.empty() ? "all-pairs" : "retest", o.lat_bytes));
   }
   run_p2p(comm, p2p_options(o, true, only), collect);
   if (ctx.sinks.phase && comm.rank() == 0) {
@@ -108,7 +113,8 @@ LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
                                               : ctx.preflight.fabric_data_rate_gbit;
     if (kind && e.line_rate_gbit > 0) {
       e.link_kind = std::string(to_string(*kind));
-      const std::uint32_t mtu = ctx.preflight.active_mtu_bytes > 0 ? ctx.preflight.active_mtu_bytes : 4096;
+      const std::uint32_t mtu =
+          ctx.preflight.active_mtu_bytes > 0 ? ctx.preflight.active_mtu_bytes : 4096;
       m.expected_gbps = expected_payload_gbps(e.line_rate_gbit, *kind, mtu);
     } else {
       missing_rate = true;

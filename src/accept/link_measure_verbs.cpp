@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "link_measure.hpp"
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/probes/probe_runner.hpp"
+#include "link_measure.hpp"
 
 namespace ibscope::accept {
 namespace {
@@ -60,8 +60,8 @@ LinkSet measure_links_verbs(Bootstrap& bootstrap, const MeasureContext& ctx,
   }
   run_probe(bootstrap, probe_options(o, "write_lat", only), sinks_for(latency));
   if (ctx.sinks.phase && bootstrap.rank() == 0) {
-    ctx.sinks.phase(fmt::format("{} bandwidth, RDMA WRITE {} B both directions, verbs", what,
-                                o.bw_bytes));
+    ctx.sinks.phase(
+        fmt::format("{} bandwidth, RDMA WRITE {} B both directions, verbs", what, o.bw_bytes));
   }
   run_probe(bootstrap, probe_options(o, "write_bw", only), sinks_for(bandwidth));
 
@@ -85,7 +85,8 @@ LinkSet measure_links_verbs(Bootstrap& bootstrap, const MeasureContext& ctx,
     e.line_rate_gbit = o.expect_line_gbit > 0 ? o.expect_line_gbit : row.line_rate_gbit;
     const LinkKind kind = o.link_kind ? *o.link_kind : kind_of_link_layer(ctx.preflight.link_layer);
     e.link_kind = std::string(to_string(kind));
-    if (e.line_rate_gbit > 0) m.expected_gbps = expected_payload_gbps(e.line_rate_gbit, kind, row.mtu_bytes);
+    if (e.line_rate_gbit > 0)
+      m.expected_gbps = expected_payload_gbps(e.line_rate_gbit, kind, row.mtu_bytes);
     set.links.push_back(m);
     set.evidence.push_back(e);
   }

@@ -29,7 +29,8 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
   report.median_gbps = median_of(measured);
   report.mad_gbps = mad_of(measured, report.median_gbps);
   // 1.4826 x MAD estimates the standard deviation of normal noise.
-  const double spread = std::max(1.4826 * report.mad_gbps, t.mad_floor_fraction * report.median_gbps);
+  const double spread =
+      std::max(1.4826 * report.mad_gbps, t.mad_floor_fraction * report.median_gbps);
   const double outlier_below = report.median_gbps - t.mad_k * spread;
   std::vector<double> latencies;
   for (const auto& l : links) {
@@ -50,15 +51,15 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
                      l.latency_us > t.max_latency_ratio * report.median_latency_us;
     v.pass = !v.below_expected && !v.outlier && !v.slow_latency;
     if (v.below_expected) {
-      v.reason = fmt::format("{:.3f} GB/s is {:.0f} % of the expected {:.3f} GB/s (threshold {:.0f} %)",
-                             l.measured_gbps, 100 * v.fraction_of_expected, l.expected_gbps,
-                             100 * t.min_fraction);
+      v.reason = fmt::format(
+          "{:.3f} GB/s is {:.0f} % of the expected {:.3f} GB/s (threshold {:.0f} %)",
+          l.measured_gbps, 100 * v.fraction_of_expected, l.expected_gbps, 100 * t.min_fraction);
     }
     if (v.outlier) {
-      v.reason += fmt::format("{}{:.3f} GB/s is below the links' median {:.3f} GB/s by more than "
-                              "{:g} x {:.3f} GB/s",
-                              v.reason.empty() ? "" : "; ", l.measured_gbps, report.median_gbps,
-                              t.mad_k, spread);
+      v.reason += fmt::format(
+          "{}{:.3f} GB/s is below the links' median {:.3f} GB/s by more than "
+          "{:g} x {:.3f} GB/s",
+          v.reason.empty() ? "" : "; ", l.measured_gbps, report.median_gbps, t.mad_k, spread);
     }
     if (v.slow_latency) {
       v.reason += fmt::format("{}latency {:.1f} us is over {:g} x the links' median {:.1f} us",

@@ -114,8 +114,8 @@ Preflight check_preflight(const std::vector<topo::HostTopology>& hosts,
       }
       p.rdma_everywhere = false;
       if (devices > 0) {
-        p.findings.push_back({h.host, "", true,
-                              "has RDMA devices but none of their ports is ACTIVE"});
+        p.findings.push_back(
+            {h.host, "", true, "has RDMA devices but none of their ports is ACTIVE"});
       }
     }
   }
@@ -125,7 +125,8 @@ Preflight check_preflight(const std::vector<topo::HostTopology>& hosts,
   for (const auto& h : hosts) {
     for (const auto& nic : h.nics) {
       for (const auto& port : nic.ports) {
-        if (port.state == "ACTIVE" && port.link_layer == p.link_layer) ++mtus[port.active_mtu_bytes];
+        if (port.state == "ACTIVE" && port.link_layer == p.link_layer)
+          ++mtus[port.active_mtu_bytes];
       }
     }
   }
@@ -134,8 +135,8 @@ Preflight check_preflight(const std::vector<topo::HostTopology>& hosts,
     for (const auto& [mtu, count] : mtus) {
       list += fmt::format("{}{} B on {} port(s)", list.empty() ? "" : ", ", mtu, count);
     }
-    p.findings.push_back({"", "", false,
-                          fmt::format("active MTUs differ ({}): paths run at the smallest", list)});
+    p.findings.push_back(
+        {"", "", false, fmt::format("active MTUs differ ({}): paths run at the smallest", list)});
   }
   return p;
 }

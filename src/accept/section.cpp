@@ -17,8 +17,8 @@ std::string rate(double gbps) {
 nlohmann::json preflight_json(const Preflight& p) {
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : p.findings) {
-    findings.push_back({{"host", f.host}, {"device", f.device}, {"fatal", f.fatal},
-                        {"message", f.message}});
+    findings.push_back(
+        {{"host", f.host}, {"device", f.device}, {"fatal", f.fatal}, {"message", f.message}});
   }
   return {{"pass", p.pass()},
           {"rdma_everywhere", p.rdma_everywhere},
@@ -51,7 +51,8 @@ std::vector<NicVerdict> nic_verdicts(const SectionInputs& in) {
   for (std::size_t i = 0; i < in.report.links.size(); ++i) {
     const LinkVerdict& v = in.report.links[i];
     const LinkEvidence& e = in.links.evidence[i];
-    for (const auto& [host, nic] : {std::pair{v.link.host_a, e.nic_a}, std::pair{v.link.host_b, e.nic_b}}) {
+    for (const auto& [host, nic] :
+         {std::pair{v.link.host_a, e.nic_a}, std::pair{v.link.host_b, e.nic_b}}) {
       if (nic.empty()) continue;
       NicVerdict& n = nics[{host, nic}];
       n.host = host;
@@ -68,8 +69,11 @@ std::vector<NicVerdict> nic_verdicts(const SectionInputs& in) {
 nlohmann::json stragglers_json(const StragglerReport& s, const std::vector<CollectiveRow>& rows) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : s.ranks) {
-    ranks.push_back({{"rank", r.rank}, {"host", r.host}, {"iterations", r.iterations},
-                     {"last_count", r.last_count}, {"last_fraction", r.last_fraction},
+    ranks.push_back({{"rank", r.rank},
+                     {"host", r.host},
+                     {"iterations", r.iterations},
+                     {"last_count", r.last_count},
+                     {"last_fraction", r.last_fraction},
                      {"median_late_us", r.median_late_us},
                      {"median_late_fraction", r.median_late_fraction}});
   }
@@ -102,7 +106,8 @@ AcceptResult build_section(const SectionInputs& in) {
   for (const auto& f : in.preflight.findings) {
     const std::string where =
         f.host.empty() ? "" : fmt::format("{}{}: ", f.host, f.device.empty() ? "" : " " + f.device);
-    (f.fatal ? out.failures : out.warnings).push_back(fmt::format("preflight: {}{}", where, f.message));
+    (f.fatal ? out.failures : out.warnings)
+        .push_back(fmt::format("preflight: {}{}", where, f.message));
   }
   for (const auto& note : in.links.notes) out.warnings.push_back(note);
 
@@ -140,8 +145,12 @@ AcceptResult build_section(const SectionInputs& in) {
   nlohmann::json hosts = nlohmann::json::array();
   for (const auto& h : report.hosts) {
     culprit[h.host] = h.culprit;
-    hosts.push_back({{"host", h.host}, {"links", h.links}, {"failed_links", h.failed_links},
-                     {"culprit", h.culprit}, {"pass", h.pass}, {"reason", h.reason}});
+    hosts.push_back({{"host", h.host},
+                     {"links", h.links},
+                     {"failed_links", h.failed_links},
+                     {"culprit", h.culprit},
+                     {"pass", h.pass},
+                     {"reason", h.reason}});
     if (h.culprit) {
       std::vector<double> own;
       for (const auto& v : report.links) {
@@ -157,18 +166,20 @@ AcceptResult build_section(const SectionInputs& in) {
   }
   for (const auto& v : report.links) {
     if (v.pass || culprit[v.link.host_a] || culprit[v.link.host_b]) continue;
-    out.failures.push_back(fmt::format("link rank {} ({}) <-> rank {} ({}): {}{}", v.link.rank_a,
-                                       v.link.host_a, v.link.rank_b, v.link.host_b, v.reason,
-                                       v.link.attempts > 1
-                                           ? fmt::format(" (best of {} attempts)", v.link.attempts)
-                                           : ""));
+    out.failures.push_back(fmt::format(
+        "link rank {} ({}) <-> rank {} ({}): {}{}", v.link.rank_a, v.link.host_a, v.link.rank_b,
+        v.link.host_b, v.reason,
+        v.link.attempts > 1 ? fmt::format(" (best of {} attempts)", v.link.attempts) : ""));
   }
 
   nlohmann::json nics = nlohmann::json::array();
   for (const auto& n : nic_verdicts(in)) {
     const bool nic_culprit = n.links >= 2 && n.failed_links == n.links;
-    nics.push_back({{"host", n.host}, {"nic", n.nic}, {"links", n.links},
-                    {"failed_links", n.failed_links}, {"culprit", nic_culprit},
+    nics.push_back({{"host", n.host},
+                    {"nic", n.nic},
+                    {"links", n.links},
+                    {"failed_links", n.failed_links},
+                    {"culprit", nic_culprit},
                     {"pass", n.failed_links == 0}});
   }
 

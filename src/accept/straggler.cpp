@@ -40,9 +40,8 @@ StragglerReport find_straggler(const std::vector<ArrivalRow>& rows,
       std::vector<double> arrival_s(n);
       for (std::size_t r = 0; r < n; ++r) arrival_s[r] = row.enter_s[r][i] - offsets[r].offset_s;
       const double first = *std::min_element(arrival_s.begin(), arrival_s.end());
-      const auto last_rank =
-          static_cast<std::size_t>(std::max_element(arrival_s.begin(), arrival_s.end()) -
-                                   arrival_s.begin());
+      const auto last_rank = static_cast<std::size_t>(
+          std::max_element(arrival_s.begin(), arrival_s.end()) - arrival_s.begin());
       std::vector<double> lateness(n);
       for (std::size_t r = 0; r < n; ++r) {
         lateness[r] = (arrival_s[r] - first) * 1e6;

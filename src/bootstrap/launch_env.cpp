@@ -57,8 +57,8 @@ LaunchEnv detect_launcher(const GetEnv& getenv, bool have_pmix) {
   if (const char* f = getenv("IBSCOPE_BOOTSTRAP"); f != nullptr) forced = f;
   if (!forced.empty() && forced != "auto" && forced != "pmix" && forced != "tcp" &&
       forced != "local") {
-    throw UsageError(fmt::format("IBSCOPE_BOOTSTRAP='{}': expected auto, pmix, tcp or local",
-                                 forced));
+    throw UsageError(
+        fmt::format("IBSCOPE_BOOTSTRAP='{}': expected auto, pmix, tcp or local", forced));
   }
   if (forced == "local") return e;
 
@@ -67,8 +67,9 @@ LaunchEnv detect_launcher(const GetEnv& getenv, bool have_pmix) {
                          !env_int(getenv, "IBSCOPE_RANK");
   if (forced == "pmix" || auto_pmix) {
     if (!have_pmix) {
-      throw UsageError("IBSCOPE_BOOTSTRAP=pmix but this ibscope was built without PMIx "
-                       "(install libpmix-dev and rebuild)");
+      throw UsageError(
+          "IBSCOPE_BOOTSTRAP=pmix but this ibscope was built without PMIx "
+          "(install libpmix-dev and rebuild)");
     }
     e.kind = LaunchKind::kPmix;
     e.rank_source = "PMIx";
@@ -95,8 +96,9 @@ LaunchEnv detect_launcher(const GetEnv& getenv, bool have_pmix) {
   }
   if (e.kind != LaunchKind::kTcp) {
     if (forced == "tcp") {
-      throw UsageError("IBSCOPE_BOOTSTRAP=tcp but no rank/size found: set IBSCOPE_RANK and "
-                       "IBSCOPE_SIZE, or run under srun/mpirun");
+      throw UsageError(
+          "IBSCOPE_BOOTSTRAP=tcp but no rank/size found: set IBSCOPE_RANK and "
+          "IBSCOPE_SIZE, or run under srun/mpirun");
     }
     return e;  // no launcher: the local launcher forks the ranks
   }

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <optional>
 #include <cstring>
+#include <optional>
 
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/core/clock.hpp"
@@ -69,8 +69,7 @@ void emit_line(const Child& c, const Stream& s, std::string_view line) {
     write_fd(STDERR_FILENO, kEraseLine);
     g_progress_drawn = false;
   }
-  const bool passthrough =
-      (s.is_stdout && c.rank == 0) || line.starts_with("ibscope[") ;
+  const bool passthrough = (s.is_stdout && c.rank == 0) || line.starts_with("ibscope[");
   const int fd = s.is_stdout ? STDOUT_FILENO : STDERR_FILENO;
   if (passthrough) {
     write_fd(fd, line);
@@ -152,8 +151,8 @@ int exit_code_of(int status) {
   for (const auto& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   ::execv("/proc/self/exe", args.data());
-  const std::string msg = fmt::format("ibscope: local launcher: cannot exec rank {}: {}\n", rank,
-                                      std::strerror(errno));
+  const std::string msg =
+      fmt::format("ibscope: local launcher: cannot exec rank {}: {}\n", rank, std::strerror(errno));
   write_fd(STDERR_FILENO, msg);
   ::_exit(127);
 }
@@ -183,7 +182,7 @@ int run_local_launcher(const LocalLaunchOptions& o) {
   const std::string token = make_job_token();
   const pid_t self = ::getpid();
 
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_signal;
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
@@ -260,9 +259,10 @@ int run_local_launcher(const LocalLaunchOptions& o) {
     if (first_failure && running > 0) {
       const double since = seconds_between(*first_failure, Clock::now());
       if (!terminated && since > o.timeout_s + kGraceExtraS) {
-        log::error("local launcher: {} rank(s) still running {:.0f} s after the first failure; "
-                   "terminating them",
-                   running, since);
+        log::error(
+            "local launcher: {} rank(s) still running {:.0f} s after the first failure; "
+            "terminating them",
+            running, since);
         for (auto& c : children)
           if (c.running) ::kill(c.pid, SIGTERM);
         terminated = true;

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <charconv>
+#include <cstring>
 #include <thread>
 
 #include "ibscope/core/error.hpp"
@@ -49,7 +49,8 @@ HostPort parse_host_port(std::string_view text, std::string_view what) {
   }
   const std::string_view port_text = text.substr(colon + 1);
   unsigned port = 0;
-  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535) {
     throw UsageError(fmt::format("{}: '{}' has an invalid port (0..65535)", what, text));
   }

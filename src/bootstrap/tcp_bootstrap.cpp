@@ -37,8 +37,8 @@ class TcpBootstrap final : public Bootstrap {
   explicit TcpBootstrap(const TcpBootstrapOptions& o)
       : Bootstrap(o.rank, o.size, o.timeout_s), root_(o.root) {
     if (o.rank == 0) {
-      net::Fd listener = o.inherited_listen_fd >= 0 ? net::Fd(o.inherited_listen_fd)
-                                                    : net::listen_tcp(o.root);
+      net::Fd listener =
+          o.inherited_listen_fd >= 0 ? net::Fd(o.inherited_listen_fd) : net::listen_tcp(o.root);
       server_ = std::make_unique<TcpStoreServer>(std::move(listener), o.size, o.token, o.timeout_s,
                                                  o.store_limits);
     }
@@ -71,7 +71,8 @@ class TcpBootstrap final : public Bootstrap {
         std::lock_guard lock(mutex_);
         aborted = abort_.has_value() || sent_abort_;
       }
-      server_->wait_until_done(Deadline(aborted ? std::min(timeout_s(), kAbortGraceS) : timeout_s()));
+      server_->wait_until_done(
+          Deadline(aborted ? std::min(timeout_s(), kAbortGraceS) : timeout_s()));
     }
     stop_reader();
     server_.reset();
@@ -95,9 +96,9 @@ class TcpBootstrap final : public Bootstrap {
         return blobs;
       }
       if (cv_.wait_until(lock, deadline.at()) == std::cv_status::timeout && deadline.expired()) {
-        throw TimeoutError(fmt::format(
-            "bootstrap '{}': no answer from the root (rank 0 at {}) within {:.0f} s", what,
-            root_.str(), deadline.budget_s()));
+        throw TimeoutError(
+            fmt::format("bootstrap '{}': no answer from the root (rank 0 at {}) within {:.0f} s",
+                        what, root_.str(), deadline.budget_s()));
       }
     }
   }
@@ -141,8 +142,8 @@ class TcpBootstrap final : public Bootstrap {
       }
       std::string reason = wire::decode_refused(payload);
       if (!reason.starts_with(wire::kBusyRefusalPrefix)) {
-        throw RemoteError(fmt::format("bootstrap root at {} refused rank {}: {}", root_.str(),
-                                      o.rank, reason));
+        throw RemoteError(
+            fmt::format("bootstrap root at {} refused rank {}: {}", root_.str(), o.rank, reason));
       }
       busy = std::move(reason);
     } catch (const SystemError& e) {
@@ -151,9 +152,10 @@ class TcpBootstrap final : public Bootstrap {
       busy = e.what();
     }
     if (deadline.expired()) {
-      throw TimeoutError(fmt::format("bootstrap root at {} did not admit rank {} within {:.0f} s: "
-                                     "{}",
-                                     root_.str(), o.rank, deadline.budget_s(), *busy));
+      throw TimeoutError(
+          fmt::format("bootstrap root at {} did not admit rank {} within {:.0f} s: "
+                      "{}",
+                      root_.str(), o.rank, deadline.budget_s(), *busy));
     }
     log::debug("bootstrap: rank {} connects again: {}", o.rank, *busy);
     fd_.reset();
@@ -234,9 +236,10 @@ class TcpBootstrap final : public Bootstrap {
 
 std::unique_ptr<Bootstrap> make_tcp_bootstrap(const TcpBootstrapOptions& options) {
   if (options.token.empty() && options.rank == 0) {
-    log::warn("IBSCOPE_TOKEN is not set: the bootstrap store on {} accepts any client that knows "
-              "its address; export IBSCOPE_TOKEN=<secret> on every rank",
-              options.root.str());
+    log::warn(
+        "IBSCOPE_TOKEN is not set: the bootstrap store on {} accepts any client that knows "
+        "its address; export IBSCOPE_TOKEN=<secret> on every rank",
+        options.root.str());
   }
   return std::make_unique<TcpBootstrap>(options);
 }

@@ -199,9 +199,9 @@ class TcpStoreServer::Impl {
           if (c.rank < 0) {
             refuse(c, RefusalKind::kMalformed, e.what());
           } else {
-            abort_all(wire::AbortKind::kRemote,
-                      fmt::format("{} sent a malformed bootstrap message: {}", name(c.rank),
-                                  e.what()));
+            abort_all(
+                wire::AbortKind::kRemote,
+                fmt::format("{} sent a malformed bootstrap message: {}", name(c.rank), e.what()));
             c.fd.reset();
           }
         }
@@ -248,7 +248,9 @@ class TcpStoreServer::Impl {
       return;
     }
     switch (type) {
-      case wire::MsgType::kContrib: contribute(c.rank, wire::decode_contrib(payload)); break;
+      case wire::MsgType::kContrib:
+        contribute(c.rank, wire::decode_contrib(payload));
+        break;
       case wire::MsgType::kAbort: {
         const auto m = wire::decode_abort(payload);
         abort_all(m.kind, fmt::format("{} aborted: {}", name(c.rank), m.reason), c.rank);
@@ -282,8 +284,7 @@ class TcpStoreServer::Impl {
     }
     const auto r = static_cast<std::size_t>(h.rank);
     if (connected_[r] || said_bye_[r]) {
-      return refuse(c, RefusalKind::kWrongJob,
-                    fmt::format("rank {} is already connected", h.rank));
+      return refuse(c, RefusalKind::kWrongJob, fmt::format("rank {} is already connected", h.rank));
     }
     c.rank = static_cast<int>(h.rank);
     connected_[r] = true;
@@ -343,8 +344,8 @@ class TcpStoreServer::Impl {
                        : name(r);
       }
       abort_all(wire::AbortKind::kTimeout,
-                fmt::format("bootstrap '{}' timed out after {:.0f} s: {} never arrived",
-                            round.what, timeout_s_, missing));
+                fmt::format("bootstrap '{}' timed out after {:.0f} s: {} never arrived", round.what,
+                            timeout_s_, missing));
       return;
     }
   }

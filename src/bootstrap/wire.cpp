@@ -9,7 +9,10 @@ namespace {
 
 class Writer {
  public:
-  explicit Writer(MsgType type) { buf_.resize(kHeaderBytes); buf_[4] = std::byte(type); }
+  explicit Writer(MsgType type) {
+    buf_.resize(kHeaderBytes);
+    buf_[4] = std::byte(type);
+  }
   void u8(std::uint8_t v) { buf_.push_back(std::byte(v)); }
   void u32(std::uint32_t v) {
     for (int i = 0; i < 4; ++i) buf_.push_back(std::byte((v >> (8 * i)) & 0xff));
@@ -26,7 +29,8 @@ class Writer {
   }
   Bytes finish() {
     const auto len = static_cast<std::uint32_t>(buf_.size() - 4);
-    for (int i = 0; i < 4; ++i) buf_[static_cast<std::size_t>(i)] = std::byte((len >> (8 * i)) & 0xff);
+    for (int i = 0; i < 4; ++i)
+      buf_[static_cast<std::size_t>(i)] = std::byte((len >> (8 * i)) & 0xff);
     return std::move(buf_);
   }
 
@@ -37,7 +41,10 @@ class Writer {
 class Reader {
  public:
   Reader(std::span<const std::byte> p, const char* msg) : p_(p), msg_(msg) {}
-  std::uint8_t u8() { need(1); return static_cast<std::uint8_t>(p_[pos_++]); }
+  std::uint8_t u8() {
+    need(1);
+    return static_cast<std::uint8_t>(p_[pos_++]);
+  }
   std::uint32_t u32() {
     need(4);
     std::uint32_t v = 0;
@@ -180,7 +187,7 @@ Abort decode_abort(std::span<const std::byte> payload) {
   Abort m;
   const std::uint8_t kind = r.u8();
   m.kind = kind == static_cast<std::uint8_t>(AbortKind::kTimeout) ? AbortKind::kTimeout
-                                                                   : AbortKind::kRemote;
+                                                                  : AbortKind::kRemote;
   m.reason = r.str();
   r.done();
   return m;

@@ -76,7 +76,8 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   AcceptCommandOptions command{{}, f.prometheus_file};
   accept::AcceptOptions& o = command.accept;
   o.transport = accept::parse_accept_transport(f.transport);
-  if (f.expect_gbit < 0) throw UsageError(fmt::format("--expect-gbps {}: must be > 0", f.expect_gbit));
+  if (f.expect_gbit < 0)
+    throw UsageError(fmt::format("--expect-gbps {}: must be > 0", f.expect_gbit));
   o.expect_line_gbit = f.expect_gbit;
   if (!f.link_kind.empty()) o.link_kind = accept::parse_link_kind(f.link_kind);
   o.thresholds.min_fraction = f.min_fraction;

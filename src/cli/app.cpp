@@ -1,8 +1,8 @@
 #include "ibscope/cli/app.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <set>
 
 #include "ibscope/build_info.hpp"
@@ -11,11 +11,11 @@
 #include "ibscope/cli/help_footers.hpp"
 #include "ibscope/cli/job.hpp"
 #include "ibscope/cli/offline_commands.hpp"
-#include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/probe_command.hpp"
 #include "ibscope/cli/run_command.hpp"
 #include "ibscope/cli/soak_command.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
+#include "ibscope/cli/topo_command.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
@@ -39,10 +39,11 @@ int list_algorithms() {
                  a.cost_s(ref, 1 << 20, 8) * 1e6, a.description);
     }
   }
-  fmt::print("# cost@ref: the alpha-beta model of each algorithm's file for 8 ranks, 1 MiB, "
-             "alpha 2 us, 10 GB/s per link, no reduction cost.\n"
-             "# -A auto without --tuning: all-reduce uses rd up to 16 KiB, rhd up to 512 KiB, "
-             "ring above (where registered); the other collectives use ring.\n");
+  fmt::print(
+      "# cost@ref: the alpha-beta model of each algorithm's file for 8 ranks, 1 MiB, "
+      "alpha 2 us, 10 GB/s per link, no reduction cost.\n"
+      "# -A auto without --tuning: all-reduce uses rd up to 16 KiB, rhd up to 512 KiB, "
+      "ring above (where registered); the other collectives use ring.\n");
   return 0;
 }
 
@@ -59,8 +60,9 @@ int validate_files(const std::vector<std::string>& files) {
 }  // namespace
 
 int run(int argc, char** argv) {
-  CLI::App app{"ibscope: measures what the network contributes to distributed GPU training.\n"
-               "Runs under srun/mpirun across nodes, or forks --np local ranks on this host."};
+  CLI::App app{
+      "ibscope: measures what the network contributes to distributed GPU training.\n"
+      "Runs under srun/mpirun across nodes, or forks --np local ranks on this host."};
   app.set_version_flag("--version", fmt::format("ibscope {} ({}, {})", build::kVersion,
                                                 build::kGitSha, build::kBuildType));
   app.require_subcommand(1);
@@ -91,10 +93,11 @@ int run(int argc, char** argv) {
   RunFlags run_flags;
 
   auto* run_cmd = app.add_subcommand(
-      "run", "The main job, the whole suite in one results file: topology, every rank pair's "
-             "links (verbs probes where RDMA is up, else UCX p2p), the all-reduce sweep over "
-             "every algorithm (-A all unless given), then the fits and the network's share of "
-             "a training step for a default workload laid out as this job");
+      "run",
+      "The main job, the whole suite in one results file: topology, every rank pair's "
+      "links (verbs probes where RDMA is up, else UCX p2p), the all-reduce sweep over "
+      "every algorithm (-A all unless given), then the fits and the network's share of "
+      "a training step for a default workload laid out as this job");
   add_common_flags(*run_cmd, common);
   add_collective_flags(*run_cmd, ar_flags, Collective::kAllreduce);
   add_p2p_flags(*run_cmd, p2p_flags, "p2p-");
@@ -109,13 +112,22 @@ int run(int argc, char** argv) {
     CLI::App* app = nullptr;
   };
   std::vector<CollectiveCommand> collective_cmds = {
-      {Collective::kAllreduce, "allreduce", {"all_reduce"},
+      {Collective::kAllreduce,
+       "allreduce",
+       {"all_reduce"},
        "All-reduce sweep, nccl-tests columns (time, algbw, busbw, #wrong)"},
-      {Collective::kReduceScatter, "reduce_scatter", {"reducescatter", "reduce-scatter"},
+      {Collective::kReduceScatter,
+       "reduce_scatter",
+       {"reducescatter", "reduce-scatter"},
        "Reduce-scatter sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
-      {Collective::kAllgather, "allgather", {"all_gather"},
+      {Collective::kAllgather,
+       "allgather",
+       {"all_gather"},
        "All-gather sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
-      {Collective::kBroadcast, "broadcast", {"bcast"}, "Broadcast sweep from --root (busbw = algbw)"},
+      {Collective::kBroadcast,
+       "broadcast",
+       {"bcast"},
+       "Broadcast sweep from --root (busbw = algbw)"},
   };
   for (auto& cc : collective_cmds) {
     cc.app = app.add_subcommand(cc.name, cc.description);
@@ -124,16 +136,17 @@ int run(int argc, char** argv) {
     add_collective_flags(*cc.app, ar_flags, cc.collective);
   }
 
-  auto* p2p_cmd = app.add_subcommand(
-      "p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
+  auto* p2p_cmd =
+      app.add_subcommand("p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
   add_common_flags(*p2p_cmd, common);
   add_p2p_flags(*p2p_cmd, p2p_flags, "");
 
   SoakFlags soak_flags;
   auto* soak_cmd = app.add_subcommand(
-      "soak", "All-reduce again and again for --duration, every iteration verified: per window "
-              "p50/p99 time, busbw, #wrong and every rank's RSS; at the end drift, RSS growth "
-              "and a PASS/FAIL verdict (docs/soak.md)");
+      "soak",
+      "All-reduce again and again for --duration, every iteration verified: per window "
+      "p50/p99 time, busbw, #wrong and every rank's RSS; at the end drift, RSS growth "
+      "and a PASS/FAIL verdict (docs/soak.md)");
   add_common_flags(*soak_cmd, common);
   add_soak_flags(*soak_cmd, soak_flags);
 
@@ -144,29 +157,32 @@ int run(int argc, char** argv) {
   auto* algos_cmd = app.add_subcommand("algorithms", "List the collective algorithms");
 
   auto* topo_cmd = app.add_subcommand(
-      "topo", "Topology of every host in the job: NUMA nodes and CPUs, RDMA NICs (ports, rates, "
-              "MTU, GIDs, PCIe path), GPUs and GPU<->NIC distance classes");
+      "topo",
+      "Topology of every host in the job: NUMA nodes and CPUs, RDMA NICs (ports, rates, "
+      "MTU, GIDs, PCIe path), GPUs and GPU<->NIC distance classes");
   add_common_flags(*topo_cmd, common);
 
   ProbeFlags probe_flags;
   auto* probe_cmd = app.add_subcommand(
-      "probe", "libibverbs probes between rank pairs, as perftest measures them (RC write/read/"
-               "send, bandwidth and latency); --pairs all runs every pair in disjoint rounds");
+      "probe",
+      "libibverbs probes between rank pairs, as perftest measures them (RC write/read/"
+      "send, bandwidth and latency); --pairs all runs every pair in disjoint rounds");
   add_common_flags(*probe_cmd, common, /*short_quiet=*/false);
   add_probe_flags(*probe_cmd, probe_flags);
 
   AcceptFlags accept_flags;
   auto* accept_cmd = app.add_subcommand(
-      "accept", "Acceptance of a fabric: topology/link-state preflight, all-pairs latency and "
-                "bandwidth in disjoint rounds (verbs or UCX), verdicts per link, NIC and host "
-                "against the line rate and the other links, an all-reduce sweep naming "
-                "stragglers. Exit 0 pass, 1 fail, 2 usage");
+      "accept",
+      "Acceptance of a fabric: topology/link-state preflight, all-pairs latency and "
+      "bandwidth in disjoint rounds (verbs or UCX), verdicts per link, NIC and host "
+      "against the line rate and the other links, an all-reduce sweep naming "
+      "stragglers. Exit 0 pass, 1 fail, 2 usage");
   add_common_flags(*accept_cmd, common);
   add_accept_flags(*accept_cmd, accept_flags);
 
-  const OfflineCommand offline_cmds[] = {add_fit_command(app), add_predict_command(app),
-                                         add_model_command(app), add_report_command(app),
-                                         add_export_prometheus_command(app), add_man_command(app)};
+  const OfflineCommand offline_cmds[] = {
+      add_fit_command(app),    add_predict_command(app),           add_model_command(app),
+      add_report_command(app), add_export_prometheus_command(app), add_man_command(app)};
   add_help_footers(app);  // examples and exit status of every subcommand (after they exist)
 
   try {
@@ -231,9 +247,7 @@ int run(int argc, char** argv) {
       return run_job(
           "run", common, args, [&](JobContext& ctx) { return run_body(ctx, plan); },
           JobTransport::kUcx,
-          [&](const std::filesystem::path& results) {
-            analyse_run(results, run_flags, table);
-          });
+          [&](const std::filesystem::path& results) { analyse_run(results, run_flags, table); });
     }
   } catch (const Error& e) {
     log::error("{}", e.what());

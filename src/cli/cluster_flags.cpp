@@ -1,10 +1,10 @@
 #include "ibscope/cli/cluster_flags.hpp"
 
-#include <algorithm>
-#include <set>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
@@ -23,19 +23,20 @@ model::Tier fitted_tier(const std::vector<CollectivePoint>& pts, const std::stri
                         const std::vector<std::string>& files) {
   const model::LinkFit fit = model::fit_link(Collective::kAllreduce, algorithm, pts);
   if (!(fit.link.beta_s_per_byte > 0)) {
-    throw UsageError(fmt::format("the {} all-reduce rows of {} give no bandwidth (the time "
-                                 "does not grow with size); measure larger sizes",
-                                 algorithm, fmt::join(files, ", ")));
+    throw UsageError(
+        fmt::format("the {} all-reduce rows of {} give no bandwidth (the time "
+                    "does not grow with size); measure larger sizes",
+                    algorithm, fmt::join(files, ", ")));
   }
   model::Tier t;
   t.latency_s = fit.link.alpha_s;
   t.bw_gbps = 1 / (fit.link.beta_s_per_byte * units::kBytesPerGB);
-  t.source = fmt::format("fitted: {} all-reduce, {} points at {} ranks, r2 {:.4f}, worst "
-                         "residual {:.1f} %{} ({})",
-                         algorithm, fit.points, fmt::join(fit.rank_counts, ","), fit.r2,
-                         100 * fit.max_abs_residual_fraction,
-                         fit.gamma_folded ? ", reduction folded into bandwidth" : "",
-                         fmt::join(files, ", "));
+  t.source = fmt::format(
+      "fitted: {} all-reduce, {} points at {} ranks, r2 {:.4f}, worst "
+      "residual {:.1f} %{} ({})",
+      algorithm, fit.points, fmt::join(fit.rank_counts, ","), fit.r2,
+      100 * fit.max_abs_residual_fraction,
+      fit.gamma_folded ? ", reduction folded into bandwidth" : "", fmt::join(files, ", "));
   return t;
 }
 
@@ -61,9 +62,10 @@ bool tier_from_links(const model::FitReport& report, bool inter, model::Tier& t)
   if (bw_gbps.empty()) return false;
   t.bw_gbps = median(bw_gbps);
   t.latency_s = lat_us.empty() ? 0 : median(lat_us) * 1e-6;
-  t.source = fmt::format("fitted: median of {} link bandwidth fit(s) and {} latency fit(s) of "
-                         "p2p/verbs rows, no all-reduce rows ({})",
-                         bw_gbps.size(), lat_us.size(), fmt::join(sources, ", "));
+  t.source = fmt::format(
+      "fitted: median of {} link bandwidth fit(s) and {} latency fit(s) of "
+      "p2p/verbs rows, no all-reduce rows ({})",
+      bw_gbps.size(), lat_us.size(), fmt::join(sources, ", "));
   return true;
 }
 
@@ -165,10 +167,11 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<nlohma
   if (!have_inter) have_inter = tier_from_links(link_fits, true, c.inter);
   if (!have_intra) have_intra = tier_from_links(link_fits, false, c.intra);
   if (!f.fit_files.empty() && !have_inter && !have_intra) {
-    throw UsageError(fmt::format("--fit: no {} all-reduce rows without errors and no p2p or "
-                                 "verbs bandwidth rows in {}; measure with 'ibscope allreduce "
-                                 "-A {}' or 'ibscope p2p'",
-                                 algorithm, fmt::join(f.fit_files, ", "), algorithm));
+    throw UsageError(
+        fmt::format("--fit: no {} all-reduce rows without errors and no p2p or "
+                    "verbs bandwidth rows in {}; measure with 'ibscope allreduce "
+                    "-A {}' or 'ibscope p2p'",
+                    algorithm, fmt::join(f.fit_files, ", "), algorithm));
   }
   c.inter.links_per_node = f.inter_links;
   apply_given(c.inter, f.inter_lat_us, f.inter_bw_gbps, "inter");

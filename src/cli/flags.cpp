@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <span>
 
-#include "ibscope/core/error.hpp"
 #include "ibscope/cli/memory_setup.hpp"
+#include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/results_loader.hpp"
 
@@ -26,7 +26,8 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
   app.add_option("--format", f.format, "Console output: table, csv or json")
       ->default_val("table")
       ->check(CLI::IsMember({"table", "csv", "json"}));
-  app.add_flag(short_quiet ? "-q,--quiet" : "--quiet", f.quiet, "No banner or tables; errors and the results path only");
+  app.add_flag(short_quiet ? "-q,--quiet" : "--quiet", f.quiet,
+               "No banner or tables; errors and the results path only");
 }
 
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
@@ -35,7 +36,8 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
   app.add_option("-e,--maxbytes", f.max_bytes, "Largest message size")->default_val("128M");
   app.add_option("-f,--stepfactor", f.factor, "Multiply the size by this between steps")
       ->default_val(2);
-  app.add_option("-i,--stepbytes", f.step_bytes, "Add this to the size between steps (overrides -f)")
+  app.add_option("-i,--stepbytes", f.step_bytes,
+                 "Add this to the size between steps (overrides -f)")
       ->default_val("0");
   app.add_option("--sizes", f.sizes,
                  "Comma list of message sizes, instead of -b/-e/-f (e.g. 0,4,12,1M)");
@@ -71,14 +73,14 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
                    "Buffers: host or cuda (GPU memory, one GPU per local rank, the closest to "
                    "the rank's NIC)");
   if (c == Collective::kBroadcast) {
-    app.add_option("-r,--root", f.root, "Broadcast root rank")->default_val(0)->check(
-        CLI::NonNegativeNumber);
+    app.add_option("-r,--root", f.root, "Broadcast root rank")
+        ->default_val(0)
+        ->check(CLI::NonNegativeNumber);
   }
 }
 
-void add_memory_flags(CLI::App& app, std::string& mem, std::string& path,
-                      std::string& stage_chunk, const std::string& prefix,
-                      const std::string& mem_help) {
+void add_memory_flags(CLI::App& app, std::string& mem, std::string& path, std::string& stage_chunk,
+                      const std::string& prefix, const std::string& mem_help) {
   app.add_option("--" + prefix + "mem", mem, mem_help)->default_val("host");
   app.add_option("--" + prefix + "mem-path", path,
                  "How GPU buffers meet UCX: auto (direct when the UCX in use supports CUDA "
@@ -111,8 +113,7 @@ void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
   app.add_option("--" + prefix + "bw-iters", f.bw_iters, "p2p: timed windows per size")
       ->default_val(20)
       ->check(CLI::Range(1, 1000000));
-  app.add_option(name("-w,--warmup_iters", "warmup"), f.warmup,
-                 "p2p: untimed iterations per size")
+  app.add_option(name("-w,--warmup_iters", "warmup"), f.warmup, "p2p: untimed iterations per size")
       ->default_val(10)
       ->check(CLI::Range(0, 1000000));
   app.add_option("--" + prefix + "window", f.window, "p2p: messages in flight per window")
@@ -143,7 +144,9 @@ std::vector<T> parse_list(const std::string& text, std::span<const T> all_values
 
 }  // namespace
 
-double parse_timeout_s(const CommonFlags& f) { return units::parse_duration_s(f.timeout, "--timeout"); }
+double parse_timeout_s(const CommonFlags& f) {
+  return units::parse_duration_s(f.timeout, "--timeout");
+}
 
 CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double timeout_s) {
   CollectiveSweepOptions o;
@@ -157,8 +160,8 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
     for (const auto& s : split_list(f.sizes)) {
       o.sweep.explicit_bytes.push_back(units::parse_size_bytes(s, "--sizes"));
     }
-    o.sweep.max_bytes = *std::max_element(o.sweep.explicit_bytes.begin(),
-                                          o.sweep.explicit_bytes.end());
+    o.sweep.max_bytes =
+        *std::max_element(o.sweep.explicit_bytes.begin(), o.sweep.explicit_bytes.end());
   }
   o.iters = f.iters;
   o.warmup = f.warmup;
@@ -173,8 +176,7 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
     return std::string(find_algorithm(c, a).name);
   });
   if (!f.tuning.empty()) {
-    if (std::find(o.algorithms.begin(), o.algorithms.end(), kAutoAlgorithm) ==
-        o.algorithms.end()) {
+    if (std::find(o.algorithms.begin(), o.algorithms.end(), kAutoAlgorithm) == o.algorithms.end()) {
       throw UsageError("--tuning is used only by -A auto: add -A auto, or drop --tuning");
     }
     o.tuning = load_tuning(f.tuning);
@@ -185,10 +187,11 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
   constexpr std::uint64_t kMaxChunks = 1ULL << 20;
   if (o.algorithm_options.chunk_bytes != 0 &&
       o.sweep.max_bytes / o.algorithm_options.chunk_bytes >= kMaxChunks) {
-    throw UsageError(fmt::format("--chunk {}: {} would need more than {} chunks; use a larger "
-                                 "--chunk",
-                                 units::format_size(o.algorithm_options.chunk_bytes),
-                                 units::format_size(o.sweep.max_bytes), kMaxChunks));
+    throw UsageError(
+        fmt::format("--chunk {}: {} would need more than {} chunks; use a larger "
+                    "--chunk",
+                    units::format_size(o.algorithm_options.chunk_bytes),
+                    units::format_size(o.sweep.max_bytes), kMaxChunks));
   }
   // Validates the sweep now, before any rank starts.
   for (DataType t : o.types) {
@@ -225,16 +228,21 @@ P2pOptions to_options(const P2pFlags& f, double timeout_s) {
   }
   if (o.memory_sides.size() == 2 && o.memory_sides[0].kind != o.memory_sides[1].kind &&
       o.pairs != PairsMode::kFirst) {
-    throw UsageError(fmt::format("p2p --mem {}: memory per side needs --pairs first (rank 0 is "
-                                 "side A, rank 1 side B)",
-                                 f.mem));
+    throw UsageError(
+        fmt::format("p2p --mem {}: memory per side needs --pairs first (rank 0 is "
+                    "side A, rank 1 side B)",
+                    f.mem));
   }
   o.latency = o.bw = o.bibw = false;
   for (const auto& t : split_list(f.tests)) {
-    if (t == "latency") o.latency = true;
-    else if (t == "bw") o.bw = true;
-    else if (t == "bibw") o.bibw = true;
-    else throw UsageError(fmt::format("--tests: unknown test '{}' (latency, bw, bibw)", t));
+    if (t == "latency")
+      o.latency = true;
+    else if (t == "bw")
+      o.bw = true;
+    else if (t == "bibw")
+      o.bibw = true;
+    else
+      throw UsageError(fmt::format("--tests: unknown test '{}' (latency, bw, bibw)", t));
   }
   (void)sweep_sizes(o.sweep, 1);
   constexpr std::uint64_t kMaxMessageBytes = 16ULL << 30;

@@ -9,11 +9,11 @@
 
 #include "ibscope/bootstrap/launch_env.hpp"
 #include "ibscope/bootstrap/local_launcher.hpp"
-#include "ibscope/output/progress_line.hpp"
 #include "ibscope/build_info.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/output/console.hpp"
+#include "ibscope/output/progress_line.hpp"
 #include "ibscope/topo/cpu.hpp"
 
 extern char** environ;
@@ -94,8 +94,8 @@ void describe_job(Bootstrap& boot, ucx::Comm* comm, ResultsDocument* doc, Banner
     }
   }
   if (std::string_view(build::kBuildType) == "Debug" || build::kSanitized) {
-    banner.warnings.push_back(fmt::format("this is a {} build: figures are not representative",
-                                          build_description()));
+    banner.warnings.push_back(
+        fmt::format("this is a {} build: figures are not representative", build_description()));
   }
   if (doc == nullptr) return;
   auto& job = doc->job();
@@ -136,8 +136,8 @@ ucx::Comm& JobContext::comm() const {
 }
 
 int run_job(const std::string& subcommand, const CommonFlags& common,
-            const std::vector<std::string>& argv, const JobBody& body,
-            JobTransport transport, const AfterWrite& after_write) {
+            const std::vector<std::string>& argv, const JobBody& body, JobTransport transport,
+            const AfterWrite& after_write) {
   std::unique_ptr<Bootstrap> boot;
   std::unique_ptr<ResultsDocument> doc;
   const bool table = common.format == "table" && !common.quiet;
@@ -162,9 +162,10 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       for (const auto& w : banner.warnings) log::warn("{}", w);
     }
 
-    JobContext ctx{*boot, comm_ptr, doc.get(), boot->rank() == 0 && table ? stdout : nullptr,
-                   timeout_s,
-                   boot->rank() == 0 && !common.quiet && ProgressLine::stderr_is_terminal()};
+    JobContext ctx{
+        *boot,     comm_ptr,
+        doc.get(), boot->rank() == 0 && table ? stdout : nullptr,
+        timeout_s, boot->rank() == 0 && !common.quiet && ProgressLine::stderr_is_terminal()};
     const int status = body(ctx);
     if (comm) comm->close();
     if (doc) {
@@ -187,8 +188,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       try {
         doc->set_error(std::string(to_string(e.kind())), e.what());
         const auto path = doc->write(common.out_dir);
-        print_results_path(fmt::format("# partial results (incomplete): {}", path.string()),
-                           table);
+        print_results_path(fmt::format("# partial results (incomplete): {}", path.string()), table);
       } catch (const std::exception& w) {
         log::error("could not write partial results: {}", w.what());
       }

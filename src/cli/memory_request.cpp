@@ -10,7 +10,7 @@
 namespace ibscope::cli {
 
 memory::MemoryRequest parse_memory_request(const std::string& mem, const std::string& path,
-                                   const std::string& stage_chunk) {
+                                           const std::string& stage_chunk) {
   memory::MemoryRequest r;
   r.kind = memory::parse_mem_kind(mem);
   r.path = memory::parse_path_request(path);

@@ -39,9 +39,10 @@ int choose_ordinal(const Bootstrap& boot, std::string& reason) {
     }
   }
   const int ordinal = local_rank % devices;
-  reason = fmt::format("CUDA device {} (local rank {} of {} visible devices; the topology did "
-                       "not place the GPUs)",
-                       ordinal, local_rank, devices);
+  reason = fmt::format(
+      "CUDA device {} (local rank {} of {} visible devices; the topology did "
+      "not place the GPUs)",
+      ordinal, local_rank, devices);
   return ordinal;
 }
 
@@ -56,8 +57,7 @@ MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) 
     s.space = memory::host_space();
   }
   s.decision = memory::choose_path(request.kind, request.path,
-                                   comm.context()->supports_cuda_memory(),
-                                   ucx::Context::version());
+                                   comm.context()->supports_cuda_memory(), ucx::Context::version());
   // Fragmenting is a wire format: if any rank stages, every rank cuts messages alike.
   const std::byte staged{s.decision.path == memory::MemPath::kStaged ? std::byte{1} : std::byte{0}};
   const auto all = comm.bootstrap().allgather(std::span(&staged, 1), "memory path exchange");

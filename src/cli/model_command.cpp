@@ -1,9 +1,9 @@
 // `ibscope model`: the network's share of a training step (model/step_model.hpp) with what-if
 // answers and the sensitivity to inter-node bandwidth. Formulas: docs/model.md.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/offline_commands.hpp"
@@ -27,8 +27,7 @@ struct ModelFlags {
 
 std::string tier_line(const char* name, const model::Tier& t, bool crossed, bool links) {
   if (!crossed) return fmt::format("# {}: not crossed by this layout\n", name);
-  return fmt::format("# {}: {:.2f} us, {:.4g} GB/s{} ({})\n", name, t.latency_s * 1e6,
-                     t.bw_gbps,
+  return fmt::format("# {}: {:.2f} us, {:.4g} GB/s{} ({})\n", name, t.latency_s * 1e6, t.bw_gbps,
                      links ? fmt::format(" per link, {} link(s) per node", t.links_per_node)
                            : std::string(" per rank"),
                      t.source.empty() ? "not given" : t.source);
@@ -36,24 +35,26 @@ std::string tier_line(const char* name, const model::Tier& t, bool crossed, bool
 
 void print_header(const model::Workload& w, const model::ClusterNetwork& c,
                   const model::Placement& p) {
-  fmt::print("# ibscope model: {}{}\n", w.name, w.source.empty() ? "" : fmt::format(" ({})", w.source));
-  fmt::print("# layout: tp {} x pp {} x dp {} (vp {}) = {} GPUs on {} node(s) of {}; batch {} "
-             "x {} tokens, micro-batch {}, {} micro-batches\n",
-             w.tp, w.pp, w.dp, w.vp, w.gpus(), w.nodes(), w.gpus_per_node, w.global_batch,
-             w.seq_len, w.micro_batch, w.microbatches());
-  fmt::print("# options: recompute {}, sequence parallel {}, distributed optimizer {}, "
-             "overlap {}, bucket {:.4g} MB\n",
-             model::name_of(w.recompute), w.sequence_parallel ? "on" : "off",
-             w.distributed_optimizer ? "on" : "off", model::name_of(w.overlap),
-             w.bucket_bytes / 1e6);
-  fmt::print("# groups: TP {} ranks ({} per node), DP {} ranks ({} per node, {} groups per "
-             "node), PP boundaries {}\n",
-             p.tp.ranks, p.tp.ranks_per_node, p.dp.ranks, p.dp.ranks_per_node,
-             p.dp.concurrent_per_node,
-             w.pp == 1 ? "none"
-             : p.pp_across_nodes
-                 ? fmt::format("cross nodes ({} GPUs per node sending)", p.pp_concurrent_per_node)
-                 : std::string("inside nodes"));
+  fmt::print("# ibscope model: {}{}\n", w.name,
+             w.source.empty() ? "" : fmt::format(" ({})", w.source));
+  fmt::print(
+      "# layout: tp {} x pp {} x dp {} (vp {}) = {} GPUs on {} node(s) of {}; batch {} "
+      "x {} tokens, micro-batch {}, {} micro-batches\n",
+      w.tp, w.pp, w.dp, w.vp, w.gpus(), w.nodes(), w.gpus_per_node, w.global_batch, w.seq_len,
+      w.micro_batch, w.microbatches());
+  fmt::print(
+      "# options: recompute {}, sequence parallel {}, distributed optimizer {}, "
+      "overlap {}, bucket {:.4g} MB\n",
+      model::name_of(w.recompute), w.sequence_parallel ? "on" : "off",
+      w.distributed_optimizer ? "on" : "off", model::name_of(w.overlap), w.bucket_bytes / 1e6);
+  fmt::print(
+      "# groups: TP {} ranks ({} per node), DP {} ranks ({} per node, {} groups per "
+      "node), PP boundaries {}\n",
+      p.tp.ranks, p.tp.ranks_per_node, p.dp.ranks, p.dp.ranks_per_node, p.dp.concurrent_per_node,
+      w.pp == 1 ? "none"
+      : p.pp_across_nodes
+          ? fmt::format("cross nodes ({} GPUs per node sending)", p.pp_concurrent_per_node)
+          : std::string("inside nodes"));
   fmt::print("{}", tier_line("inter-node tier", c.inter, c.nodes > 1, true));
   fmt::print("{}", tier_line("intra-node tier", c.intra, c.gpus_per_node > 1, false));
 }
@@ -64,8 +65,9 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
   };
   const double layers = static_cast<double>(w.layers) / w.pp;
   fmt::print("# {:<26} {:>12} {:>9}  {}\n", "term", "time(s)", "step(%)", "what");
-  row("compute", s.compute_s, fmt::format("{} micro-batches, {:.4g} hardware FLOPs per step",
-                                          s.microbatches, s.hardware_flops));
+  row("compute", s.compute_s,
+      fmt::format("{} micro-batches, {:.4g} hardware FLOPs per step", s.microbatches,
+                  s.hardware_flops));
   row("tensor parallel", s.tp_s,
       w.tp == 1 ? std::string("tp = 1")
                 : fmt::format("{} x {:g} layers x {} {} of {:.4g} MB", s.microbatches, layers,
@@ -80,26 +82,34 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
       fmt::format("(p-1)/(m v) = {:.4f} of compute + tp + pp", s.bubble_fraction));
   row("data parallel, exposed", s.dp_exposed_s,
       w.dp == 1 ? std::string("dp = 1")
-                : fmt::format("of {:.4f} s for {:.4g} GB per GPU in {} bucket(s), {}",
-                              s.dp_total_s, s.dp_bytes_per_gpu / 1e9, s.dp_buckets,
+                : fmt::format("of {:.4f} s for {:.4g} GB per GPU in {} bucket(s), {}", s.dp_total_s,
+                              s.dp_bytes_per_gpu / 1e9, s.dp_buckets,
                               w.distributed_optimizer ? "RS grads + AG params" : "all-reduce"));
   row("step", s.step_s, "");
-  fmt::print("# tokens/s/GPU {:.1f}; MFU {}; network {:.4f} s = {:.2f} % of the step (what an "
-             "infinitely fast network removes)\n",
-             s.tokens_per_s_per_gpu, s.mfu ? fmt::format("{:.1f} %", 100 * *s.mfu) : "n/a (no peak)",
-             s.network_s, 100 * s.network_share);
+  fmt::print(
+      "# tokens/s/GPU {:.1f}; MFU {}; network {:.4f} s = {:.2f} % of the step (what an "
+      "infinitely fast network removes)\n",
+      s.tokens_per_s_per_gpu, s.mfu ? fmt::format("{:.1f} %", 100 * *s.mfu) : "n/a (no peak)",
+      s.network_s, 100 * s.network_share);
 }
 
 nlohmann::ordered_json breakdown_json(const model::StepBreakdown& s) {
-  nlohmann::ordered_json j = {{"microbatches", s.microbatches}, {"bubble_fraction", s.bubble_fraction},
-                      {"compute_s", s.compute_s},       {"tp_s", s.tp_s},
-                      {"pp_s", s.pp_s},                 {"bubble_s", s.bubble_s},
-                      {"dp_total_s", s.dp_total_s},     {"dp_exposed_s", s.dp_exposed_s},
-                      {"step_s", s.step_s},             {"network_s", s.network_s},
-                      {"network_share", s.network_share},
-                      {"tokens_per_s_per_gpu", s.tokens_per_s_per_gpu},
-                      {"model_flops", s.model_flops},   {"hardware_flops", s.hardware_flops},
-                      {"dp_bytes_per_gpu", s.dp_bytes_per_gpu}, {"dp_buckets", s.dp_buckets}};
+  nlohmann::ordered_json j = {{"microbatches", s.microbatches},
+                              {"bubble_fraction", s.bubble_fraction},
+                              {"compute_s", s.compute_s},
+                              {"tp_s", s.tp_s},
+                              {"pp_s", s.pp_s},
+                              {"bubble_s", s.bubble_s},
+                              {"dp_total_s", s.dp_total_s},
+                              {"dp_exposed_s", s.dp_exposed_s},
+                              {"step_s", s.step_s},
+                              {"network_s", s.network_s},
+                              {"network_share", s.network_share},
+                              {"tokens_per_s_per_gpu", s.tokens_per_s_per_gpu},
+                              {"model_flops", s.model_flops},
+                              {"hardware_flops", s.hardware_flops},
+                              {"dp_bytes_per_gpu", s.dp_bytes_per_gpu},
+                              {"dp_buckets", s.dp_buckets}};
   j["mfu"] = s.mfu ? nlohmann::ordered_json(*s.mfu) : nlohmann::ordered_json(nullptr);
   return j;
 }
@@ -138,9 +148,10 @@ int run_model(const ModelFlags& f) {
   nlohmann::ordered_json sj = nullptr;
   if (cluster.nodes > 1) {
     const model::Sensitivity sens = model::inter_bw_sensitivity(w, cluster, factory);
-    fmt::print("# sensitivity at {:.4g} GB/s inter-node: d(step)/d(bandwidth) = {:.6g} s per "
-               "GB/s; elasticity {:.4g} (% step per % bandwidth)\n",
-               sens.inter_bw_gbps, sens.ds_dbw_s_per_gbps, sens.elasticity);
+    fmt::print(
+        "# sensitivity at {:.4g} GB/s inter-node: d(step)/d(bandwidth) = {:.6g} s per "
+        "GB/s; elasticity {:.4g} (% step per % bandwidth)\n",
+        sens.inter_bw_gbps, sens.ds_dbw_s_per_gbps, sens.elasticity);
     sj = {{"inter_bw_gbps", sens.inter_bw_gbps},
           {"ds_dbw_s_per_gbps", sens.ds_dbw_s_per_gbps},
           {"elasticity", sens.elasticity}};
@@ -150,16 +161,23 @@ int run_model(const ModelFlags& f) {
 
   if (!f.json_out.empty()) {
     const auto tier = [](const model::Tier& t) {
-      return nlohmann::ordered_json{{"latency_us", t.latency_s * 1e6}, {"bw_gbps", t.bw_gbps},
-                            {"links_per_node", t.links_per_node}, {"source", t.source}};
+      return nlohmann::ordered_json{{"latency_us", t.latency_s * 1e6},
+                                    {"bw_gbps", t.bw_gbps},
+                                    {"links_per_node", t.links_per_node},
+                                    {"source", t.source}};
     };
-    const nlohmann::ordered_json doc = {
-        {"kind", "ibscope-model"}, {"schema_version", 1},
-        {"workload", model::to_json(w)},
-        {"cluster", {{"nodes", cluster.nodes}, {"gpus_per_node", cluster.gpus_per_node},
-                     {"inter", tier(cluster.inter)}, {"intra", tier(cluster.intra)},
-                     {"gamma_s_per_byte", cluster.gamma_s_per_byte}}},
-        {"breakdown", breakdown_json(s)}, {"what_if", wj}, {"sensitivity", sj}};
+    const nlohmann::ordered_json doc = {{"kind", "ibscope-model"},
+                                        {"schema_version", 1},
+                                        {"workload", model::to_json(w)},
+                                        {"cluster",
+                                         {{"nodes", cluster.nodes},
+                                          {"gpus_per_node", cluster.gpus_per_node},
+                                          {"inter", tier(cluster.inter)},
+                                          {"intra", tier(cluster.intra)},
+                                          {"gamma_s_per_byte", cluster.gamma_s_per_byte}}},
+                                        {"breakdown", breakdown_json(s)},
+                                        {"what_if", wj},
+                                        {"sensitivity", sj}};
     write_file_exclusive(f.json_out, doc.dump(2) + "\n");
     fmt::print("# model: {}\n", f.json_out);
   }

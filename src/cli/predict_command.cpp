@@ -1,10 +1,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/flags.hpp"
@@ -38,8 +38,10 @@ struct PredictRow {
 
 Collective parse_collective(const std::string& name) {
   if (const auto c = collective_named(name)) return *c;
-  throw UsageError(fmt::format("-c/--collective: unknown collective '{}' (allreduce, "
-                               "reduce_scatter, allgather, broadcast)", name));
+  throw UsageError(
+      fmt::format("-c/--collective: unknown collective '{}' (allreduce, "
+                  "reduce_scatter, allgather, broadcast)",
+                  name));
 }
 
 bool files_have_allreduce_rows(const std::vector<nlohmann::json>& docs, const std::string& a) {
@@ -64,15 +66,18 @@ double measured_s(const std::vector<nlohmann::json>& docs, Collective c,
 
 std::string describe(const model::Tier& t, const char* name, bool used) {
   if (!used) return fmt::format("# {} tier: not crossed by this layout\n", name);
-  return fmt::format("# {} tier: latency {:.2f} us, {:.4g} GB/s per link, {} link(s) per node"
-                     " ({})\n",
-                     name, t.latency_s * 1e6, t.bw_gbps, t.links_per_node,
-                     t.source.empty() ? "not given" : t.source);
+  return fmt::format(
+      "# {} tier: latency {:.2f} us, {:.4g} GB/s per link, {} link(s) per node"
+      " ({})\n",
+      name, t.latency_s * 1e6, t.bw_gbps, t.links_per_node,
+      t.source.empty() ? "not given" : t.source);
 }
 
 nlohmann::json tier_json(const model::Tier& t) {
-  return {{"latency_us", t.latency_s * 1e6}, {"bw_gbps", t.bw_gbps},
-          {"links_per_node", t.links_per_node}, {"source", t.source}};
+  return {{"latency_us", t.latency_s * 1e6},
+          {"bw_gbps", t.bw_gbps},
+          {"links_per_node", t.links_per_node},
+          {"source", t.source}};
 }
 
 int run_predict(const PredictFlags& f) {
@@ -81,8 +86,9 @@ int run_predict(const PredictFlags& f) {
   const int per_node = f.cluster.gpus_per_node > 0 ? f.cluster.gpus_per_node : 1;
   const int ranks = nodes * per_node;
   if (ranks < 2) {
-    throw UsageError("predict: give the layout to predict with --nodes and/or --gpus-per-node "
-                     "(at least 2 ranks in all)");
+    throw UsageError(
+        "predict: give the layout to predict with --nodes and/or --gpus-per-node "
+        "(at least 2 ranks in all)");
   }
   std::vector<std::uint64_t> sizes;
   for (const auto& s : split_list(f.sizes)) sizes.push_back(units::parse_size_bytes(s, "--sizes"));
@@ -111,11 +117,13 @@ int run_predict(const PredictFlags& f) {
     std::string text = describe(cluster.inter, "inter-node", nodes > 1) +
                        describe(cluster.intra, "intra-node", per_node > 1);
     if (text != last_tiers) {
-      tiers_text += fmt::format("# {} on {} node(s) x {} rank(s), tiers for {}:\n",
-                                name_of(coll), nodes, per_node, a) + text;
+      tiers_text += fmt::format("# {} on {} node(s) x {} rank(s), tiers for {}:\n", name_of(coll),
+                                nodes, per_node, a) +
+                    text;
       last_tiers = std::move(text);
     }
-    tiers.push_back({{"algorithm", a}, {"inter", tier_json(cluster.inter)},
+    tiers.push_back({{"algorithm", a},
+                     {"inter", tier_json(cluster.inter)},
                      {"intra", tier_json(cluster.intra)},
                      {"gamma_s_per_byte", cluster.gamma_s_per_byte}});
     for (auto size : sizes) {
@@ -136,10 +144,16 @@ int run_predict(const PredictFlags& f) {
   for (const auto& r : rows) {
     const double algbw = units::to_gb_per_s(static_cast<double>(r.size_bytes), r.predicted_s);
     const double busbw = algbw * busbw_factor(coll, ranks);
-    nlohmann::json jr = {{"collective", name_of(coll)}, {"algorithm", r.algorithm},
-                         {"size_bytes", r.size_bytes}, {"ranks", ranks}, {"nodes", nodes},
-                         {"predicted_us", r.predicted_s * 1e6}, {"algbw_gbps", algbw},
-                         {"busbw_gbps", busbw}, {"measured_us", nullptr}, {"error_pct", nullptr}};
+    nlohmann::json jr = {{"collective", name_of(coll)},
+                         {"algorithm", r.algorithm},
+                         {"size_bytes", r.size_bytes},
+                         {"ranks", ranks},
+                         {"nodes", nodes},
+                         {"predicted_us", r.predicted_s * 1e6},
+                         {"algbw_gbps", algbw},
+                         {"busbw_gbps", busbw},
+                         {"measured_us", nullptr},
+                         {"error_pct", nullptr}};
     std::string cmp;
     if (comparing) {
       if (r.measured_s > 0) {
@@ -159,23 +173,26 @@ int run_predict(const PredictFlags& f) {
     out_rows.push_back(jr);
   }
   if (comparing) {
-    fmt::print("# compared with measurements: {} of {} rows, worst |error| {:.1f} %{}\n",
-               compared, rows.size(), worst_pct,
-               f.tolerance_pct >= 0
-                   ? fmt::format(", {} outside +-{} %", outside, f.tolerance_pct)
-                   : "");
+    fmt::print(
+        "# compared with measurements: {} of {} rows, worst |error| {:.1f} %{}\n", compared,
+        rows.size(), worst_pct,
+        f.tolerance_pct >= 0 ? fmt::format(", {} outside +-{} %", outside, f.tolerance_pct) : "");
     if (compared == 0) {
-      throw UsageError(fmt::format("--compare: no {} rows at {} ranks with these sizes and "
-                                   "algorithms in {}",
-                                   name_of(coll), ranks, fmt::join(f.compare_files, ", ")));
+      throw UsageError(
+          fmt::format("--compare: no {} rows at {} ranks with these sizes and "
+                      "algorithms in {}",
+                      name_of(coll), ranks, fmt::join(f.compare_files, ", ")));
     }
   }
   if (!f.json_out.empty()) {
-    const nlohmann::json doc = {{"kind", "ibscope-predict"}, {"schema_version", 1},
+    const nlohmann::json doc = {{"kind", "ibscope-predict"},
+                                {"schema_version", 1},
                                 {"fit_files", f.cluster.fit_files},
                                 {"compare_files", f.compare_files},
-                                {"nodes", nodes}, {"gpus_per_node", per_node},
-                                {"tiers", tiers}, {"rows", out_rows}};
+                                {"nodes", nodes},
+                                {"gpus_per_node", per_node},
+                                {"tiers", tiers},
+                                {"rows", out_rows}};
     write_file_exclusive(f.json_out, doc.dump(2) + "\n");
     fmt::print("# predictions: {}\n", f.json_out);
   }

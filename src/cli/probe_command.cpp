@@ -18,24 +18,29 @@ using probes::Metric;
 
 std::vector<std::uint64_t> probe_sizes(const ProbeFlags& f, const probes::ProbeTest& test) {
   const bool sweep = !f.min_bytes.empty() || !f.max_bytes.empty();
-  if (static_cast<int>(!f.size.empty()) + static_cast<int>(f.all_sizes) + static_cast<int>(sweep) > 1) {
+  if (static_cast<int>(!f.size.empty()) + static_cast<int>(f.all_sizes) + static_cast<int>(sweep) >
+      1) {
     throw UsageError("give one of -s/--size, -a/--all, or -b/-e (a sweep)");
   }
   if (!f.size.empty()) return {units::parse_size_bytes(f.size, "-s/--size")};
   if (f.all_sizes) {
     // perftest's -a: 2 B to 8 MiB in powers of two.
-    return sweep_sizes(SweepSpec{.min_bytes = 2, .max_bytes = 8ULL << 20, .factor = 2,
-                                 .step_bytes = 0, .explicit_bytes = {}},
+    return sweep_sizes(SweepSpec{.min_bytes = 2,
+                                 .max_bytes = 8ULL << 20,
+                                 .factor = 2,
+                                 .step_bytes = 0,
+                                 .explicit_bytes = {}},
                        1);
   }
   if (sweep) {
-    return sweep_sizes(
-        SweepSpec{.min_bytes = units::parse_size_bytes(f.min_bytes.empty() ? "2" : f.min_bytes,
-                                                       "-b/--minbytes"),
-                  .max_bytes = units::parse_size_bytes(f.max_bytes.empty() ? "8M" : f.max_bytes,
-                                                       "-e/--maxbytes"),
-                  .factor = f.factor, .step_bytes = 0, .explicit_bytes = {}},
-        1);
+    return sweep_sizes(SweepSpec{.min_bytes = units::parse_size_bytes(
+                                     f.min_bytes.empty() ? "2" : f.min_bytes, "-b/--minbytes"),
+                                 .max_bytes = units::parse_size_bytes(
+                                     f.max_bytes.empty() ? "8M" : f.max_bytes, "-e/--maxbytes"),
+                                 .factor = f.factor,
+                                 .step_bytes = 0,
+                                 .explicit_bytes = {}},
+                       1);
   }
   // perftest's defaults: 64 KiB for bandwidth, 2 B for latency.
   return {test.metric == Metric::kBandwidth ? 65536ULL : 2ULL};
@@ -81,13 +86,22 @@ nlohmann::json ports_json(const std::vector<probes::RankPort>& ports) {
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t r = 0; r < ports.size(); ++r) {
     const auto& p = ports[r];
-    out.push_back({{"rank", r}, {"device", p.device}, {"link_layer", p.link_layer},
-                   {"data_rate_gbit", p.data_rate_gbit}, {"gid_index", p.gid_index},
-                   {"gid", p.gid}, {"active_mtu_bytes", p.active_mtu_bytes},
-                   {"binding", p.binding}, {"mem_initiator", p.mem_initiator},
-                   {"mem_responder", p.mem_responder}, {"registration", p.registration},
-                   {"gpu", p.gpu}, {"cuda_device", p.cuda_device}, {"gpu_name", p.gpu_name},
-                   {"gpu_nic_path", p.gpu_nic_path}, {"gpu_choice", p.gpu_choice},
+    out.push_back({{"rank", r},
+                   {"device", p.device},
+                   {"link_layer", p.link_layer},
+                   {"data_rate_gbit", p.data_rate_gbit},
+                   {"gid_index", p.gid_index},
+                   {"gid", p.gid},
+                   {"active_mtu_bytes", p.active_mtu_bytes},
+                   {"binding", p.binding},
+                   {"mem_initiator", p.mem_initiator},
+                   {"mem_responder", p.mem_responder},
+                   {"registration", p.registration},
+                   {"gpu", p.gpu},
+                   {"cuda_device", p.cuda_device},
+                   {"gpu_name", p.gpu_name},
+                   {"gpu_nic_path", p.gpu_nic_path},
+                   {"gpu_choice", p.gpu_choice},
                    {"gpu_warnings", p.gpu_warnings}});
   }
   return out;
@@ -98,7 +112,8 @@ void print_gpus(std::FILE* out, const std::vector<probes::RankPort>& ports) {
   for (std::size_t r = 0; r < ports.size(); ++r) {
     const auto& p = ports[r];
     if (p.gpu.empty()) continue;
-    fmt::print(out, "#   rank {:>4}  mem {}/{} (initiator/responder)  {} cuda:{} {}  {} to the NIC, "
+    fmt::print(out,
+               "#   rank {:>4}  mem {}/{} (initiator/responder)  {} cuda:{} {}  {} to the NIC, "
                "registered by {}\n",
                r, p.mem_initiator.empty() ? "-" : p.mem_initiator,
                p.mem_responder.empty() ? "-" : p.mem_responder, p.gpu, p.cuda_device, p.gpu_name,
@@ -115,8 +130,9 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
     names += fmt::format("\n    {:<10} {}", t.name, t.description);
   }
   app.add_option("test", f.test, "The probe:" + names)->required();
-  app.add_option("-s,--size", f.size, "One message size (K/M/G suffixes); default 64K for "
-                                      "bandwidth, 2 for latency (perftest's)");
+  app.add_option("-s,--size", f.size,
+                 "One message size (K/M/G suffixes); default 64K for "
+                 "bandwidth, 2 for latency (perftest's)");
   app.add_flag("-a,--all", f.all_sizes, "Sweep 2 B .. 8 MiB in powers of two (perftest -a)");
   app.add_option("-b,--minbytes", f.min_bytes, "Sweep from this size (with -e)");
   app.add_option("-e,--maxbytes", f.max_bytes, "Sweep up to this size");
@@ -129,27 +145,33 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
                  "Untimed messages/ping-pongs before each size (default: 1/10 of -n, at most 100)")
       ->check(CLI::Range(0, 100000000));
   app.add_option("-q,--qp", f.qps, "Queue pairs per rank pair (bandwidth tests)")
-      ->default_val(1)->check(CLI::Range(1, 1024));
+      ->default_val(1)
+      ->check(CLI::Range(1, 1024));
   app.add_option("-t,--tx-depth", f.tx_depth,
                  "Messages in flight per QP (default 128 for bandwidth, 1 for latency)")
       ->check(CLI::Range(1, 65536));
   app.add_option("-r,--rx-depth", f.rx_depth, "Receives kept posted per QP (send tests)")
-      ->default_val(512)->check(CLI::Range(1, 65536));
+      ->default_val(512)
+      ->check(CLI::Range(1, 65536));
   app.add_option("-I,--inline-size", f.inline_size,
                  "Post messages up to this size inline (default 220 for write/send latency, 0 "
                  "otherwise; the device may grant less, the row records what it granted)")
       ->check(CLI::Range(0, 65536));
-  app.add_option("-Q,--cq-mod", f.cq_mod, "Bandwidth: one signalled completion per this many "
-                                          "messages")
-      ->default_val(100)->check(CLI::Range(1, 65536));
-  app.add_option("-m,--mtu", f.mtu, "Path MTU 256..4096 (default: the smaller active MTU of the "
-                                    "two ports)")
+  app.add_option("-Q,--cq-mod", f.cq_mod,
+                 "Bandwidth: one signalled completion per this many "
+                 "messages")
+      ->default_val(100)
+      ->check(CLI::Range(1, 65536));
+  app.add_option("-m,--mtu", f.mtu,
+                 "Path MTU 256..4096 (default: the smaller active MTU of the "
+                 "two ports)")
       ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
   app.add_option("-x,--gid-index", f.gid_index,
                  "GID index (default: a RoCE v2 GID, IPv4-mapped first, on Ethernet; LID "
                  "addressing on InfiniBand)")
       ->check(CLI::Range(0, 65535));
-  app.add_option("-d,--ib-dev", f.device, "RDMA device[:port], or a comma list from which each rank takes entry local_rank "
+  app.add_option("-d,--ib-dev", f.device,
+                 "RDMA device[:port], or a comma list from which each rank takes entry local_rank "
                  "mod length (one NIC per local rank); default: the first device, port 1");
   app.add_flag("-B,--bidirectional", f.bidirectional,
                "Bandwidth both ways at once; the row reports the sum");
@@ -159,7 +181,8 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
       ->default_val("all");
   app.add_option("-u,--qp-timeout", f.qp_timeout, "QP local ACK timeout code (4.096 us x 2^N)")
       ->default_val(14);
-  app.add_option("--retry-count", f.retry_count, "Transport retries before an error")->default_val(7);
+  app.add_option("--retry-count", f.retry_count, "Transport retries before an error")
+      ->default_val(7);
   app.add_option("--rnr-retry", f.rnr_retry, "Receiver-not-ready retries (7 = forever)")
       ->default_val(7);
   app.add_option("-S,--sl", f.service_level, "Service level")->default_val(0);
@@ -167,7 +190,8 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
       ->default_val(0);
   app.add_option("--hop-limit", f.hop_limit, "GRH hop limit")->default_val(64);
   app.add_option("--pkey-index", f.pkey_index, "Partition key table index")
-      ->default_val(0)->check(CLI::Range(0, 65535));
+      ->default_val(0)
+      ->check(CLI::Range(0, 65535));
   app.add_flag("--no-bind", f.no_bind,
                "Do not bind CPUs and memory to the NIC's NUMA node (bound by default)");
   app.add_option("--mem", f.mem,
@@ -230,7 +254,8 @@ int probe_body(JobContext& ctx, const ProbeFlags& flags) {
       print_gpus(ctx.table_out, ports);
     }
     for (std::size_t r = 0; r < ports.size(); ++r) {
-      for (const auto& w : ports[r].gpu_warnings) fmt::print(stderr, "warning: rank {}: {}\n", r, w);
+      for (const auto& w : ports[r].gpu_warnings)
+        fmt::print(stderr, "warning: rank {}: {}\n", r, w);
     }
   };
   sinks.rows = [&](const std::vector<ProbeRow>& rows) {

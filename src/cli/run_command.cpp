@@ -46,8 +46,8 @@ void print_fits(std::FILE* out, const nlohmann::json& doc, const std::string& so
     fmt::print(out,
                "# fit {:<5} {} ranks: per hop alpha {:.2f} us, bandwidth {} at the largest "
                "sizes, {} segment(s), worst residual {:.1f} %\n",
-               c.key.algorithm, c.key.ranks, first.link->alpha_s * 1e6, bw,
-               c.fit.segments.size(), c.fit.max_abs_residual_pct);
+               c.key.algorithm, c.key.ranks, first.link->alpha_s * 1e6, bw, c.fit.segments.size(),
+               c.fit.max_abs_residual_pct);
   }
   for (const auto& n : report.notes) fmt::print(out, "# fit note: {}\n", n);
 }
@@ -59,8 +59,7 @@ model::Workload workload_like_job(const RunFlags& f, const nlohmann::json& doc) 
   model::Workload w = model::preset(f.workload);
   const auto& hosts = doc.at("job").at("hosts");
   const int ranks = static_cast<int>(hosts.size());
-  const int host_count =
-      static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  const int host_count = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
   if (ranks % host_count != 0) {
     throw UsageError(fmt::format("the job's {} ranks are not spread evenly over its {} hosts",
                                  ranks, host_count));
@@ -108,8 +107,9 @@ void print_share(std::FILE* out, const TrainingReport& t, const RunFlags& f,
              "# network share: {:.1f} % of a {} training step laid out as this job ({}; the "
              "preset's compute), step {:.4g} s, with the links measured here\n",
              100 * t.breakdown->network_share, f.workload, t.layout, t.breakdown->step_s);
-  fmt::print(out, "#   what other scales and fabrics would do: ibscope model --preset {} --fit "
-                  "{} --what-if ... (docs/model.md)\n",
+  fmt::print(out,
+             "#   what other scales and fabrics would do: ibscope model --preset {} --fit "
+             "{} --what-if ... (docs/model.md)\n",
              f.workload, results.string());
 }
 

@@ -26,7 +26,8 @@ void print_crossovers(std::FILE* out, const TuningTable& t) {
       const std::string range =
           r.max_bytes == UINT64_MAX
               ? fmt::format("> {}", units::format_size(below))
-              : fmt::format("{}<= {}", below == 0 ? "" : fmt::format("> {}, ", units::format_size(below)),
+              : fmt::format("{}<= {}",
+                            below == 0 ? "" : fmt::format("> {}, ", units::format_size(below)),
                             units::format_size(r.max_bytes));
       fmt::print(out, "#   {:<24} {}\n", range, r.algorithm);
       below = r.max_bytes;
@@ -127,7 +128,7 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
   // Side B is rank 1 when memory is given per side (--pairs first); every other rank is A.
   const int me = ctx.comm().rank();
   const auto& sides = o.memory_sides;
-  const memory::MemoryRequest mine = sides.empty() ? memory::MemoryRequest{}
+  const memory::MemoryRequest mine = sides.empty()                    ? memory::MemoryRequest{}
                                      : (me == 1 && sides.size() == 2) ? sides[1]
                                                                       : sides[0];
   bool labelled = false;
@@ -170,12 +171,18 @@ nlohmann::json params_json(const CollectiveSweepOptions& o) {
   return {{"collective", name_of(o.collective)},
           {"root", o.root},
           {"tuning_source", o.tuning ? nlohmann::json(o.tuning->source) : nlohmann::json()},
-          {"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
-          {"step_factor", o.sweep.factor},  {"step_bytes", o.sweep.step_bytes},
-          {"iters", o.iters},               {"warmup_iters", o.warmup},
-          {"check", o.check},               {"types", types},
-          {"ops", ops},                     {"algorithms", o.algorithms},
-          {"chunk_bytes", o.algorithm_options.chunk_bytes}, {"timeout_s", o.timeout_s},
+          {"min_bytes", o.sweep.min_bytes},
+          {"max_bytes", o.sweep.max_bytes},
+          {"step_factor", o.sweep.factor},
+          {"step_bytes", o.sweep.step_bytes},
+          {"iters", o.iters},
+          {"warmup_iters", o.warmup},
+          {"check", o.check},
+          {"types", types},
+          {"ops", ops},
+          {"algorithms", o.algorithms},
+          {"chunk_bytes", o.algorithm_options.chunk_bytes},
+          {"timeout_s", o.timeout_s},
           {"mem", memory::name_of(o.memory_request.kind)},
           {"mem_path", memory::name_of(o.memory_request.path)},
           {"stage_chunk_bytes", o.memory_request.fragment_bytes}};
@@ -184,14 +191,18 @@ nlohmann::json params_json(const CollectiveSweepOptions& o) {
 nlohmann::json params_json(const P2pOptions& o) {
   std::vector<std::string> mem_sides;
   for (const auto& s : o.memory_sides) mem_sides.emplace_back(memory::name_of(s.kind));
-  return {{"min_bytes", o.sweep.min_bytes}, {"max_bytes", o.sweep.max_bytes},
-          {"step_factor", o.sweep.factor},  {"latency_iters", o.latency_iters},
-          {"bw_iters", o.bw_iters},         {"warmup_iters", o.warmup},
-          {"window", o.window},             {"pairs", o.pairs == PairsMode::kAll ? "all" : "first"},
-          {"timeout_s", o.timeout_s},       {"mem", mem_sides},
+  return {{"min_bytes", o.sweep.min_bytes},
+          {"max_bytes", o.sweep.max_bytes},
+          {"step_factor", o.sweep.factor},
+          {"latency_iters", o.latency_iters},
+          {"bw_iters", o.bw_iters},
+          {"warmup_iters", o.warmup},
+          {"window", o.window},
+          {"pairs", o.pairs == PairsMode::kAll ? "all" : "first"},
+          {"timeout_s", o.timeout_s},
+          {"mem", mem_sides},
           {"mem_path", o.memory_sides.empty() ? "auto" : memory::name_of(o.memory_sides[0].path)},
-          {"stage_chunk_bytes",
-           o.memory_sides.empty() ? 0 : o.memory_sides[0].fragment_bytes}};
+          {"stage_chunk_bytes", o.memory_sides.empty() ? 0 : o.memory_sides[0].fragment_bytes}};
 }
 
 }  // namespace ibscope::cli

@@ -16,8 +16,7 @@ namespace ibscope {
 
 const std::vector<AllreduceAlgorithmInfo>& allreduce_algorithms() {
   static const std::vector<AllreduceAlgorithmInfo> kAlgorithms = {
-      {"ring",
-       "reduce-scatter + all-gather around a ring, pipelined in chunks; bandwidth-optimal",
+      {"ring", "reduce-scatter + all-gather around a ring, pipelined in chunks; bandwidth-optimal",
        ring_allreduce_cost_s,
        [](ucx::Comm& comm, const AlgorithmOptions& o) -> std::unique_ptr<AllreduceAlgorithm> {
          return std::make_unique<RingAllreduce>(comm, o);

@@ -13,10 +13,14 @@ namespace ibscope {
 
 std::string_view name_of(Collective c) noexcept {
   switch (c) {
-    case Collective::kAllreduce: return "allreduce";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllgather: return "allgather";
-    case Collective::kBroadcast: return "broadcast";
+    case Collective::kAllreduce:
+      return "allreduce";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kAllgather:
+      return "allgather";
+    case Collective::kBroadcast:
+      return "broadcast";
   }
   return "?";
 }
@@ -35,10 +39,13 @@ memory::MemorySpace& space_of(const AlgorithmOptions& options) {
 double busbw_factor(Collective c, int p) noexcept {
   if (p <= 1) return 0;
   switch (c) {
-    case Collective::kAllreduce: return 2.0 * (p - 1) / p;
+    case Collective::kAllreduce:
+      return 2.0 * (p - 1) / p;
     case Collective::kReduceScatter:
-    case Collective::kAllgather: return static_cast<double>(p - 1) / p;
-    case Collective::kBroadcast: return 1.0;
+    case Collective::kAllgather:
+      return static_cast<double>(p - 1) / p;
+    case Collective::kBroadcast:
+      return 1.0;
   }
   return 0;
 }
@@ -82,10 +89,14 @@ const std::vector<CollectiveAlgorithmInfo>& broadcast_algorithms() {
 
 std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
   switch (c) {
-    case Collective::kAllreduce: return allreduce_algorithms();
-    case Collective::kReduceScatter: return reduce_scatter_algorithms();
-    case Collective::kAllgather: return allgather_algorithms();
-    case Collective::kBroadcast: return broadcast_algorithms();
+    case Collective::kAllreduce:
+      return allreduce_algorithms();
+    case Collective::kReduceScatter:
+      return reduce_scatter_algorithms();
+    case Collective::kAllgather:
+      return allgather_algorithms();
+    case Collective::kBroadcast:
+      return broadcast_algorithms();
   }
   return allreduce_algorithms();
 }

@@ -13,10 +13,10 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/memory/memory_space.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/timing.hpp"
+#include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
@@ -27,7 +27,8 @@ FaultDelay fault_delay_from_env() {
   const std::string text(v);
   const auto colon = text.find(':');
   if (colon == std::string::npos) {
-    throw UsageError(fmt::format("IBSCOPE_FAULT_DELAY_RANK='{}': expected <rank>:<microseconds>", text));
+    throw UsageError(
+        fmt::format("IBSCOPE_FAULT_DELAY_RANK='{}': expected <rank>:<microseconds>", text));
   }
   return {std::atoi(text.substr(0, colon).c_str()), std::atof(text.substr(colon + 1).c_str())};
 }
@@ -40,8 +41,8 @@ int fault_corrupt_rank_from_env() {
 namespace {
 
 CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
-                       const std::string& algorithm, const std::string& selected_by,
-                       DataType type, ReduceOp op, bool in_place, std::uint64_t bytes,
+                       const std::string& algorithm, const std::string& selected_by, DataType type,
+                       ReduceOp op, bool in_place, std::uint64_t bytes,
                        const std::vector<double>& samples_s, std::optional<std::uint64_t> wrong) {
   CollectiveRow row;
   row.collective = std::string(name_of(o.collective));
@@ -127,8 +128,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
         const std::size_t count = bytes / es;
         for (const std::string& asked : o.algorithms) {
           if (o.progress) {
-            o.progress(fmt::format("{} {} {} {} {}", name_of(c), asked, name_of(type),
-                                   name_of(op), units::format_size(bytes)),
+            o.progress(fmt::format("{} {} {} {} {}", name_of(c), asked, name_of(type), name_of(op),
+                                   units::format_size(bytes)),
                        steps_done, total_steps);
           }
           ++steps_done;
@@ -149,15 +150,15 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
           std::vector<CollectiveRow> rows;
           for (bool in_place : {false, true}) {
             if ((in_place && !o.in_place) || (!in_place && !o.out_of_place)) continue;
-            const CallLayout l = make_call_layout(c, comm.rank(), comm.size(), in_place,
-                                                  send.data(), recv.data(), count, type, op,
-                                                  o.root);
-            const CallLayout check = make_call_layout(c, comm.rank(), comm.size(), in_place,
-                                                      check_send, check_recv, count, type, op,
-                                                      o.root);
-            const std::string what = fmt::format("{} {} {} {} {} B {}", name_of(c), name,
-                                                 name_of(type), name_of(op), bytes,
-                                                 in_place ? "in-place" : "out-of-place");
+            const CallLayout l =
+                make_call_layout(c, comm.rank(), comm.size(), in_place, send.data(), recv.data(),
+                                 count, type, op, o.root);
+            const CallLayout check =
+                make_call_layout(c, comm.rank(), comm.size(), in_place, check_send, check_recv,
+                                 count, type, op, o.root);
+            const std::string what =
+                fmt::format("{} {} {} {} {} B {}", name_of(c), name, name_of(type), name_of(op),
+                            bytes, in_place ? "in-place" : "out-of-place");
             std::optional<std::uint64_t> wrong;
             if (o.check) {
               prepare_call(c, comm.rank(), pattern, check, in_place);
@@ -184,13 +185,13 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               algo.run(l.args, Deadline(o.timeout_s));
             });
             const auto samples = max_over_ranks(boot, local, what);
-            rows.push_back(make_row(comm, o, name, selected_by, type, op, in_place, bytes, samples,
-                                    wrong));
+            rows.push_back(
+                make_row(comm, o, name, selected_by, type, op, in_place, bytes, samples, wrong));
             rows.back().mem = std::string(memory::name_of(space.kind()));
             rows.back().mem_path = std::string(memory::name_of(o.mem_path));
             if (o.record_arrivals) {
-              enter_s.erase(enter_s.begin(),
-                            enter_s.begin() + std::min<std::ptrdiff_t>(o.warmup, std::ssize(enter_s)));
+              enter_s.erase(enter_s.begin(), enter_s.begin() + std::min<std::ptrdiff_t>(
+                                                                   o.warmup, std::ssize(enter_s)));
               rows.back().enter_s = allgather_doubles(boot, enter_s, what);  // [rank][iteration]
             }
             if (comm.rank() == 0) warn_stalls(rows.back(), what);

@@ -104,7 +104,7 @@ nlohmann::json to_json(const TuningTable& table) {
     nlohmann::json ranges = nlohmann::json::array();
     for (const auto& r : e.ranges) {
       ranges.push_back({{"max_bytes", r.max_bytes == UINT64_MAX ? nlohmann::json(nullptr)
-                                                                 : nlohmann::json(r.max_bytes)},
+                                                                : nlohmann::json(r.max_bytes)},
                         {"algorithm", r.algorithm}});
     }
     entries.push_back(
@@ -129,8 +129,9 @@ TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& so
         !e.contains("ranks") || !e["ranks"].is_number_integer() || !e.contains("hosts") ||
         !e["hosts"].is_number_integer() || !e.contains("ranges") || !e["ranges"].is_array() ||
         e["ranges"].empty()) {
-      throw bad(where, "expected collective (string), ranks and hosts (integers), ranges "
-                       "(non-empty array)");
+      throw bad(where,
+                "expected collective (string), ranks and hosts (integers), ranges "
+                "(non-empty array)");
     }
     TuningEntry entry;
     entry.collective = e["collective"].get<std::string>();

@@ -10,10 +10,14 @@ namespace {
 // Largest integer every partial sum must stay below to be exact in the type.
 double exact_integer_limit(DataType type) {
   switch (type) {
-    case DataType::kBFloat16: return 256;
-    case DataType::kFloat16: return 2048;
-    case DataType::kFloat32: return 16777216;
-    default: return 1e15;
+    case DataType::kBFloat16:
+      return 256;
+    case DataType::kFloat16:
+      return 2048;
+    case DataType::kFloat32:
+      return 16777216;
+    default:
+      return 1e15;
   }
 }
 
@@ -22,12 +26,34 @@ constexpr int kMinMaxPeriod = 61;
 
 void store(DataType type, double v, std::byte* out) {
   switch (type) {
-    case DataType::kFloat32: { const float x = static_cast<float>(v); std::memcpy(out, &x, 4); break; }
-    case DataType::kFloat64: std::memcpy(out, &v, 8); break;
-    case DataType::kInt32: { const auto x = static_cast<std::int32_t>(v); std::memcpy(out, &x, 4); break; }
-    case DataType::kInt64: { const auto x = static_cast<std::int64_t>(v); std::memcpy(out, &x, 8); break; }
-    case DataType::kFloat16: { const auto x = float_to_half(static_cast<float>(v)); std::memcpy(out, &x, 2); break; }
-    case DataType::kBFloat16: { const auto x = float_to_bf16(static_cast<float>(v)); std::memcpy(out, &x, 2); break; }
+    case DataType::kFloat32: {
+      const float x = static_cast<float>(v);
+      std::memcpy(out, &x, 4);
+      break;
+    }
+    case DataType::kFloat64:
+      std::memcpy(out, &v, 8);
+      break;
+    case DataType::kInt32: {
+      const auto x = static_cast<std::int32_t>(v);
+      std::memcpy(out, &x, 4);
+      break;
+    }
+    case DataType::kInt64: {
+      const auto x = static_cast<std::int64_t>(v);
+      std::memcpy(out, &x, 8);
+      break;
+    }
+    case DataType::kFloat16: {
+      const auto x = float_to_half(static_cast<float>(v));
+      std::memcpy(out, &x, 2);
+      break;
+    }
+    case DataType::kBFloat16: {
+      const auto x = float_to_bf16(static_cast<float>(v));
+      std::memcpy(out, &x, 2);
+      break;
+    }
   }
 }
 

@@ -8,11 +8,16 @@ namespace ibscope {
 
 std::string_view to_string(ErrorKind kind) noexcept {
   switch (kind) {
-    case ErrorKind::kUsage: return "usage";
-    case ErrorKind::kSystem: return "system";
-    case ErrorKind::kRemote: return "remote";
-    case ErrorKind::kTimeout: return "timeout";
-    case ErrorKind::kVerification: return "verification";
+    case ErrorKind::kUsage:
+      return "usage";
+    case ErrorKind::kSystem:
+      return "system";
+    case ErrorKind::kRemote:
+      return "remote";
+    case ErrorKind::kTimeout:
+      return "timeout";
+    case ErrorKind::kVerification:
+      return "verification";
   }
   return "unknown";
 }
@@ -20,8 +25,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
 int exit_status(ErrorKind kind) noexcept { return kind == ErrorKind::kUsage ? 2 : 1; }
 
 SystemError::SystemError(std::string_view what, int errno_value)
-    : Error(ErrorKind::kSystem, fmt::format("{}: {} (errno {})", what, std::strerror(errno_value),
-                                            errno_value)),
+    : Error(ErrorKind::kSystem,
+            fmt::format("{}: {} (errno {})", what, std::strerror(errno_value), errno_value)),
       errno_(errno_value) {}
 
 }  // namespace ibscope

@@ -14,11 +14,16 @@ std::atomic<Level> g_level{Level::kInfo};
 
 std::string_view level_name(Level level) {
   switch (level) {
-    case Level::kDebug: return "debug";
-    case Level::kInfo: return "info";
-    case Level::kWarn: return "warning";
-    case Level::kError: return "error";
-    case Level::kQuiet: return "";
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warning";
+    case Level::kError:
+      return "error";
+    case Level::kQuiet:
+      return "";
   }
   return "";
 }
@@ -37,9 +42,9 @@ void write(Level level, std::string_view message) {
   std::string line;
   {
     std::lock_guard lock(g_mutex);
-    line = g_identity.empty() ? fmt::format("ibscope: {}: {}\n", level_name(level), message)
-                              : fmt::format("ibscope[{}]: {}: {}\n", g_identity,
-                                            level_name(level), message);
+    line = g_identity.empty()
+               ? fmt::format("ibscope: {}: {}\n", level_name(level), message)
+               : fmt::format("ibscope[{}]: {}: {}\n", g_identity, level_name(level), message);
   }
   // One write() per line keeps lines whole when several ranks share a terminal or pipe.
   const char* p = line.data();

@@ -25,10 +25,10 @@ namespace {
 
 std::string per_host(const MemoryDemand& need, std::uint64_t per_rank) {
   if (need.ranks_on_host <= 1) return units::format_size(per_rank);
-  return fmt::format("{} ({} ranks x {})",
-                     units::format_size(saturating_mul(
-                         per_rank, static_cast<std::uint64_t>(need.ranks_on_host))),
-                     need.ranks_on_host, units::format_size(per_rank));
+  return fmt::format(
+      "{} ({} ranks x {})",
+      units::format_size(saturating_mul(per_rank, static_cast<std::uint64_t>(need.ranks_on_host))),
+      need.ranks_on_host, units::format_size(per_rank));
 }
 
 std::string fewer_ranks(const MemoryDemand& need) {
@@ -45,12 +45,12 @@ std::optional<Error> memory_shortfall(const MemoryDemand& need, const HostMemory
     const auto usable = static_cast<std::uint64_t>(static_cast<double>(*host.available_bytes) *
                                                    kUsableAvailableFraction);
     if (wanted > usable) {
-      return UsageError(fmt::format(
-          "{} needs {} of host memory on {}, which has {} available (MemAvailable in "
-          "/proc/meminfo; ibscope plans with at most {:.0f}% of it): lower {}{}",
-          need.what, per_host(need, need.host_bytes_per_rank), where,
-          units::format_size(*host.available_bytes), kUsableAvailableFraction * 100,
-          need.size_flag, fewer_ranks(need)));
+      return UsageError(
+          fmt::format("{} needs {} of host memory on {}, which has {} available (MemAvailable in "
+                      "/proc/meminfo; ibscope plans with at most {:.0f}% of it): lower {}{}",
+                      need.what, per_host(need, need.host_bytes_per_rank), where,
+                      units::format_size(*host.available_bytes), kUsableAvailableFraction * 100,
+                      need.size_flag, fewer_ranks(need)));
     }
   }
   if (host.memlock_bytes && need.locked_bytes_per_rank > 0) {
@@ -70,10 +70,11 @@ std::optional<Error> memory_shortfall(const MemoryDemand& need, const HostMemory
   }
   if (host.device_free_bytes && need.device_bytes_per_rank > 0 &&
       need.device_bytes_per_rank > *host.device_free_bytes) {
-    return UsageError(fmt::format("{} needs {} of GPU memory per rank on {}, and the GPU has {} free "
-                       "(cudaMemGetInfo): lower {}, or free the GPU",
-                       need.what, units::format_size(need.device_bytes_per_rank), where,
-                       units::format_size(*host.device_free_bytes), need.size_flag));
+    return UsageError(
+        fmt::format("{} needs {} of GPU memory per rank on {}, and the GPU has {} free "
+                    "(cudaMemGetInfo): lower {}, or free the GPU",
+                    need.what, units::format_size(need.device_bytes_per_rank), where,
+                    units::format_size(*host.device_free_bytes), need.size_flag));
   }
   return std::nullopt;
 }

@@ -33,8 +33,8 @@ bool iequals(std::string_view a, std::string_view b) {
 std::uint64_t parse_size_bytes(std::string_view text, std::string_view flag) {
   const std::string_view s = trim(text);
   auto bad = [&](std::string_view why) {
-    return UsageError(fmt::format("{}: invalid size '{}': {} (examples: 4096, 64K, 1M, 2G)", flag,
-                                  text, why));
+    return UsageError(
+        fmt::format("{}: invalid size '{}': {} (examples: 4096, 64K, 1M, 2G)", flag, text, why));
   };
   if (s.empty()) throw bad("empty");
   if (s.front() == '-') throw bad("negative");
@@ -50,11 +50,20 @@ std::uint64_t parse_size_bytes(std::string_view text, std::string_view flag) {
     const std::string_view rest = suffix.substr(1);
     if (!(rest.empty() || iequals(rest, "b") || iequals(rest, "ib"))) throw bad("unknown unit");
     switch (unit) {
-      case 'K': multiplier = 1ULL << 10; break;
-      case 'M': multiplier = 1ULL << 20; break;
-      case 'G': multiplier = 1ULL << 30; break;
-      case 'T': multiplier = 1ULL << 40; break;
-      default: throw bad("unknown unit");
+      case 'K':
+        multiplier = 1ULL << 10;
+        break;
+      case 'M':
+        multiplier = 1ULL << 20;
+        break;
+      case 'G':
+        multiplier = 1ULL << 30;
+        break;
+      case 'T':
+        multiplier = 1ULL << 40;
+        break;
+      default:
+        throw bad("unknown unit");
     }
   }
   const double bytes = number * static_cast<double>(multiplier);
@@ -66,21 +75,26 @@ std::uint64_t parse_size_bytes(std::string_view text, std::string_view flag) {
 double parse_duration_s(std::string_view text, std::string_view flag) {
   const std::string_view s = trim(text);
   auto bad = [&](std::string_view why) {
-    return UsageError(
-        fmt::format("{}: invalid duration '{}': {} (examples: 60, 2.5s, 500ms, 2m)", flag, text,
-                    why));
+    return UsageError(fmt::format("{}: invalid duration '{}': {} (examples: 60, 2.5s, 500ms, 2m)",
+                                  flag, text, why));
   };
   double number = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
   if (s.empty() || ec != std::errc() || end == s.data()) throw bad("not a number");
   const std::string_view suffix = trim(std::string_view(end, s.data() + s.size() - end));
   double scale = 1;
-  if (suffix.empty() || suffix == "s") scale = 1;
-  else if (suffix == "ms") scale = 1e-3;
-  else if (suffix == "us") scale = 1e-6;
-  else if (suffix == "m" || suffix == "min") scale = 60;
-  else if (suffix == "h") scale = 3600;
-  else throw bad("unknown unit");
+  if (suffix.empty() || suffix == "s")
+    scale = 1;
+  else if (suffix == "ms")
+    scale = 1e-3;
+  else if (suffix == "us")
+    scale = 1e-6;
+  else if (suffix == "m" || suffix == "min")
+    scale = 60;
+  else if (suffix == "h")
+    scale = 3600;
+  else
+    throw bad("unknown unit");
   const double seconds = number * scale;
   if (!std::isfinite(seconds) || seconds <= 0) throw bad("must be positive");
   return seconds;

@@ -85,8 +85,7 @@ struct alignas(kVectorBytes) Pack {
 };
 
 template <typename C, ReduceOp Op>
-__device__ __forceinline__ typename C::Storage apply(typename C::Storage x,
-                                                     typename C::Storage y) {
+__device__ __forceinline__ typename C::Storage apply(typename C::Storage x, typename C::Storage y) {
   return C::store(combine<Op>(C::load(x), C::load(y)));
 }
 
@@ -124,8 +123,7 @@ bool aligned(const void* p) noexcept {
 template <typename C, ReduceOp Op>
 void launch(void* dst, const void* a, const void* b, std::size_t count, cudaStream_t stream) {
   using S = typename C::Storage;
-  const std::size_t packs =
-      aligned(dst) && aligned(a) && aligned(b) ? count / Pack<S>::kCount : 0;
+  const std::size_t packs = aligned(dst) && aligned(a) && aligned(b) ? count / Pack<S>::kCount : 0;
   const std::size_t items = packs > 0 ? packs : count;
   std::size_t blocks = (items + kThreadsPerBlock - 1) / kThreadsPerBlock;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
@@ -137,9 +135,12 @@ template <typename C>
 void launch_op(ReduceOp op, void* dst, const void* a, const void* b, std::size_t count,
                cudaStream_t stream) {
   switch (op) {
-    case ReduceOp::kSum: return launch<C, ReduceOp::kSum>(dst, a, b, count, stream);
-    case ReduceOp::kMin: return launch<C, ReduceOp::kMin>(dst, a, b, count, stream);
-    case ReduceOp::kMax: return launch<C, ReduceOp::kMax>(dst, a, b, count, stream);
+    case ReduceOp::kSum:
+      return launch<C, ReduceOp::kSum>(dst, a, b, count, stream);
+    case ReduceOp::kMin:
+      return launch<C, ReduceOp::kMin>(dst, a, b, count, stream);
+    case ReduceOp::kMax:
+      return launch<C, ReduceOp::kMax>(dst, a, b, count, stream);
   }
 }
 
@@ -148,12 +149,24 @@ void launch_op(ReduceOp op, void* dst, const void* a, const void* b, std::size_t
 cudaError_t launch_reduce(DataType type, ReduceOp op, void* dst, const void* a, const void* b,
                           std::size_t count, cudaStream_t stream) noexcept {
   switch (type) {
-    case DataType::kFloat32: launch_op<Plain<float>>(op, dst, a, b, count, stream); break;
-    case DataType::kFloat64: launch_op<Plain<double>>(op, dst, a, b, count, stream); break;
-    case DataType::kInt32: launch_op<Plain<std::int32_t>>(op, dst, a, b, count, stream); break;
-    case DataType::kInt64: launch_op<Plain<std::int64_t>>(op, dst, a, b, count, stream); break;
-    case DataType::kFloat16: launch_op<Half>(op, dst, a, b, count, stream); break;
-    case DataType::kBFloat16: launch_op<BFloat16>(op, dst, a, b, count, stream); break;
+    case DataType::kFloat32:
+      launch_op<Plain<float>>(op, dst, a, b, count, stream);
+      break;
+    case DataType::kFloat64:
+      launch_op<Plain<double>>(op, dst, a, b, count, stream);
+      break;
+    case DataType::kInt32:
+      launch_op<Plain<std::int32_t>>(op, dst, a, b, count, stream);
+      break;
+    case DataType::kInt64:
+      launch_op<Plain<std::int64_t>>(op, dst, a, b, count, stream);
+      break;
+    case DataType::kFloat16:
+      launch_op<Half>(op, dst, a, b, count, stream);
+      break;
+    case DataType::kBFloat16:
+      launch_op<BFloat16>(op, dst, a, b, count, stream);
+      break;
   }
   return cudaGetLastError();
 }

@@ -49,7 +49,8 @@ std::vector<ClockOffset> measure_clock_offsets(ucx::Comm& comm, int samples_per_
         ClockSample s;
         s.local_send_s = steady_now_s();
         ucx::Request reqs[2] = {
-            comm.irecv(peer, ucx::make_tag(peer, seq, kPongStep, chunk), &remote_s, sizeof remote_s),
+            comm.irecv(peer, ucx::make_tag(peer, seq, kPongStep, chunk), &remote_s,
+                       sizeof remote_s),
             comm.isend(peer, ucx::make_tag(0, seq, kPingStep, chunk), &ping, 1)};
         comm.wait_all(reqs, what, Deadline(timeout_s));
         s.local_recv_s = steady_now_s();

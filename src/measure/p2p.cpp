@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -25,17 +24,22 @@ enum class Test { kLatency, kBw, kBwReverse, kBibw };
 
 std::string_view test_name(Test t) {
   switch (t) {
-    case Test::kLatency: return "latency";
+    case Test::kLatency:
+      return "latency";
     case Test::kBw:
-    case Test::kBwReverse: return "bw";
-    case Test::kBibw: return "bibw";
+    case Test::kBwReverse:
+      return "bw";
+    case Test::kBibw:
+      return "bibw";
   }
   return "?";
 }
 
 // Which side of the pair keeps the samples: the initiator (lower rank), except in the reverse
 // bandwidth test, where the higher rank sends and times the windows.
-bool records_samples(Test t, bool initiator) { return t == Test::kBwReverse ? !initiator : initiator; }
+bool records_samples(Test t, bool initiator) {
+  return t == Test::kBwReverse ? !initiator : initiator;
+}
 
 // Tag steps: data and acknowledgements of one measurement never match each other.
 constexpr std::uint32_t kDataStep = 1;
@@ -54,11 +58,12 @@ class PairRunner {
         recv_(space(o).allocate(max_bytes)) {}
 
   /// Runs one test with `peer`; `initiator` is the lower rank; `seq` tags its messages (taken
-  /// by every rank, also those sitting out the round, so that the counters never diverge). Returns samples in seconds on
-  /// the side that records them (records_samples); the other side returns an empty vector.
+  /// by every rank, also those sitting out the round, so that the counters never diverge). Returns
+  /// samples in seconds on the side that records them (records_samples); the other side returns an
+  /// empty vector.
   std::vector<double> run(Test t, int peer, bool initiator, std::size_t bytes, std::uint32_t seq) {
-    const std::string what = fmt::format("p2p {} {} B with {}", test_name(t), bytes,
-                                         comm_.bootstrap().describe(peer));
+    const std::string what =
+        fmt::format("p2p {} {} B with {}", test_name(t), bytes, comm_.bootstrap().describe(peer));
     const int total = o_.warmup + (t == Test::kLatency ? o_.latency_iters : o_.bw_iters);
     std::vector<double> samples;
     for (int it = 0; it < total; ++it) {
@@ -66,22 +71,29 @@ class PairRunner {
       const Deadline deadline(o_.timeout_s);
       const auto iter = static_cast<std::uint32_t>(it);
       switch (t) {
-        case Test::kLatency: ping_pong(peer, initiator, bytes, seq, iter, what, deadline); break;
-        case Test::kBw: window(peer, initiator, !initiator, bytes, seq, iter, what, deadline); break;
+        case Test::kLatency:
+          ping_pong(peer, initiator, bytes, seq, iter, what, deadline);
+          break;
+        case Test::kBw:
+          window(peer, initiator, !initiator, bytes, seq, iter, what, deadline);
+          break;
         case Test::kBwReverse:
           window(peer, !initiator, initiator, bytes, seq, iter, what, deadline);
           break;
-        case Test::kBibw: window(peer, true, true, bytes, seq, iter, what, deadline); break;
+        case Test::kBibw:
+          window(peer, true, true, bytes, seq, iter, what, deadline);
+          break;
       }
       const double s = seconds_between(t0, Clock::now());
-      if (records_samples(t, initiator) && it >= o_.warmup) samples.push_back(t == Test::kLatency ? s / 2 : s);
+      if (records_samples(t, initiator) && it >= o_.warmup)
+        samples.push_back(t == Test::kLatency ? s / 2 : s);
     }
     return samples;
   }
 
  private:
-  void ping_pong(int peer, bool initiator, std::size_t bytes, std::uint32_t seq,
-                 std::uint32_t iter, const std::string& what, const Deadline& deadline) {
+  void ping_pong(int peer, bool initiator, std::size_t bytes, std::uint32_t seq, std::uint32_t iter,
+                 const std::string& what, const Deadline& deadline) {
     const int me = comm_.rank();
     if (initiator) {
       ucx::Request reqs[2] = {
@@ -110,21 +122,21 @@ class PairRunner {
     }
     if (receives) {
       for (int w = 0; w < o_.window; ++w) {
-        reqs.push_back(comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(),
-                                   bytes));
+        reqs.push_back(
+            comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes));
       }
     }
     if (sends) {
       for (int w = 0; w < o_.window; ++w) {
-        reqs.push_back(comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(),
-                                   bytes));
+        reqs.push_back(
+            comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(), bytes));
       }
     }
     if (receives) {
       // Acknowledge only once every message of the window has arrived.
       const std::size_t first_recv = sends ? 1 : 0;
-      comm_.wait_all(std::span(reqs).subspan(first_recv, static_cast<std::size_t>(o_.window)),
-                     what, deadline);
+      comm_.wait_all(std::span(reqs).subspan(first_recv, static_cast<std::size_t>(o_.window)), what,
+                     deadline);
       reqs.push_back(comm_.isend(peer, ucx::make_tag(me, seq, kAckStep, iter), &ack_out, 1));
     }
     comm_.wait_all(reqs, what, deadline);
@@ -158,7 +170,6 @@ P2pRow make_row(Test t, int a, int b, const Bootstrap& boot, std::size_t bytes, 
   return row;
 }
 
-
 }  // namespace
 
 void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
@@ -171,13 +182,17 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   const auto sizes = sweep_sizes(o.sweep, 1);
   std::vector<std::vector<std::pair<int, int>>> rounds;
   switch (o.pairs) {
-    case PairsMode::kAll: rounds = round_robin_rounds(comm.size()); break;
-    case PairsMode::kFirst: rounds = {{{0, 1}}}; break;
+    case PairsMode::kAll:
+      rounds = round_robin_rounds(comm.size());
+      break;
+    case PairsMode::kFirst:
+      rounds = {{{0, 1}}};
+      break;
     case PairsMode::kList:
       for (const auto& [a, b] : o.pair_list) {
         if (a < 0 || b >= comm.size() || a >= b) {
-          throw UsageError(fmt::format("p2p pair {}:{}: expected two ranks a < b below {}", a, b,
-                                       comm.size()));
+          throw UsageError(
+              fmt::format("p2p pair {}:{}: expected two ranks a < b below {}", a, b, comm.size()));
         }
       }
       rounds = disjoint_rounds(o.pair_list);
@@ -204,13 +219,13 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   if (o.bibw) tests.push_back(Test::kBibw);
 
   const std::uint64_t max_bytes = sizes.empty() ? 0 : sizes.back();
-  require_buffers_fit(comm, BufferPlan{.what = fmt::format("p2p up to {}",
-                                                           units::format_size(max_bytes)),
-                                       .size_flag = "p2p -e/--maxbytes",
-                                       .bytes = max_bytes,
-                                       .buffers = 2,
-                                       .host_mirrors = 0,
-                                       .kind = space(o).kind()});
+  require_buffers_fit(comm,
+                      BufferPlan{.what = fmt::format("p2p up to {}", units::format_size(max_bytes)),
+                                 .size_flag = "p2p -e/--maxbytes",
+                                 .bytes = max_bytes,
+                                 .buffers = 2,
+                                 .host_mirrors = 0,
+                                 .kind = space(o).kind()});
   PairRunner runner(comm, o, max_bytes);
   const std::size_t total_steps = rounds.size() * tests.size() * sizes.size();
   std::size_t steps_done = 0;
@@ -233,16 +248,16 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
         std::vector<P2pRow> rows;
         for (auto [a, b] : round) {
           if (t == Test::kBwReverse) std::swap(a, b);  // the row's rank_a is the sender
-          rows.push_back(make_row(t, a, b, boot, bytes, o.window,
-                                  all[static_cast<std::size_t>(a)],
+          rows.push_back(make_row(t, a, b, boot, bytes, o.window, all[static_cast<std::size_t>(a)],
                                   transports_of(a, b)));
           const P2pRow& row = rows.back();
           if (me == 0) {
             for (const Stall& st : row.stalls) {
-              log::warn("stall: p2p {} {} B {} -> {}: iteration {} took {:.3f} s (median {:.3f} "
-                        "ms); the run went on",
-                        row.test, bytes, boot.describe(a), boot.describe(b), st.iteration,
-                        st.time_us * 1e-6, st.median_us * 1e-3);
+              log::warn(
+                  "stall: p2p {} {} B {} -> {}: iteration {} took {:.3f} s (median {:.3f} "
+                  "ms); the run went on",
+                  row.test, bytes, boot.describe(a), boot.describe(b), st.iteration,
+                  st.time_us * 1e-6, st.median_us * 1e-3);
             }
           }
         }

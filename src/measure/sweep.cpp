@@ -22,8 +22,8 @@ std::vector<std::uint64_t> sweep_sizes(const SweepSpec& s, std::uint64_t element
                                  s.min_bytes, s.max_bytes));
   }
   if (s.step_bytes == 0 && !(s.factor > 1.0)) {
-    throw UsageError(fmt::format("-f/--stepfactor {} must be > 1 (or give -i/--stepbytes)",
-                                 s.factor));
+    throw UsageError(
+        fmt::format("-f/--stepfactor {} must be > 1 (or give -i/--stepbytes)", s.factor));
   }
   std::vector<std::uint64_t> sizes;
   double size = static_cast<double>(s.min_bytes);
@@ -40,11 +40,12 @@ std::vector<std::uint64_t> sweep_sizes(const SweepSpec& s, std::uint64_t element
                                           : std::max(size * s.factor, size + 1);
     if (!(next > size)) {
       // Above 2^53 bytes a double no longer changes by a small step: the loop would never end.
-      throw UsageError(fmt::format("sweep {}..{}: a step of {} does not change a size this "
-                                   "large; raise -f or -i",
-                                   s.min_bytes, s.max_bytes,
-                                   s.step_bytes != 0 ? fmt::format("{} bytes", s.step_bytes)
-                                                     : fmt::format("factor {}", s.factor)));
+      throw UsageError(
+          fmt::format("sweep {}..{}: a step of {} does not change a size this "
+                      "large; raise -f or -i",
+                      s.min_bytes, s.max_bytes,
+                      s.step_bytes != 0 ? fmt::format("{} bytes", s.step_bytes)
+                                        : fmt::format("factor {}", s.factor)));
     }
     size = next;
   }

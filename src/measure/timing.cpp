@@ -30,7 +30,8 @@ std::vector<double> max_over_ranks(Bootstrap& bootstrap, std::span<const double>
   return out;
 }
 
-std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap, std::span<const double> mine,
+std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap,
+                                                   std::span<const double> mine,
                                                    std::string_view what) {
   const auto* p = reinterpret_cast<const std::byte*>(mine.data());
   const auto all = bootstrap.allgather(std::span(p, mine.size_bytes()), what);

@@ -8,18 +8,24 @@ namespace ibscope::memory {
 
 std::string_view name_of(MemPath path) noexcept {
   switch (path) {
-    case MemPath::kHost: return "host";
-    case MemPath::kDirect: return "direct";
-    case MemPath::kStaged: return "staged";
+    case MemPath::kHost:
+      return "host";
+    case MemPath::kDirect:
+      return "direct";
+    case MemPath::kStaged:
+      return "staged";
   }
   return "?";
 }
 
 std::string_view name_of(PathRequest request) noexcept {
   switch (request) {
-    case PathRequest::kAuto: return "auto";
-    case PathRequest::kDirect: return "direct";
-    case PathRequest::kStaged: return "staged";
+    case PathRequest::kAuto:
+      return "auto";
+    case PathRequest::kDirect:
+      return "direct";
+    case PathRequest::kStaged:
+      return "staged";
   }
   return "?";
 }

@@ -5,9 +5,7 @@
 
 namespace ibscope::memory {
 
-std::string_view name_of(MemKind kind) noexcept {
-  return kind == MemKind::kHost ? "host" : "cuda";
-}
+std::string_view name_of(MemKind kind) noexcept { return kind == MemKind::kHost ? "host" : "cuda"; }
 
 MemKind parse_mem_kind(std::string_view text) {
   if (text == "host" || text == "H") return MemKind::kHost;

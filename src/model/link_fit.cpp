@@ -27,9 +27,10 @@ double coefficient(const CollectiveAlgorithmInfo& a, double n, int p, int which)
 LinkFit fit_link(Collective c, std::string_view algorithm, std::span<const CollectivePoint> pts) {
   const auto& info = find_algorithm(c, algorithm);
   if (pts.size() < 2) {
-    throw UsageError(fmt::format("fitting {} {}: {} measured point(s); at least 2 sizes are "
-                                 "needed to separate latency from bandwidth",
-                                 name_of(c), algorithm, pts.size()));
+    throw UsageError(
+        fmt::format("fitting {} {}: {} measured point(s); at least 2 sizes are "
+                    "needed to separate latency from bandwidth",
+                    name_of(c), algorithm, pts.size()));
   }
   const int n_columns = reduces(c) ? 3 : 2;
   std::vector<std::vector<double>> columns(n_columns);
@@ -37,9 +38,10 @@ LinkFit fit_link(Collective c, std::string_view algorithm, std::span<const Colle
   std::set<int> ranks;
   for (const auto& pt : pts) {
     if (pt.ranks < 2 || !(pt.bytes > 0) || !(pt.time_s > 0)) {
-      throw UsageError(fmt::format("fitting {} {}: a point needs >= 2 ranks, > 0 bytes and a "
-                                   "time > 0 (got {} ranks, {} B, {} s)",
-                                   name_of(c), algorithm, pt.ranks, pt.bytes, pt.time_s));
+      throw UsageError(
+          fmt::format("fitting {} {}: a point needs >= 2 ranks, > 0 bytes and a "
+                      "time > 0 (got {} ranks, {} B, {} s)",
+                      name_of(c), algorithm, pt.ranks, pt.bytes, pt.time_s));
     }
     for (int j = 0; j < n_columns; ++j) {
       columns[j].push_back(coefficient(info, pt.bytes, pt.ranks, j));
@@ -49,9 +51,10 @@ LinkFit fit_link(Collective c, std::string_view algorithm, std::span<const Colle
   }
   const RegressionResult r = robust_least_squares(columns, y);
   if (r.dropped[1]) {
-    throw UsageError(fmt::format("fitting {} {}: the points do not determine a bandwidth "
-                                 "({}); measure more than one size",
-                                 name_of(c), algorithm, r.note));
+    throw UsageError(
+        fmt::format("fitting {} {}: the points do not determine a bandwidth "
+                    "({}); measure more than one size",
+                    name_of(c), algorithm, r.note));
   }
   LinkFit fit;
   fit.link.alpha_s = r.coef[0];
@@ -88,8 +91,7 @@ std::vector<CollectivePoint> collective_points(const nlohmann::json& results, Co
     if (!wrong.is_null() && wrong.get<std::uint64_t>() > 0) continue;
     const double p50_us = row.at("time_us").at("p50").get<double>();
     if (!(p50_us > 0)) continue;
-    pts.push_back({row.at("ranks").get<int>(), row.at("size_bytes").get<double>(),
-                   p50_us * 1e-6});
+    pts.push_back({row.at("ranks").get<int>(), row.at("size_bytes").get<double>(), p50_us * 1e-6});
   }
   return pts;
 }

@@ -15,17 +15,18 @@ using units::kBytesPerGB;
 
 void check_tier(const Tier& t, std::string_view name) {
   if (!(t.bw_gbps > 0) || !std::isfinite(t.bw_gbps)) {
-    throw UsageError(fmt::format("the {} tier has no bandwidth ({} GB/s): give it one, or fit "
-                                 "it from results measured across that tier",
-                                 name, t.bw_gbps));
+    throw UsageError(
+        fmt::format("the {} tier has no bandwidth ({} GB/s): give it one, or fit "
+                    "it from results measured across that tier",
+                    name, t.bw_gbps));
   }
   if (!(t.latency_s >= 0) || !std::isfinite(t.latency_s)) {
-    throw UsageError(fmt::format("the {} tier's latency must be >= 0 s, not {}", name,
-                                 t.latency_s));
+    throw UsageError(
+        fmt::format("the {} tier's latency must be >= 0 s, not {}", name, t.latency_s));
   }
   if (t.links_per_node < 1) {
-    throw UsageError(fmt::format("the {} tier needs at least 1 link per node, not {}", name,
-                                 t.links_per_node));
+    throw UsageError(
+        fmt::format("the {} tier needs at least 1 link per node, not {}", name, t.links_per_node));
   }
 }
 
@@ -52,14 +53,16 @@ class TieredNetwork final : public NetworkModel {
  public:
   explicit TieredNetwork(ClusterNetwork c) : c_(std::move(c)) {
     if (c_.nodes < 1 || c_.gpus_per_node < 1) {
-      throw UsageError(fmt::format("a cluster needs at least 1 node and 1 rank per node, not {} "
-                                   "nodes x {} ranks", c_.nodes, c_.gpus_per_node));
+      throw UsageError(
+          fmt::format("a cluster needs at least 1 node and 1 rank per node, not {} "
+                      "nodes x {} ranks",
+                      c_.nodes, c_.gpus_per_node));
     }
     if (c_.gpus_per_node > 1) check_tier(c_.intra, "intra-node");
     if (c_.nodes > 1) check_tier(c_.inter, "inter-node");
     if (!(c_.gamma_s_per_byte >= 0)) {
-      throw UsageError(fmt::format("the reduction cost gamma must be >= 0 s/B, not {}",
-                                   c_.gamma_s_per_byte));
+      throw UsageError(
+          fmt::format("the reduction cost gamma must be >= 0 s/B, not {}", c_.gamma_s_per_byte));
     }
     for (Collective coll : kAllCollectives) find_algorithm(coll, algorithm_of(c_, coll));
   }
@@ -70,13 +73,16 @@ class TieredNetwork final : public NetworkModel {
     const bool crosses_nodes = g.ranks > g.ranks_per_node;
     const bool inside_nodes = g.ranks_per_node > 1;
     if (crosses_nodes && c_.nodes < 2) {
-      throw UsageError(fmt::format("a group of {} ranks with {} per node spans several nodes, "
-                                   "but the cluster has 1",
-                                   g.ranks, g.ranks_per_node));
+      throw UsageError(
+          fmt::format("a group of {} ranks with {} per node spans several nodes, "
+                      "but the cluster has 1",
+                      g.ranks, g.ranks_per_node));
     }
     if (inside_nodes && g.ranks_per_node > c_.gpus_per_node) {
-      throw UsageError(fmt::format("a group with {} ranks per node does not fit {} ranks per "
-                                   "node", g.ranks_per_node, c_.gpus_per_node));
+      throw UsageError(
+          fmt::format("a group with {} ranks per node does not fit {} ranks per "
+                      "node",
+                      g.ranks_per_node, c_.gpus_per_node));
     }
     // Every step of the algorithm waits for its slowest hop: the latency and the per-byte time
     // of a step are the worse of the tiers the group's hops cross.
@@ -98,8 +104,8 @@ class TieredNetwork final : public NetworkModel {
 
   double sendrecv_s(double bytes, bool across_nodes, int concurrent_per_node) const override {
     if (concurrent_per_node < 1) {
-      throw UsageError(fmt::format("concurrent transfers per node must be >= 1, not {}",
-                                   concurrent_per_node));
+      throw UsageError(
+          fmt::format("concurrent transfers per node must be >= 1, not {}", concurrent_per_node));
     }
     const Tier& t = across_nodes ? c_.inter : c_.intra;
     check_tier(t, across_nodes ? "inter-node" : "intra-node");
@@ -115,10 +121,14 @@ class TieredNetwork final : public NetworkModel {
 
 std::string& algorithm_of(ClusterNetwork& c, Collective coll) noexcept {
   switch (coll) {
-    case Collective::kAllreduce: return c.allreduce_algorithm;
-    case Collective::kReduceScatter: return c.reduce_scatter_algorithm;
-    case Collective::kAllgather: return c.allgather_algorithm;
-    case Collective::kBroadcast: return c.broadcast_algorithm;
+    case Collective::kAllreduce:
+      return c.allreduce_algorithm;
+    case Collective::kReduceScatter:
+      return c.reduce_scatter_algorithm;
+    case Collective::kAllgather:
+      return c.allgather_algorithm;
+    case Collective::kBroadcast:
+      return c.broadcast_algorithm;
   }
   return c.allreduce_algorithm;
 }

@@ -132,8 +132,8 @@ StepBreakdown model_step(const Workload& w, const NetworkModel& net) {
   s.tp_s = w.tp == 1 ? 0 : m * layers_per_gpu * tp_collectives_per_layer(w) * tp_call;
 
   if (w.pp > 1) {
-    const double send = net.sendrecv_s(pp_message_bytes(w), place.pp_across_nodes,
-                                       place.pp_concurrent_per_node);
+    const double send =
+        net.sendrecv_s(pp_message_bytes(w), place.pp_across_nodes, place.pp_concurrent_per_node);
     s.pp_s = m * pp_sends_per_microbatch(w) * send;
   }
   s.bubble_s = s.bubble_fraction * (s.compute_s + s.tp_s + s.pp_s);

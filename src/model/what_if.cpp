@@ -34,7 +34,8 @@ WhatIf parse_one(std::string_view item) {
   if (eq == std::string_view::npos) {
     throw UsageError(fmt::format(
         "--what-if '{}': expected KEY=VALUE (inter-bw, inter-lat, intra-bw, intra-lat, nodes, "
-        "layout)", item));
+        "layout)",
+        item));
   }
   const std::string_view key = item.substr(0, eq);
   const std::string_view value = item.substr(eq + 1);
@@ -63,7 +64,8 @@ WhatIf parse_one(std::string_view item) {
   } else {
     throw UsageError(fmt::format(
         "--what-if '{}': unknown key '{}' (inter-bw, inter-lat, intra-bw, intra-lat, nodes, "
-        "layout)", item, key));
+        "layout)",
+        item, key));
   }
   return w;
 }
@@ -88,9 +90,9 @@ std::vector<WhatIf> parse_what_ifs(std::string_view text) {
 
 ClusterNetwork cluster_for(const ClusterNetwork& cluster, const Workload& w) {
   if (cluster.gpus_per_node != w.gpus_per_node) {
-    throw UsageError(fmt::format(
-        "the cluster has {} GPUs per node but workload '{}' is laid out for {}",
-        cluster.gpus_per_node, w.name, w.gpus_per_node));
+    throw UsageError(
+        fmt::format("the cluster has {} GPUs per node but workload '{}' is laid out for {}",
+                    cluster.gpus_per_node, w.name, w.gpus_per_node));
   }
   ClusterNetwork c = cluster;
   c.nodes = w.nodes();
@@ -105,10 +107,18 @@ WhatIfResult evaluate(const WhatIf& what, const Workload& w, const ClusterNetwor
   const ClusterNetwork base = cluster_for(cluster, w);
   ClusterNetwork changed = base;
   switch (what.kind) {
-    case WhatIf::Kind::kInterBw: changed.inter.bw_gbps *= what.factor; break;
-    case WhatIf::Kind::kInterLatency: changed.inter.latency_s *= what.factor; break;
-    case WhatIf::Kind::kIntraBw: changed.intra.bw_gbps *= what.factor; break;
-    case WhatIf::Kind::kIntraLatency: changed.intra.latency_s *= what.factor; break;
+    case WhatIf::Kind::kInterBw:
+      changed.inter.bw_gbps *= what.factor;
+      break;
+    case WhatIf::Kind::kInterLatency:
+      changed.inter.latency_s *= what.factor;
+      break;
+    case WhatIf::Kind::kIntraBw:
+      changed.intra.bw_gbps *= what.factor;
+      break;
+    case WhatIf::Kind::kIntraLatency:
+      changed.intra.latency_s *= what.factor;
+      break;
     case WhatIf::Kind::kNodes: {
       const long gpus = static_cast<long>(what.nodes) * w.gpus_per_node;
       const long model_parallel = static_cast<long>(w.tp) * w.pp;

@@ -44,7 +44,8 @@ class Section {
     for (const auto& item : obj_->items()) {
       // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
       const std::string& key = item.key();
-      const bool ok = std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; });
+      const bool ok =
+          std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; });
       if (!ok) fail(at(key), "unknown field");
     }
   }
@@ -130,18 +131,24 @@ std::string_view name_of(Architecture a) noexcept {
 
 std::string_view name_of(Recompute r) noexcept {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
 
 std::string_view name_of(Overlap o) noexcept {
   switch (o) {
-    case Overlap::kNone: return "none";
-    case Overlap::kGradReduce: return "grad_reduce";
-    case Overlap::kGradReduceAndParamGather: return "grad_reduce_and_param_gather";
+    case Overlap::kNone:
+      return "none";
+    case Overlap::kGradReduce:
+      return "grad_reduce";
+    case Overlap::kGradReduceAndParamGather:
+      return "grad_reduce_and_param_gather";
   }
   return "?";
 }
@@ -230,8 +237,8 @@ void validate(const Workload& w, std::string_view source) {
 
 Workload parse_workload(const json& doc, std::string_view source) {
   const Section top(doc, source, "");
-  top.only({"name", "source", "model", "batch", "parallel", "precision", "compute",
-            "data_parallel"});
+  top.only(
+      {"name", "source", "model", "batch", "parallel", "precision", "compute", "data_parallel"});
   Workload w;
   w.name = top.text("name", false).value_or("");
   w.source = top.text("source", false).value_or("");

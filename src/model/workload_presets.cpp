@@ -74,8 +74,7 @@ Workload preset(std::string_view name) {
       return parse_workload(nlohmann::json::parse(text), fmt::format("preset {}", name));
     }
   }
-  throw UsageError(
-      fmt::format("unknown preset '{}' ({})", name, fmt::join(preset_names(), ", ")));
+  throw UsageError(fmt::format("unknown preset '{}' ({})", name, fmt::join(preset_names(), ", ")));
 }
 
 }  // namespace ibscope::model

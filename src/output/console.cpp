@@ -22,9 +22,11 @@ void CollectiveTable::header() {
   fmt::print(out_, "#\n");
   fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>9}   {:^39}   {:^39}\n", "", "", "", "", "",
              "out-of-place", "in-place");
-  fmt::print(out_, "# {:>12} {:>12} {:>8} {:>6} {:>9}   {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9} {:>9}\n",
-             "size(B)", "count(elts)", "type", "redop", "algo", "time(us)", "algbw(GB/s)",
-             "busbw(GB/s)", "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+  fmt::print(
+      out_,
+      "# {:>12} {:>12} {:>8} {:>6} {:>9}   {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9} {:>9}\n",
+      "size(B)", "count(elts)", "type", "redop", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
+      "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
   std::fflush(out_);
 }
 
@@ -40,8 +42,8 @@ void CollectiveTable::rows(const std::vector<CollectiveRow>& rows) {
   // Rows picked by -A auto say so: "auto:rd".
   const std::string algo =
       first.selected_by.empty() ? first.algorithm : fmt::format("auto:{}", first.algorithm);
-  std::string line = fmt::format("  {:>12} {:>12} {:>8} {:>6} {:>9}", first.size_bytes,
-                                 first.count, first.type, first.op, algo);
+  std::string line = fmt::format("  {:>12} {:>12} {:>8} {:>6} {:>9}", first.size_bytes, first.count,
+                                 first.type, first.op, algo);
   const CollectiveRow* oop = nullptr;
   const CollectiveRow* ip = nullptr;
   for (const auto& r : rows) (r.in_place ? ip : oop) = &r;
@@ -61,7 +63,8 @@ void CollectiveTable::rows(const std::vector<CollectiveRow>& rows) {
 }
 
 void CollectiveTable::footer() {
-  fmt::print(out_, "# Out of bounds values : {} {}\n", wrong_total_, wrong_total_ ? "FAILED" : "OK");
+  fmt::print(out_, "# Out of bounds values : {} {}\n", wrong_total_,
+             wrong_total_ ? "FAILED" : "OK");
   fmt::print(out_, "# Avg bus bandwidth    : {:.4f} GB/s\n",
              busbw_n_ > 0 ? busbw_sum_ / busbw_n_ : 0.0);
   fmt::print(out_, "#\n");
@@ -81,18 +84,19 @@ void P2pTable::rows(const std::vector<P2pRow>& rows) {
         fmt::print(out_, "#\n# p2p {} ({} window)\n",
                    r.test == "bw" ? "bandwidth, unidirectional" : "bandwidth, bidirectional",
                    fmt::format("{}-message", r.window));
-        fmt::print(out_, "# {:>5} {:>5} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "a", "b",
-                   "size(B)", "bw(GB/s)", "peak(GB/s)", "rate(Mmsg/s)", "window(us)");
+        fmt::print(out_, "# {:>5} {:>5} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "a", "b", "size(B)",
+                   "bw(GB/s)", "peak(GB/s)", "rate(Mmsg/s)", "window(us)");
       }
     }
     if (r.test == "latency") {
-      fmt::print(out_, "  {:>5} {:>5} {:>12} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f}\n",
-                 r.rank_a, r.rank_b, r.size_bytes, r.time_us.min, r.time_us.p50, r.time_us.p99,
-                 r.time_us.max, r.time_us.mean, r.time_us.sd);
+      fmt::print(
+          out_,
+          "  {:>5} {:>5} {:>12} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f}\n",
+          r.rank_a, r.rank_b, r.size_bytes, r.time_us.min, r.time_us.p50, r.time_us.p99,
+          r.time_us.max, r.time_us.mean, r.time_us.sd);
     } else {
       fmt::print(out_, "  {:>5} {:>5} {:>12} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.1f}\n", r.rank_a,
-                 r.rank_b, r.size_bytes, r.bw_gbps, r.peak_bw_gbps, r.msg_rate_mps,
-                 r.time_us.mean);
+                 r.rank_b, r.size_bytes, r.bw_gbps, r.peak_bw_gbps, r.msg_rate_mps, r.time_us.mean);
     }
   }
   std::fflush(out_);

@@ -34,20 +34,23 @@ void ProbeTable::header() {
 void ProbeTable::rows(const std::vector<ProbeRow>& rows) {
   if (!header_done_) header();
   for (const auto& r : rows) {
-    const std::string pair = fmt::format("{}{}{}", r.rank_a, r.bidirectional ? "<>" : "->", r.rank_b);
+    const std::string pair =
+        fmt::format("{}{}{}", r.rank_a, r.bidirectional ? "<>" : "->", r.rank_b);
     largest_ = std::max(largest_, r.size_bytes);
     if (latency()) {
       const Stats& t = r.time_us;
-      fmt::print(out_, "  {:>9} {:>10} {:>7} {:>10.2f} {:>10.2f} {:>10.2f} {:>11.2f} {:>10.2f} "
-                       "{:>10.2f} {:>9.2f}\n",
+      fmt::print(out_,
+                 "  {:>9} {:>10} {:>7} {:>10.2f} {:>10.2f} {:>10.2f} {:>11.2f} {:>10.2f} "
+                 "{:>10.2f} {:>9.2f}\n",
                  pair, r.size_bytes, r.iterations, t.min, t.p50, t.p99, t.p99_9, t.max, t.mean,
                  t.sd);
       figures_[{r.rank_a, r.rank_b}][r.size_bytes] = t.p50;
     } else {
       const double gbit = r.bw_gbps * 8;
-      fmt::print(out_, "  {:>9} {:>10} {:>7} {:>12.3f} {:>12.3f} {:>13.3f} {:>14.4f} {:>10.1f} {:>7}\n",
-                 pair, r.size_bytes, r.iterations, r.bw_gbps, gbit, r.peak_bw_gbps,
-                 r.msg_rate_mps, r.line_rate_gbit,
+      fmt::print(out_,
+                 "  {:>9} {:>10} {:>7} {:>12.3f} {:>12.3f} {:>13.3f} {:>14.4f} {:>10.1f} {:>7}\n",
+                 pair, r.size_bytes, r.iterations, r.bw_gbps, gbit, r.peak_bw_gbps, r.msg_rate_mps,
+                 r.line_rate_gbit,
                  r.line_rate_gbit > 0 ? fmt::format("{:.1f}", 100 * gbit / r.line_rate_gbit)
                                       : std::string("-"));
       figures_[{r.rank_a, r.rank_b}][r.size_bytes] = r.bw_gbps;

@@ -11,8 +11,7 @@ namespace ibscope {
 namespace {
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string duration_text(double s) {
@@ -28,20 +27,18 @@ constexpr const char* kEraseLine = "\r\x1b[2K";
 
 std::string progress_text(std::string_view what, std::size_t done, std::size_t total,
                           double elapsed_s) {
-  const double pct = total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total)
-                               : 0.0;
-  std::string text = fmt::format("[{}/{} {:3.0f} %] {}", done + 1 > total ? total : done + 1,
-                                 total, pct, what);
+  const double pct =
+      total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 0.0;
+  std::string text =
+      fmt::format("[{}/{} {:3.0f} %] {}", done + 1 > total ? total : done + 1, total, pct, what);
   if (done > 0 && total > done && elapsed_s > 0) {
-    const double left_s = elapsed_s / static_cast<double>(done) *
-                          static_cast<double>(total - done);
+    const double left_s = elapsed_s / static_cast<double>(done) * static_cast<double>(total - done);
     text += fmt::format("  ~{} left", duration_text(left_s));
   }
   return text;
 }
 
-ProgressLine::ProgressLine(bool enabled, std::FILE* out) noexcept
-    : enabled_(enabled), out_(out) {}
+ProgressLine::ProgressLine(bool enabled, std::FILE* out) noexcept : enabled_(enabled), out_(out) {}
 
 ProgressLine::~ProgressLine() { clear(); }
 

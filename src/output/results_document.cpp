@@ -26,8 +26,8 @@ std::string utc_now_iso8601() {
 }
 
 nlohmann::json to_json(const Stats& s) {
-  return {{"n", s.n},     {"min", s.min},   {"p50", s.p50}, {"p99", s.p99}, {"p99_9", s.p99_9},
-          {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
+  return {{"n", s.n},         {"min", s.min}, {"p50", s.p50},   {"p99", s.p99},
+          {"p99_9", s.p99_9}, {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
 }
 
 nlohmann::json to_json(const CollectiveRow& r) {
@@ -64,18 +64,18 @@ nlohmann::json to_json(const std::vector<Stall>& stalls) {
 
 nlohmann::json to_json(const P2pRow& r) {
   nlohmann::json j = {{"test", r.test},
-          {"rank_a", r.rank_a},
-          {"rank_b", r.rank_b},
-          {"host_a", r.host_a},
-          {"host_b", r.host_b},
-          {"size_bytes", r.size_bytes},
-          {"window", r.window},
-          {"time_us", to_json(r.time_us)},
-          {"bw_gbps", r.bw_gbps},
-          {"peak_bw_gbps", r.peak_bw_gbps},
-          {"msg_rate_mps", r.msg_rate_mps},
-          {"transports", r.transports},
-          {"samples_us", r.samples_us}};
+                      {"rank_a", r.rank_a},
+                      {"rank_b", r.rank_b},
+                      {"host_a", r.host_a},
+                      {"host_b", r.host_b},
+                      {"size_bytes", r.size_bytes},
+                      {"window", r.window},
+                      {"time_us", to_json(r.time_us)},
+                      {"bw_gbps", r.bw_gbps},
+                      {"peak_bw_gbps", r.peak_bw_gbps},
+                      {"msg_rate_mps", r.msg_rate_mps},
+                      {"transports", r.transports},
+                      {"samples_us", r.samples_us}};
   if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
   if (r.mem != "host" || r.mem_path != "host") {
     j["mem"] = r.mem;
@@ -204,7 +204,8 @@ void write_file_replacing(const std::filesystem::path& path, const std::string& 
 std::filesystem::path ResultsDocument::write(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw SystemError(fmt::format("cannot create results folder {}", dir.string()), ec.value());
+  if (ec)
+    throw SystemError(fmt::format("cannot create results folder {}", dir.string()), ec.value());
   doc_["finished_utc"] = utc_now_iso8601();
   std::string stamp = doc_["started_utc"].get<std::string>();
   std::erase(stamp, '-');
@@ -238,44 +239,47 @@ std::string ResultsDocument::csv() const {
   std::string csv;
   const auto& coll = doc_["collectives"]["rows"];
   if (!coll.empty()) {
-    csv += "section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us_mean,"
-           "time_us_p50,time_us_p99,time_us_min,time_us_max,algbw_gbps,busbw_gbps,wrong\n";
+    csv +=
+        "section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us_mean,"
+        "time_us_p50,time_us_p99,time_us_min,time_us_max,algbw_gbps,busbw_gbps,wrong\n";
     for (const auto& r : coll) {
-      csv += fmt::format("collectives,{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},"
-                         "{:.4f},{:.4f},{}\n",
-                         csv_field(r["collective"].get<std::string>()),
-                         csv_field(r["algorithm"].get<std::string>()),
-                         csv_field(r["type"].get<std::string>()), csv_field(r["op"].get<std::string>()),
-                         r["in_place"].get<bool>() ? 1 : 0, r["size_bytes"].get<std::uint64_t>(),
-                         r["count"].get<std::uint64_t>(), r["ranks"].get<int>(),
-                         r["time_us"]["mean"].get<double>(), r["time_us"]["p50"].get<double>(),
-                         r["time_us"]["p99"].get<double>(), r["time_us"]["min"].get<double>(),
-                         r["time_us"]["max"].get<double>(), r["algbw_gbps"].get<double>(),
-                         r["busbw_gbps"].get<double>(),
-                         r["wrong"].is_null() ? std::string("") : r["wrong"].dump());
+      csv += fmt::format(
+          "collectives,{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},"
+          "{:.4f},{:.4f},{}\n",
+          csv_field(r["collective"].get<std::string>()),
+          csv_field(r["algorithm"].get<std::string>()), csv_field(r["type"].get<std::string>()),
+          csv_field(r["op"].get<std::string>()), r["in_place"].get<bool>() ? 1 : 0,
+          r["size_bytes"].get<std::uint64_t>(), r["count"].get<std::uint64_t>(),
+          r["ranks"].get<int>(), r["time_us"]["mean"].get<double>(),
+          r["time_us"]["p50"].get<double>(), r["time_us"]["p99"].get<double>(),
+          r["time_us"]["min"].get<double>(), r["time_us"]["max"].get<double>(),
+          r["algbw_gbps"].get<double>(), r["busbw_gbps"].get<double>(),
+          r["wrong"].is_null() ? std::string("") : r["wrong"].dump());
     }
   }
   const auto& p2p = doc_["p2p"]["rows"];
   if (!p2p.empty()) {
-    csv += "section,test,rank_a,rank_b,host_a,host_b,size_bytes,window,time_us_mean,time_us_p50,"
-           "time_us_p99,time_us_min,time_us_max,bw_gbps,peak_bw_gbps,msg_rate_mps\n";
+    csv +=
+        "section,test,rank_a,rank_b,host_a,host_b,size_bytes,window,time_us_mean,time_us_p50,"
+        "time_us_p99,time_us_min,time_us_max,bw_gbps,peak_bw_gbps,msg_rate_mps\n";
     for (const auto& r : p2p) {
-      csv += fmt::format("p2p,{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},"
-                         "{:.4f}\n",
-                         csv_field(r["test"].get<std::string>()), r["rank_a"].get<int>(),
-                         r["rank_b"].get<int>(), csv_field(r["host_a"].get<std::string>()),
-                         csv_field(r["host_b"].get<std::string>()), r["size_bytes"].get<std::uint64_t>(),
-                         r["window"].get<int>(), r["time_us"]["mean"].get<double>(),
-                         r["time_us"]["p50"].get<double>(), r["time_us"]["p99"].get<double>(),
-                         r["time_us"]["min"].get<double>(), r["time_us"]["max"].get<double>(),
-                         r["bw_gbps"].get<double>(), r["peak_bw_gbps"].get<double>(),
-                         r["msg_rate_mps"].get<double>());
+      csv += fmt::format(
+          "p2p,{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},"
+          "{:.4f}\n",
+          csv_field(r["test"].get<std::string>()), r["rank_a"].get<int>(), r["rank_b"].get<int>(),
+          csv_field(r["host_a"].get<std::string>()), csv_field(r["host_b"].get<std::string>()),
+          r["size_bytes"].get<std::uint64_t>(), r["window"].get<int>(),
+          r["time_us"]["mean"].get<double>(), r["time_us"]["p50"].get<double>(),
+          r["time_us"]["p99"].get<double>(), r["time_us"]["min"].get<double>(),
+          r["time_us"]["max"].get<double>(), r["bw_gbps"].get<double>(),
+          r["peak_bw_gbps"].get<double>(), r["msg_rate_mps"].get<double>());
     }
   }
   if (doc_.contains("probes") && !doc_["probes"]["rows"].empty()) {
-    csv += "section,test,rank_a,rank_b,host_a,host_b,device_a,device_b,bidirectional,size_bytes,"
-           "iterations,qps,mtu_bytes,time_us_p50,time_us_p99,time_us_p99_9,time_us_min,"
-           "time_us_max,bw_gbps,bw_gbit,peak_bw_gbps,msg_rate_mps,line_rate_gbit\n";
+    csv +=
+        "section,test,rank_a,rank_b,host_a,host_b,device_a,device_b,bidirectional,size_bytes,"
+        "iterations,qps,mtu_bytes,time_us_p50,time_us_p99,time_us_p99_9,time_us_min,"
+        "time_us_max,bw_gbps,bw_gbit,peak_bw_gbps,msg_rate_mps,line_rate_gbit\n";
     for (const auto& r : doc_["probes"]["rows"]) {
       const auto& t = r["time_us"];
       csv += fmt::format(

@@ -1,8 +1,8 @@
 #include "ibscope/output/results_loader.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -15,34 +15,62 @@ namespace {
 
 using nlohmann::json;
 
-enum class Kind { kString, kNumber, kInteger, kBool, kObject, kArray, kNullableInteger, kNullableObject, kNullableString };
+enum class Kind {
+  kString,
+  kNumber,
+  kInteger,
+  kBool,
+  kObject,
+  kArray,
+  kNullableInteger,
+  kNullableObject,
+  kNullableString
+};
 
 std::string_view kind_name(Kind k) {
   switch (k) {
-    case Kind::kString: return "a string";
-    case Kind::kNumber: return "a number";
-    case Kind::kInteger: return "an integer";
-    case Kind::kBool: return "true or false";
-    case Kind::kObject: return "an object";
-    case Kind::kArray: return "an array";
-    case Kind::kNullableInteger: return "an integer or null";
-    case Kind::kNullableObject: return "an object or null";
-    case Kind::kNullableString: return "a string or null";
+    case Kind::kString:
+      return "a string";
+    case Kind::kNumber:
+      return "a number";
+    case Kind::kInteger:
+      return "an integer";
+    case Kind::kBool:
+      return "true or false";
+    case Kind::kObject:
+      return "an object";
+    case Kind::kArray:
+      return "an array";
+    case Kind::kNullableInteger:
+      return "an integer or null";
+    case Kind::kNullableObject:
+      return "an object or null";
+    case Kind::kNullableString:
+      return "a string or null";
   }
   return "?";
 }
 
 bool matches(const json& v, Kind k) {
   switch (k) {
-    case Kind::kString: return v.is_string();
-    case Kind::kNumber: return v.is_number();
-    case Kind::kInteger: return v.is_number_integer();
-    case Kind::kBool: return v.is_boolean();
-    case Kind::kObject: return v.is_object();
-    case Kind::kArray: return v.is_array();
-    case Kind::kNullableInteger: return v.is_null() || v.is_number_integer();
-    case Kind::kNullableObject: return v.is_null() || v.is_object();
-    case Kind::kNullableString: return v.is_null() || v.is_string();
+    case Kind::kString:
+      return v.is_string();
+    case Kind::kNumber:
+      return v.is_number();
+    case Kind::kInteger:
+      return v.is_number_integer();
+    case Kind::kBool:
+      return v.is_boolean();
+    case Kind::kObject:
+      return v.is_object();
+    case Kind::kArray:
+      return v.is_array();
+    case Kind::kNullableInteger:
+      return v.is_null() || v.is_number_integer();
+    case Kind::kNullableObject:
+      return v.is_null() || v.is_object();
+    case Kind::kNullableString:
+      return v.is_null() || v.is_string();
   }
   return false;
 }
@@ -60,7 +88,8 @@ class Validator {
     if (!obj.is_object()) fail(where, "expected an object");
     const auto it = obj.find(name);
     if (it == obj.end()) fail(path, "missing");
-    if (!matches(*it, k)) fail(path, fmt::format("expected {}, got {}", kind_name(k), it->type_name()));
+    if (!matches(*it, k))
+      fail(path, fmt::format("expected {}, got {}", kind_name(k), it->type_name()));
     return *it;
   }
 
@@ -80,7 +109,8 @@ class Validator {
   }
 
   void collective_row(const json& r, const std::string& where) const {
-    for (const char* f : {"collective", "algorithm", "type", "op"}) field(r, where, f, Kind::kString);
+    for (const char* f : {"collective", "algorithm", "type", "op"})
+      field(r, where, f, Kind::kString);
     field(r, where, "in_place", Kind::kBool);
     field(r, where, "size_bytes", Kind::kInteger);
     field(r, where, "count", Kind::kInteger);
@@ -112,7 +142,8 @@ class Validator {
     field(r, where, "size_bytes", Kind::kInteger);
     field(r, where, "window", Kind::kInteger);
     stats(field(r, where, "time_us", Kind::kObject), where + ".time_us");
-    for (const char* f : {"bw_gbps", "peak_bw_gbps", "msg_rate_mps"}) field(r, where, f, Kind::kNumber);
+    for (const char* f : {"bw_gbps", "peak_bw_gbps", "msg_rate_mps"})
+      field(r, where, f, Kind::kNumber);
     field(r, where, "transports", Kind::kString);
     samples(r, where);
     optional_mem(r, where);
@@ -194,9 +225,9 @@ class Validator {
       const std::string cw = fmt::format("soak.summary.cases[{}]", c);
       field(cases[c], cw, "algorithm", Kind::kString);
       field(cases[c], cw, "size_bytes", Kind::kInteger);
-      for (const char* f : {"first_p50_us", "last_p50_us", "p50_ratio", "p50_trend_per_hour",
-                            "first_busbw_gbps", "last_busbw_gbps", "busbw_ratio",
-                            "busbw_trend_per_hour"}) {
+      for (const char* f :
+           {"first_p50_us", "last_p50_us", "p50_ratio", "p50_trend_per_hour", "first_busbw_gbps",
+            "last_busbw_gbps", "busbw_ratio", "busbw_trend_per_hour"}) {
         field(cases[c], cw, f, Kind::kNumber);
       }
     }
@@ -208,8 +239,10 @@ class Validator {
     const json& rows = field(s, name, "rows", Kind::kArray);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const std::string where = fmt::format("{}.rows[{}]", name, i);
-      if (collective) collective_row(rows[i], where);
-      else p2p_row(rows[i], where);
+      if (collective)
+        collective_row(rows[i], where);
+      else
+        p2p_row(rows[i], where);
     }
   }
 
@@ -258,8 +291,8 @@ void validate_results(const nlohmann::json& doc, std::string_view source) {
 nlohmann::json load_results(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw UsageError(fmt::format("{}: cannot open results file: {}", path.string(),
-                                 std::strerror(errno)));
+    throw UsageError(
+        fmt::format("{}: cannot open results file: {}", path.string(), std::strerror(errno)));
   }
   std::ostringstream text;
   text << in.rdbuf();
@@ -283,9 +316,10 @@ nlohmann::json parse_results(std::string_view text, std::string_view source) {
 TuningTable load_tuning(const std::filesystem::path& path) {
   const auto doc = load_results(path);
   if (!doc.contains("tuning") || doc["tuning"].is_null()) {
-    throw UsageError(fmt::format("--tuning {}: this results file has no tuning table (one is "
-                                 "written by a sweep of several algorithms, e.g. -A all)",
-                                 path.string()));
+    throw UsageError(
+        fmt::format("--tuning {}: this results file has no tuning table (one is "
+                    "written by a sweep of several algorithms, e.g. -A all)",
+                    path.string()));
   }
   return tuning_from_json(doc["tuning"], path.string());
 }

@@ -77,7 +77,8 @@ bool fits(const json& v) {
     return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
   }
   const std::int64_t x = v.get<std::int64_t>();
-  if (x < 0) return std::is_signed_v<T> && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  if (x < 0)
+    return std::is_signed_v<T> && x >= static_cast<std::int64_t>(std::numeric_limits<T>::min());
   return static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
 }
 

@@ -7,12 +7,11 @@
 // RemoteError, wire::ProtocolError). Any other exception escapes: nlohmann type_error,
 // std::out_of_range, std::length_error or bad_alloc from a length the input claims are bugs.
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string_view>

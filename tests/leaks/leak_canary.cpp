@@ -1,9 +1,9 @@
 // A process that loses one allocation on purpose. check_main_commands.sh runs it first, with the
 // same ASan/LSan settings and preloads as the commands, and requires LeakSanitizer to report it:
 // a setting that blinds the leak check makes the test fail instead of pass.
-#include <cstring>
-
 #include <fmt/core.h>
+
+#include <cstring>
 
 int main() {
   constexpr std::size_t kLostBytes = 4096;

@@ -3,11 +3,11 @@
 // and the check that every row of a run was verified.
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ibscope::test {

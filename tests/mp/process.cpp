@@ -19,8 +19,7 @@ namespace ibscope::test {
 namespace {
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -96,7 +95,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
 std::vector<int> children_of(int pid) {
   std::vector<int> out;
-  const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
+  const std::string path =
+      "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
   std::ifstream in(path);
   for (int c; in >> c;) out.push_back(c);
   return out;

@@ -10,7 +10,7 @@
 namespace ibscope::test {
 
 struct ProcessResult {
-  int exit_code = -1;   ///< exit status, or 128 + signal
+  int exit_code = -1;  ///< exit status, or 128 + signal
   bool timed_out = false;
   std::string out, err;
   double elapsed_s = 0;
@@ -18,7 +18,7 @@ struct ProcessResult {
 };
 
 struct ProcessSpec {
-  std::vector<std::string> args;  ///< without the binary
+  std::vector<std::string> args;           ///< without the binary
   std::map<std::string, std::string> env;  ///< added to (or replacing) the environment
   double limit_s = 120;
   std::string binary;  ///< default: the ibscope under test

@@ -1,10 +1,9 @@
 #pragma once
 // Loads the results file a test run wrote, through ibscope's own validating loader.
 
-#include <nlohmann/json.hpp>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "ibscope/output/results_loader.hpp"
 #include "process.hpp"

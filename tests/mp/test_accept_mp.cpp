@@ -85,7 +85,8 @@ TEST_CASE("accept judges the link between two hosts against --expect-gbps", "[mp
     INFO(describe(res[0]) << "\n" << describe(res[1]));
     CHECK(res[0].exit_code == 0);
     CHECK(res[1].exit_code == 0);
-    CHECK(res[0].out.find("ibscope accept: PASS (1 links between 2 hosts over ucx") != std::string::npos);
+    CHECK(res[0].out.find("ibscope accept: PASS (1 links between 2 hosts over ucx") !=
+          std::string::npos);
     const auto doc = load_run_results(res[0]);
     CHECK(doc["acceptance"]["pass"].get<bool>());
     CHECK(doc["acceptance"]["links"][0]["fraction_of_expected"].get<double>() > 1);
@@ -95,9 +96,9 @@ TEST_CASE("accept judges the link between two hosts against --expect-gbps", "[mp
 TEST_CASE("accept retests links in rounds where some ranks sit out", "[mp][accept]") {
   // Three hosts, every link far below an impossible rate: each retest round has one pair and
   // one rank sitting out; every rank must still agree on the message tags of every round.
-  const auto res = run_hosts(3, {"--expect-gbps", "4000", "--link-kind", "tcp", "--bw-size", "64K",
-                                 "--bw-iters", "2", "--lat-iters", "20", "--retests", "2",
-                                 "--skip-allreduce", "--out", make_temp_dir()});
+  const auto res = run_hosts(
+      3, {"--expect-gbps", "4000", "--link-kind", "tcp", "--bw-size", "64K", "--bw-iters", "2",
+          "--lat-iters", "20", "--retests", "2", "--skip-allreduce", "--out", make_temp_dir()});
   for (const auto& r : res) {
     INFO(describe(r));
     CHECK(r.exit_code == 1);
@@ -135,10 +136,10 @@ TEST_CASE("accept usage errors exit 2 before any rank starts", "[mp][accept]") {
 TEST_CASE("accept --transport verbs without an RDMA device says so and keeps the file",
           "[mp][accept]") {
   if (host_has_rdma_devices()) return;  // this host has RDMA: the path under test cannot happen
-  const auto res = run_process({{"accept", "--np", "2", "--transport", "verbs", "--out",
-                                 make_temp_dir(), "--timeout", "20"},
-                                {},
-                                60});
+  const auto res = run_process(
+      {{"accept", "--np", "2", "--transport", "verbs", "--out", make_temp_dir(), "--timeout", "20"},
+       {},
+       60});
   INFO(describe(res));
   CHECK(res.exit_code == 1);
   CHECK(res.err.find("--transport verbs: ") != std::string::npos);

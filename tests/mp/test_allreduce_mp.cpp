@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
 
@@ -83,7 +83,8 @@ TEST_CASE("allreduce verifies every type and op in and out of place", "[mp][allr
   }
 }
 
-TEST_CASE("an injected corruption is caught by #wrong and fails the run", "[mp][allreduce][verify]") {
+TEST_CASE("an injected corruption is caught by #wrong and fails the run",
+          "[mp][allreduce][verify]") {
   const auto r = run_allreduce(2, "4096,1M", "float", "sum", {{"IBSCOPE_FAULT_CORRUPT_RANK", "1"}});
   INFO(describe(r));
   CHECK(r.exit_code == 1);
@@ -95,9 +96,17 @@ TEST_CASE("an injected corruption is caught by #wrong and fails the run", "[mp][
 TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the model in one job",
           "[mp][run]") {
   const std::string out = make_temp_dir();
-  const auto r = run_process({{"run", "--np", "2", "-b", "8", "-e", "1M", "-f", "8", "-n", "2",
-                               "--p2p-maxbytes", "64K", "--p2p-stepfactor", "16", "--p2p-iters",
-                               "20", "--p2p-bw-iters", "2", "--out", out},
+  const auto r = run_process({{"run", "--np",
+                               "2",   "-b",
+                               "8",   "-e",
+                               "1M",  "-f",
+                               "8",   "-n",
+                               "2",   "--p2p-maxbytes",
+                               "64K", "--p2p-stepfactor",
+                               "16",  "--p2p-iters",
+                               "20",  "--p2p-bw-iters",
+                               "2",   "--out",
+                               out},
                               {},
                               180});
   INFO(describe(r));

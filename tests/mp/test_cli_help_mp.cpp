@@ -105,8 +105,7 @@ TEST_CASE("help-man: the man page names every subcommand and flag", "[mp][cli][h
     CHECK(g.exit_code == 0);
     CHECK(g.err.empty());
     // -P-cbou: plain text, no overstrike for bold and italics.
-    const auto text =
-        run_process({{"-man", "-Tutf8", "-P-cbou", file}, {}, 30, "/usr/bin/groff"});
+    const auto text = run_process({{"-man", "-Tutf8", "-P-cbou", file}, {}, 30, "/usr/bin/groff"});
     CHECK(text.out.find("EXIT STATUS") != std::string::npos);
     CHECK(text.out.find("prometheus") != std::string::npos);
   }

@@ -1,8 +1,8 @@
 // The command line as a user meets it: usage errors exit 2 with one clear line and start no
 // ranks; help and version work.
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <fstream>
 
 #include "results_json.hpp"
@@ -10,7 +10,9 @@
 using namespace ibscope::test;
 
 namespace {
-ProcessResult run_cli(std::vector<std::string> args) { return run_process({std::move(args), {}, 30}); }
+ProcessResult run_cli(std::vector<std::string> args) {
+  return run_process({std::move(args), {}, 30});
+}
 }  // namespace
 
 TEST_CASE("usage errors exit 2 with a clear message", "[mp][cli]") {
@@ -43,7 +45,8 @@ TEST_CASE("usage errors exit 2 with a clear message", "[mp][cli]") {
 
 TEST_CASE("validate accepts a real results file and rejects broken ones", "[mp][cli]") {
   const std::string dir = make_temp_dir();
-  const auto ok = run_process({{"allreduce", "--np", "1", "--sizes", "64", "-n", "1", "--out", dir}, {}, 60});
+  const auto ok =
+      run_process({{"allreduce", "--np", "1", "--sizes", "64", "-n", "1", "--out", dir}, {}, 60});
   INFO(describe(ok));
   REQUIRE(ok.exit_code == 0);
   const std::string path = results_path(ok);

@@ -18,10 +18,9 @@ namespace {
 ProcessResult run_collective(const std::string& collective, int np, const std::string& sizes,
                              const std::string& type, std::vector<std::string> extra = {},
                              std::map<std::string, std::string> env = {}) {
-  std::vector<std::string> args{collective, "--np",       std::to_string(np), "--sizes",
-                                sizes,      "-d",         type,               "-n",
-                                "2",        "-w",         "1",                "--timeout",
-                                "30",       "--out",      make_temp_dir()};
+  std::vector<std::string> args{
+      collective, "--np", std::to_string(np), "--sizes", sizes,   "-d",           type, "-n", "2",
+      "-w",       "1",    "--timeout",        "30",      "--out", make_temp_dir()};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_process({std::move(args), std::move(env), 180});
 }
@@ -89,8 +88,8 @@ TEST_CASE("reduce-scatter verifies every type and op and the others every type",
 TEST_CASE("an injected corruption is caught in every collective", "[mp][collectives][verify]") {
   for (const char* c : {"reduce_scatter", "allgather", "broadcast"}) {
     DYNAMIC_SECTION(c) {
-      const auto r = run_collective(c, 3, "4096,1M", "float", {},
-                                    {{"IBSCOPE_FAULT_CORRUPT_RANK", "2"}});
+      const auto r =
+          run_collective(c, 3, "4096,1M", "float", {}, {{"IBSCOPE_FAULT_CORRUPT_RANK", "2"}});
       INFO(describe(r));
       CHECK(r.exit_code == 1);
       CHECK(r.err.find("verification failed") != std::string::npos);
@@ -103,7 +102,8 @@ TEST_CASE("an injected corruption is caught in every collective", "[mp][collecti
   }
 }
 
-TEST_CASE("algorithms side by side write a tuning table that auto then follows", "[mp][collectives][tuning]") {
+TEST_CASE("algorithms side by side write a tuning table that auto then follows",
+          "[mp][collectives][tuning]") {
   const auto all = run_collective("allreduce", 2, "8,64K,1M", "float", {"-A", "all"});
   INFO(describe(all));
   REQUIRE(all.exit_code == 0);

@@ -1,10 +1,9 @@
 // Faults across processes: a rank that never starts, a rank killed mid-run. Nothing may hang:
 // every survivor exits non-zero, in time, with a line naming the lost rank.
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -25,7 +24,7 @@ std::uint16_t free_port() {
 int rank_of_pid(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
   std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto pos = all.find(std::string("IBSCOPE_RANK=") );
+  const auto pos = all.find(std::string("IBSCOPE_RANK="));
   if (pos == std::string::npos) return -1;
   return std::atoi(all.c_str() + pos + 13);
 }
@@ -37,14 +36,14 @@ TEST_CASE("a rank that never starts makes the others stop in time naming it", "[
   const std::string out = make_temp_dir();
   std::vector<Running> ranks;
   for (int r = 0; r < 2; ++r) {  // rank 2 of 3 never starts
-    ranks.push_back(start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout", "3",
-                                    "--out", out},
-                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
-                                    {"IBSCOPE_RANK", std::to_string(r)},
-                                    {"IBSCOPE_SIZE", "3"},
-                                    {"IBSCOPE_ROOT", root},
-                                    {"IBSCOPE_TOKEN", "test-token"}},
-                                   60}));
+    ranks.push_back(
+        start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout", "3", "--out", out},
+                       {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                        {"IBSCOPE_RANK", std::to_string(r)},
+                        {"IBSCOPE_SIZE", "3"},
+                        {"IBSCOPE_ROOT", root},
+                        {"IBSCOPE_TOKEN", "test-token"}},
+                       60}));
   }
   for (auto& running : ranks) {
     const auto res = wait_process(running);
@@ -80,8 +79,8 @@ TEST_CASE("a rank killed mid-run makes the others exit non-zero naming it", "[mp
   INFO(describe(res));
   CHECK(!res.timed_out);
   CHECK(res.exit_code == 1);
-  CHECK(after_kill_s < 15);  // well within --timeout 30
-  CHECK(res.err.find("rank 1 (pid") != std::string::npos);        // the launcher's line
+  CHECK(after_kill_s < 15);                                 // well within --timeout 30
+  CHECK(res.err.find("rank 1 (pid") != std::string::npos);  // the launcher's line
   CHECK(res.err.find("killed by signal 9") != std::string::npos);
   // The survivors' own errors name the lost rank too.
   CHECK(res.err.find("ibscope[rank 0") != std::string::npos);
@@ -97,24 +96,24 @@ TEST_CASE("a stranger without the job token is refused and the job completes", "
   const std::string out = make_temp_dir();
   std::vector<Running> ranks;
   for (int r = 0; r < 2; ++r) {
-    ranks.push_back(start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout", "10",
-                                    "--out", out},
-                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
-                                    {"IBSCOPE_RANK", std::to_string(r)},
-                                    {"IBSCOPE_SIZE", "2"},
-                                    {"IBSCOPE_ROOT", root},
-                                    {"IBSCOPE_TOKEN", "right-token"}},
-                                   60}));
+    ranks.push_back(
+        start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout", "10", "--out", out},
+                       {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                        {"IBSCOPE_RANK", std::to_string(r)},
+                        {"IBSCOPE_SIZE", "2"},
+                        {"IBSCOPE_ROOT", root},
+                        {"IBSCOPE_TOKEN", "right-token"}},
+                       60}));
     if (r == 0) {
       // A stranger claiming rank 1 with the wrong token races the real rank 1.
-      const auto stranger = start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout",
-                                            "5", "--out", out},
-                                           {{"IBSCOPE_BOOTSTRAP", "tcp"},
-                                            {"IBSCOPE_RANK", "1"},
-                                            {"IBSCOPE_SIZE", "2"},
-                                            {"IBSCOPE_ROOT", root},
-                                            {"IBSCOPE_TOKEN", "wrong-token"}},
-                                           60});
+      const auto stranger =
+          start_process({{"allreduce", "--sizes", "4K", "-n", "1", "--timeout", "5", "--out", out},
+                         {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                          {"IBSCOPE_RANK", "1"},
+                          {"IBSCOPE_SIZE", "2"},
+                          {"IBSCOPE_ROOT", root},
+                          {"IBSCOPE_TOKEN", "wrong-token"}},
+                         60});
       Running s = stranger;
       const auto sres = wait_process(s);
       INFO(describe(sres));

@@ -14,10 +14,11 @@ using namespace ibscope::test;
 TEST_CASE("staged all-reduce through bounce buffers verifies and is labelled", "[mp][gpu]") {
   const std::string dir = make_temp_dir();
   // 4 KiB fragments: messages up to 256 KiB move in up to 64 fragments, 4 in flight.
-  const auto r = run_process({{"allreduce", "--np", "3", "-A", "all", "-d", "float,half", "-o",
-                               "sum,max", "-b", "8", "-e", "256K", "-n", "2", "-w", "1",
-                               "--mem-path", "staged", "--stage-chunk", "4K", "--timeout", "60",
-                               "--out", dir},
+  const auto r = run_process({{"allreduce", "--np",       "3",          "-A",      "all",
+                               "-d",        "float,half", "-o",         "sum,max", "-b",
+                               "8",         "-e",         "256K",       "-n",      "2",
+                               "-w",        "1",          "--mem-path", "staged",  "--stage-chunk",
+                               "4K",        "--timeout",  "60",         "--out",   dir},
                               {},
                               300});
   INFO(describe(r));
@@ -54,11 +55,12 @@ TEST_CASE("staged reduce_scatter, allgather, broadcast verify", "[mp][gpu]") {
 
 TEST_CASE("staged p2p: messages larger than a fragment, every test", "[mp][gpu]") {
   const std::string dir = make_temp_dir();
-  const auto r = run_process({{"p2p", "--np", "2", "-b", "1", "-e", "1M", "-n", "20",
-                               "--bw-iters", "3", "--window", "8", "--mem-path", "staged",
-                               "--stage-chunk", "64K", "--timeout", "60", "--out", dir},
-                              {},
-                              180});
+  const auto r = run_process(
+      {{"p2p", "--np",       "2",  "-b",       "1", "-e",         "1M",     "-n",
+        "20",  "--bw-iters", "3",  "--window", "8", "--mem-path", "staged", "--stage-chunk",
+        "64K", "--timeout",  "60", "--out",    dir},
+       {},
+       180});
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   int rows = 0;

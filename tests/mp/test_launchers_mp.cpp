@@ -15,12 +15,12 @@ TEST_CASE("mpirun starts ibscope, which bootstraps through PMIx", "[mp][launcher
     return;
   }
   const std::string out = make_temp_dir();
-  const auto r = run_process({{"--allow-run-as-root", "--oversubscribe", "-np", "3",
-                               "--bind-to", "none", ibscope_binary(), "allreduce", "--sizes",
-                               "4,4K,1M", "-n", "2", "--timeout", "30", "--out", out},
-                              {{"OMPI_MCA_plm_rsh_agent", ""}},
-                              120,
-                              "/usr/bin/mpirun"});
+  const auto r = run_process(
+      {{"--allow-run-as-root", "--oversubscribe", "-np", "3", "--bind-to", "none", ibscope_binary(),
+        "allreduce", "--sizes", "4,4K,1M", "-n", "2", "--timeout", "30", "--out", out},
+       {{"OMPI_MCA_plm_rsh_agent", ""}},
+       120,
+       "/usr/bin/mpirun"});
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
@@ -38,8 +38,16 @@ TEST_CASE("mpirun starts ibscope accept: the ranks meet through PMIx, every link
   const std::string out = make_temp_dir();
   // One emulated host per rank (its own label, UCX over TCP), so the all-pairs phase has 6
   // links between 4 hosts; the expected rate is one loopback TCP surely exceeds.
-  std::vector<std::string> args{"--allow-run-as-root", "--oversubscribe", "-np", "4",
-                                "--bind-to", "none", "-x", "UCX_TLS=tcp", "/bin/sh", "-c",
+  std::vector<std::string> args{"--allow-run-as-root",
+                                "--oversubscribe",
+                                "-np",
+                                "4",
+                                "--bind-to",
+                                "none",
+                                "-x",
+                                "UCX_TLS=tcp",
+                                "/bin/sh",
+                                "-c",
                                 "IBSCOPE_HOSTNAME=emu$OMPI_COMM_WORLD_RANK exec \"$0\" \"$@\""};
   for (const auto& a :
        {ibscope_binary(), std::string("accept"), std::string("--transport"), std::string("ucx")}) {
@@ -51,8 +59,7 @@ TEST_CASE("mpirun starts ibscope accept: the ranks meet through PMIx, every link
     args.push_back(a);
   }
   args.push_back(out);
-  const auto r =
-      run_process({args, {{"OMPI_MCA_plm_rsh_agent", ""}}, 120, "/usr/bin/mpirun"});
+  const auto r = run_process({args, {{"OMPI_MCA_plm_rsh_agent", ""}}, 120, "/usr/bin/mpirun"});
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("ibscope accept: PASS (6 links between 4 hosts") != std::string::npos);

@@ -1,7 +1,7 @@
 // `ibscope fit` on files the real binary just measured: a 2-rank all-reduce sweep follows its
 // measured curve (median |residual| under 30 %, the top segment's bandwidth within 2x of the
-// measured algbw at 1 MiB) and a p2p run gives a positive link bandwidth; the JSON, series and NCCL tuner CSV are
-// written and never overwritten; a corrupt file is a usage error naming the file.
+// measured algbw at 1 MiB) and a p2p run gives a positive link bandwidth; the JSON, series and NCCL
+// tuner CSV are written and never overwritten; a corrupt file is a usage error naming the file.
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -3,7 +3,6 @@
 // the file and the field.
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "results_json.hpp"

@@ -2,7 +2,6 @@
 // formula's figure; tiers fitted from a real local run predict that run; bad input exits 2.
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "results_json.hpp"
@@ -25,11 +24,11 @@ TEST_CASE("predict with given tiers prints the ring formula's time", "[mp][model
   std::ifstream in(dir + "/p.json");
   const auto doc = nlohmann::json::parse(in);
   CHECK(doc["rows"][0]["predicted_us"].get<double>() == Approx(60 + 32212.254720));
-  CHECK(doc["rows"][0]["busbw_gbps"].get<double>() == Approx(2.0 * 3 / 4 * (1 << 30) /
-                                                             (32272.254720e-6) / 1e9));
+  CHECK(doc["rows"][0]["busbw_gbps"].get<double>() ==
+        Approx(2.0 * 3 / 4 * (1 << 30) / (32272.254720e-6) / 1e9));
   // The JSON is never overwritten.
-  const auto again = run_cli({"predict", "--nodes", "4", "--inter-bw-gbps", "50", "--json",
-                              dir + "/p.json"});
+  const auto again =
+      run_cli({"predict", "--nodes", "4", "--inter-bw-gbps", "50", "--json", dir + "/p.json"});
   CHECK(again.exit_code != 0);
 }
 
@@ -45,8 +44,8 @@ TEST_CASE("predict fitted from a local run reproduces that run", "[mp][model]") 
   const std::string file = results_path(run);
   // One host, two ranks: the intra-node tier. Shared memory on a loaded 2-core VM is noisy, so
   // this checks the plumbing (fit -> tier -> formula -> comparison), not a tolerance.
-  const auto p = run_cli({"predict", "--fit", file, "--gpus-per-node", "2", "--sizes",
-                          "4M,16M,64M", "--compare", file});
+  const auto p = run_cli({"predict", "--fit", file, "--gpus-per-node", "2", "--sizes", "4M,16M,64M",
+                          "--compare", file});
   INFO(describe(p));
   REQUIRE(p.exit_code == 0);
   CHECK(p.out.find("intra-node tier: latency") != std::string::npos);

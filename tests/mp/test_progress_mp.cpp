@@ -12,8 +12,8 @@ namespace {
 
 // Runs ibscope ARGS under script(1), which gives it a pseudo-terminal as stdout and stderr.
 ProcessResult run_on_terminal(const std::string& args) {
-  return run_process({{"-qec", ibscope_binary() + " " + args, "/dev/null"}, {}, 120,
-                      "/usr/bin/script"});
+  return run_process(
+      {{"-qec", ibscope_binary() + " " + args, "/dev/null"}, {}, 120, "/usr/bin/script"});
 }
 
 constexpr const char* kErase = "\r\x1b[2K";
@@ -53,11 +53,11 @@ TEST_CASE("the progress line is drawn on a terminal, also through the local laun
 }
 
 TEST_CASE("no progress line in pipes", "[mp][progress]") {
-  const auto r = run_process({{"allreduce", "--np", "2", "-A", "ring", "-e", "64K", "-n", "5",
-                               "--out", make_temp_dir()},
-                              {},
-                              120,
-                              ""});
+  const auto r = run_process(
+      {{"allreduce", "--np", "2", "-A", "ring", "-e", "64K", "-n", "5", "--out", make_temp_dir()},
+       {},
+       120,
+       ""});
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("\x1b[") == std::string::npos);

@@ -3,7 +3,6 @@
 // no OOM kill. The sizes are worked out from this host's own MemAvailable.
 
 #include <catch2/catch.hpp>
-
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -42,8 +41,7 @@ void check_refused(const ProcessResult& r) {
 
 }  // namespace
 
-TEST_CASE("an all-reduce sweep larger than the host's memory is a usage error",
-          "[mp][limits]") {
+TEST_CASE("an all-reduce sweep larger than the host's memory is a usage error", "[mp][limits]") {
   const std::uint64_t available = mem_available_bytes();
   REQUIRE(available > 0);
   // 2 ranks x 3 buffers x available/4 = 1.5 x MemAvailable; -e stops at 64 GiB.
@@ -52,11 +50,10 @@ TEST_CASE("an all-reduce sweep larger than the host's memory is a usage error",
     return;
   }
   const auto e = mib_of(available, 0.25);
-  const ProcessResult r = run_process(
-      {{"allreduce", "--np", "2", "-b", e, "-e", e, "-n", "1", "-w", "0", "--timeout", "30",
-        "--out", "/tmp/ibscope-mp-results"},
-       {},
-       60});
+  const ProcessResult r = run_process({{"allreduce", "--np", "2", "-b", e, "-e", e, "-n", "1", "-w",
+                                        "0", "--timeout", "30", "--out", "/tmp/ibscope-mp-results"},
+                                       {},
+                                       60});
   check_refused(r);
   CHECK_THAT(r.err, Catch::Contains("allreduce sweep up to") && Catch::Contains("-e/--maxbytes"));
 }
@@ -85,11 +82,11 @@ TEST_CASE("a soak larger than the host's memory is a usage error", "[mp][limits]
     WARN("MemAvailable is above 256 GiB");
     return;
   }
-  const ProcessResult r = run_process(
-      {{"soak", "--np", "2", "--sizes", mib_of(available, 0.25), "--duration", "20s",
-        "--window", "5s", "--timeout", "30", "--out", "/tmp/ibscope-mp-results"},
-       {},
-       60});
+  const ProcessResult r =
+      run_process({{"soak", "--np", "2", "--sizes", mib_of(available, 0.25), "--duration", "20s",
+                    "--window", "5s", "--timeout", "30", "--out", "/tmp/ibscope-mp-results"},
+                   {},
+                   60});
   check_refused(r);
   CHECK_THAT(r.err, Catch::Contains("--sizes"));
 }

@@ -8,10 +8,9 @@
 // Where Slurm cannot run here (binaries missing, not root) the tests warn and pass, unless
 // IBSCOPE_SLURM_REQUIRED=1 (CI), which makes them fail instead.
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -298,10 +297,10 @@ TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the
   const std::string out = make_temp_dir();
   {
     // A fifth rank has no namespace: every rank stops at once with one line naming it, exit 2.
-    const auto bad = run_process(cluster->srun(
-        {"--mpi=pmix", "-n", "5", "--overcommit", ibscope_binary(), "p2p", "--timeout", "30",
-         "--out", out},
-        60, {{"IBSCOPE_NETNS", hosts->prefix() + "-h{rank}"}}));
+    const auto bad =
+        run_process(cluster->srun({"--mpi=pmix", "-n", "5", "--overcommit", ibscope_binary(), "p2p",
+                                   "--timeout", "30", "--out", out},
+                                  60, {{"IBSCOPE_NETNS", hosts->prefix() + "-h{rank}"}}));
     INFO(describe(bad));
     CHECK(bad.elapsed_s < 20);
     CHECK(bad.exit_code == 2);  // srun's: the tasks' usage status

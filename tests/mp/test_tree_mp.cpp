@@ -62,7 +62,8 @@ TEST_CASE("tree and dbt over shared memory with 1 to 8 local ranks", "[mp][tree]
 TEST_CASE("tree and dbt over UCX tcp with 2 3 and 5 local ranks", "[mp][tree][tcp]") {
   for (int np : {2, 3, 5}) {
     DYNAMIC_SECTION("np " << np) {
-      const auto r = run_trees(np, sizes_for(np, 4, 128 * 1024), "float", "sum", {{"UCX_TLS", "tcp"}});
+      const auto r =
+          run_trees(np, sizes_for(np, 4, 128 * 1024), "float", "sum", {{"UCX_TLS", "tcp"}});
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);

@@ -26,8 +26,7 @@ bool netns_required() {
 }
 
 double steady_now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 NetnsHosts::NetnsHosts(int n, const std::string& rate, const std::string& tag)

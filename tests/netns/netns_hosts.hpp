@@ -50,8 +50,7 @@ class NetnsHosts {
 class NetnsJob {
  public:
   /// `ranks` ranks on hosts 0..ranks-1 (0: one on every host).
-  NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s,
-           int ranks = 0);
+  NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s, int ranks = 0);
 
   /// Starts rank r (ranks may be left out: a rank that never starts).
   void start(int rank);

@@ -12,9 +12,15 @@ using namespace ibscope::test;
 namespace {
 
 std::vector<std::string> accept_args(const std::string& out) {
-  return {"accept",    "--transport", "ucx",  "--expect-gbps", "0.2",  "--link-kind",
-          "tcp-shaped", "--bw-size",  "256K", "--bw-window",   "8",    "--bw-iters",
-          "6",         "--skip-allreduce", "--timeout", "30",  "--out", out};
+  return {"accept",     "--transport",
+          "ucx",        "--expect-gbps",
+          "0.2",        "--link-kind",
+          "tcp-shaped", "--bw-size",
+          "256K",       "--bw-window",
+          "8",          "--bw-iters",
+          "6",          "--skip-allreduce",
+          "--timeout",  "30",
+          "--out",      out};
 }
 
 }  // namespace

@@ -22,8 +22,8 @@ constexpr int kVictim = 2;
 
 /// A long all-reduce sweep (about 100 s at 200 Mbit) that a fault interrupts.
 std::vector<std::string> long_allreduce(const std::string& out) {
-  return {"allreduce", "-b", "64K", "-e", "64M", "-n", "20", "-w", "1",
-          "--timeout", "8",  "--out", out, "-q"};
+  return {"allreduce", "-b", "64K",       "-e", "64M",   "-n", "20",
+          "-w",        "1",  "--timeout", "8",  "--out", out,  "-q"};
 }
 
 /// Lets the job measure for a while: bootstrap and UCX wire-up over the shaped links first.
@@ -117,8 +117,7 @@ TEST_CASE("netns: a rank that stops answering (SIGSTOP) ends the others in time,
   check_survivors(job, res, {0, 1, 3}, stopped_at, any_rank_with_host(hosts));
 }
 
-TEST_CASE("netns: a rank that never starts ends the others in time, naming it",
-          "[netns][faults]") {
+TEST_CASE("netns: a rank that never starts ends the others in time, naming it", "[netns][faults]") {
   NetnsHosts hosts(4, "200mbit", "nn");
   const std::string out = make_temp_dir();
   NetnsJob job(hosts, long_allreduce(out), 120);

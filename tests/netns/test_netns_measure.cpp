@@ -23,9 +23,9 @@ TEST_CASE("netns: p2p bandwidth between every host pair matches the shaped TCP g
   const std::string out = make_temp_dir();
   // 16 x 1 MiB per window (16 MiB, 0.7 s at 23.9 MB/s): the tbf bucket (256 KB), which refills
   // between windows, is then under 2 % of a window.
-  NetnsJob job(hosts,
-               {"p2p", "--tests", "bw", "-b", "1M", "-e", "1M", "--window", "16", "--bw-iters",
-                "5", "-w", "2", "--pairs", "all", "--timeout", "30", "--out", out, "-q"},
+  NetnsJob job(hosts, {"p2p",      "--tests",   "bw",         "-b",    "1M", "-e", "1M",
+                       "--window", "16",        "--bw-iters", "5",     "-w", "2",  "--pairs",
+                       "all",      "--timeout", "30",         "--out", out,  "-q"},
                150);
   job.start_all();
   const auto res = job.wait_all();
@@ -53,10 +53,10 @@ TEST_CASE("netns: a 2 s outage during a long all-reduce is a stall, not a failur
   NetnsHosts hosts(4, "200mbit", "no");
   const std::string out = make_temp_dir();
   // 1 MiB ring all-reduce: ~65 ms per iteration at 200 Mbit, 200 iterations: ~13 s.
-  NetnsJob job(hosts,
-               {"allreduce", "--sizes", "1M", "-n", "200", "-w", "2", "--timeout", "20", "--out",
-                out, "-q"},
-               120);
+  NetnsJob job(
+      hosts,
+      {"allreduce", "--sizes", "1M", "-n", "200", "-w", "2", "--timeout", "20", "--out", out, "-q"},
+      120);
   job.start_all();
   std::this_thread::sleep_for(std::chrono::seconds(6));
   hosts.link(2, false);

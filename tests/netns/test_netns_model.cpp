@@ -3,7 +3,6 @@
 // 200 Mbit/s (tests/netns/README.md).
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <fstream>
 
@@ -81,9 +80,9 @@ TEST_CASE("netns: predict fitted on 2 and 3 hosts matches a real 4-host all-redu
   check_prediction(predict_4_hosts({r2, r3}, r4, out + "/from_allreduce.json"));
 
   // Per-link parameters from a p2p run between 2 hosts through the ring's cost formula.
-  NetnsJob p2p(hosts,
-               {"p2p", "--tests", "latency,bw", "-b", "8", "-e", "1M", "-n", "5", "-w", "2",
-                "--window", "16", "--bw-iters", "5", "--timeout", "30", "--out", out, "-q"},
+  NetnsJob p2p(hosts, {"p2p", "--tests",   "latency,bw", "-b",    "8",        "-e", "1M",
+                       "-n",  "5",         "-w",         "2",     "--window", "16", "--bw-iters",
+                       "5",   "--timeout", "30",         "--out", out,        "-q"},
                120, 2);
   p2p.start_all();
   const std::string link = checked_results(p2p.wait_all());

@@ -10,7 +10,6 @@
 //   IBSCOPE_RXE_GID_INDEX "1"                     the RoCE v2 GID of each address
 
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -32,8 +31,9 @@ inline bool in_guest() { return std::getenv("IBSCOPE_RXE_DEVICES") != nullptr; }
 /// Fails the current test unless it runs in the guest that run_in_guest.sh prepared.
 inline void require_guest() {
   if (!in_guest()) {
-    FAIL("IBSCOPE_RXE_DEVICES is not set: this test needs the Soft-RoCE guest; run it with "
-         "tests/rxe/run_in_guest.sh -- <this binary>, or `ctest -L rxe`");
+    FAIL(
+        "IBSCOPE_RXE_DEVICES is not set: this test needs the Soft-RoCE guest; run it with "
+        "tests/rxe/run_in_guest.sh -- <this binary>, or `ctest -L rxe`");
   }
   REQUIRE(env_words("IBSCOPE_RXE_DEVICES").size() >= 2);
   REQUIRE(env_words("IBSCOPE_RXE_ADDRS").size() == env_words("IBSCOPE_RXE_DEVICES").size());

@@ -3,10 +3,9 @@
 // failure paths that need a real device: port down, a locked-memory limit too low, and a
 // remote access error from a wrong rkey.
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,7 +37,8 @@ ProcessResult ibscope_run(std::vector<std::string> args, std::string binary = {}
 json probe_json(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"probe"};
   args.insert(args.end(), extra.begin(), extra.end());
-  for (const char* a : {"--format", "json", "--out", "/tmp/ibscope-rxe-results", "--timeout", "60"}) {
+  for (const char* a :
+       {"--format", "json", "--out", "/tmp/ibscope-rxe-results", "--timeout", "60"}) {
     args.emplace_back(a);
   }
   const ProcessResult r = ibscope_run(args);
@@ -90,8 +90,8 @@ TEST_CASE("every probe runs over one rxe device", "[rxe][probe]") {
   for (const char* test : {"write_bw", "read_bw", "send_bw", "write_lat", "read_lat", "send_lat"}) {
     SECTION(test) {
       const bool bw = std::string(test).ends_with("_bw");
-      const json doc = probe_json({test, "--np", "2", "-d", dev, "-s", bw ? "16K" : "64", "-n",
-                                   bw ? "200" : "100"});
+      const json doc = probe_json(
+          {test, "--np", "2", "-d", dev, "-s", bw ? "16K" : "64", "-n", bw ? "200" : "100"});
       check_rows(doc, test, 1, bw ? 200 : 100);
       const auto& row = doc["probes"]["rows"][0];
       CHECK(row["device_a"] == dev + ":1");
@@ -106,20 +106,21 @@ TEST_CASE("probes cross the veth between two rxe devices", "[rxe][probe]") {
   rxe::require_guest();
   const std::string devs = rxe::devices()[0] + "," + rxe::devices()[1];
   SECTION("write_bw, a sweep, two QPs") {
-    const json doc = probe_json({"write_bw", "--np", "2", "-d", devs, "-b", "1K", "-e", "64K",
-                                 "-f", "4", "-n", "100", "-q", "2"});
+    const json doc = probe_json({"write_bw", "--np", "2", "-d", devs, "-b", "1K", "-e", "64K", "-f",
+                                 "4", "-n", "100", "-q", "2"});
     check_rows(doc, "write_bw", 4, 100);
     CHECK(doc["probes"]["rows"][0]["device_b"] == rxe::devices()[1] + ":1");
     CHECK(doc["probes"]["rows"][0]["qps"] == 2);
   }
   SECTION("send_bw both ways") {
-    const json doc = probe_json({"send_bw", "--np", "2", "-d", devs, "-s", "8K", "-n", "200", "-B"});
+    const json doc =
+        probe_json({"send_bw", "--np", "2", "-d", devs, "-s", "8K", "-n", "200", "-B"});
     check_rows(doc, "send_bw", 1, 200);
     CHECK(doc["probes"]["rows"][0]["bidirectional"] == true);
   }
   SECTION("write_lat with the MTU and inline size asked for") {
-    const json doc = probe_json({"write_lat", "--np", "2", "-d", devs, "-s", "2", "-n", "100",
-                                 "-m", "512", "-I", "64"});
+    const json doc = probe_json(
+        {"write_lat", "--np", "2", "-d", devs, "-s", "2", "-n", "100", "-m", "512", "-I", "64"});
     check_rows(doc, "write_lat", 1, 100);
     CHECK(doc["probes"]["rows"][0]["mtu_bytes"] == 512);
   }
@@ -128,8 +129,9 @@ TEST_CASE("probes cross the veth between two rxe devices", "[rxe][probe]") {
 TEST_CASE("all pairs of four ranks run in three rounds and print a matrix", "[rxe][probe]") {
   rxe::require_guest();
   const std::string devs = rxe::devices()[0] + "," + rxe::devices()[1];
-  std::vector<std::string> args = {"probe", "write_bw", "--np", "4", "-d", devs, "-s", "4K",
-                                   "-n", "50", "--pairs", "all", "--out", "/tmp/ibscope-rxe-results"};
+  std::vector<std::string> args = {
+      "probe", "write_bw", "--np", "4",       "-d",  devs,    "-s",
+      "4K",    "-n",       "50",   "--pairs", "all", "--out", "/tmp/ibscope-rxe-results"};
   const ProcessResult r = ibscope_run(args);
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
@@ -164,9 +166,25 @@ TEST_CASE("a locked-memory limit too low gives the remedy", "[rxe][probe][failur
   // Root may lock any amount (CAP_IPC_LOCK): drop the capability, then cap RLIMIT_MEMLOCK.
   ibscope::test::ProcessSpec spec;
   spec.binary = prlimit;
-  spec.args = {"--memlock=65536", setpriv, "--inh-caps=-ipc_lock", "--bounding-set=-ipc_lock",
-               IBSCOPE_BINARY, "probe", "write_bw", "--np", "2", "-d", rxe::devices()[0], "-s",
-               "4M", "-n", "10", "--timeout", "20", "--out", "/tmp/ibscope-rxe-results"};
+  spec.args = {"--memlock=65536",
+               setpriv,
+               "--inh-caps=-ipc_lock",
+               "--bounding-set=-ipc_lock",
+               IBSCOPE_BINARY,
+               "probe",
+               "write_bw",
+               "--np",
+               "2",
+               "-d",
+               rxe::devices()[0],
+               "-s",
+               "4M",
+               "-n",
+               "10",
+               "--timeout",
+               "20",
+               "--out",
+               "/tmp/ibscope-rxe-results"};
   spec.limit_s = 120;
   const ProcessResult r = run_process(spec);
   INFO(describe(r));
@@ -181,9 +199,9 @@ TEST_CASE("a locked-memory limit too low gives the remedy", "[rxe][probe][failur
 TEST_CASE("a GID index the port does not have is a usage error listing the table",
           "[rxe][probe][failure]") {
   rxe::require_guest();
-  const ProcessResult r = ibscope_run({"probe", "write_lat", "--np", "2", "-d", rxe::devices()[0],
-                                       "-x", "77", "--timeout", "20", "--out",
-                                       "/tmp/ibscope-rxe-results"});
+  const ProcessResult r =
+      ibscope_run({"probe", "write_lat", "--np", "2", "-d", rxe::devices()[0], "-x", "77",
+                   "--timeout", "20", "--out", "/tmp/ibscope-rxe-results"});
   INFO(describe(r));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("-x 77") && Catch::Contains("RoCE v2"));

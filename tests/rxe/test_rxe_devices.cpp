@@ -86,8 +86,7 @@ TEST_CASE("rxe devices: port 1 ACTIVE, Ethernet link layer, RoCE v2 GID of their
     CHECK(port.gid_tbl_len > gid_index);
 
     ibv_gid_entry entry{};
-    REQUIRE(ibv_query_gid_ex(ctx.get(), 1, static_cast<std::uint32_t>(gid_index), &entry, 0) ==
-            0);
+    REQUIRE(ibv_query_gid_ex(ctx.get(), 1, static_cast<std::uint32_t>(gid_index), &entry, 0) == 0);
     CHECK(entry.gid_type == IBV_GID_TYPE_ROCE_V2);
     // RoCE v2 over IPv4: the GID is the IPv4-mapped IPv6 address ::ffff:a.b.c.d.
     ibv_gid expected{};
@@ -110,10 +109,10 @@ TEST_CASE("rxe devices talk across the veth: ib_write_bw server on one, client o
   constexpr int kIterations = 64;
   constexpr int kSize = 4096;
   // -F: do not give up over the CPU-frequency check (TCG has no cpufreq to speak of).
-  const std::vector<std::string> common{"-x",     std::to_string(rxe::gid_index()),
-                                        "-n",     std::to_string(kIterations),
-                                        "-s",     std::to_string(kSize),
-                                        "-p",     "18515",
+  const std::vector<std::string> common{"-x", std::to_string(rxe::gid_index()),
+                                        "-n", std::to_string(kIterations),
+                                        "-s", std::to_string(kSize),
+                                        "-p", "18515",
                                         "-F"};
   auto args_for = [&](const std::string& device) {
     std::vector<std::string> args{"-d", device};

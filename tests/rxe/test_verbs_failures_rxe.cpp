@@ -121,11 +121,11 @@ TEST_CASE("a refused transition to RTR names the state the QP and the peer", "[r
   FailingApi failing;
   failing.fail_modify_to_state = IBV_QPS_RTR;
   verbs::ScopedApi scope(failing);
-  CHECK_THROWS_WITH(link_a.connect(link_b.addresses(), verbs::QpTuning{},
-                                   verbs::peer_label(1, "hostb")),
-                    Catch::Contains("ibv_modify_qp(RTR) on " + rxe::devices()[0]) &&
-                        Catch::Contains("towards peer rank 1 (host hostb)") &&
-                        Catch::Contains("Invalid argument (errno 22)"));
+  CHECK_THROWS_WITH(
+      link_a.connect(link_b.addresses(), verbs::QpTuning{}, verbs::peer_label(1, "hostb")),
+      Catch::Contains("ibv_modify_qp(RTR) on " + rxe::devices()[0]) &&
+          Catch::Contains("towards peer rank 1 (host hostb)") &&
+          Catch::Contains("Invalid argument (errno 22)"));
 }
 
 TEST_CASE("an injected bad work completion stops the stream with its status", "[rxe][failure]") {

@@ -4,11 +4,10 @@
 // halt_on_error=1), which fails the job; the test also checks that every line every rank
 // printed arrives once, whole, with the right prefix.
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
-
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <map>
 #include <string>

@@ -36,18 +36,23 @@ JobArgs parse_args(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view flag = argv[i];
     const int value = std::atoi(argv[i + 1]);
-    if (flag == "--np") a.np = value;
-    else if (flag == "--rounds") a.rounds = value;
-    else if (flag == "--lines") a.lines = value;
-    else throw ibscope::UsageError(fmt::format("tsan_job: unknown flag {}", flag));
+    if (flag == "--np")
+      a.np = value;
+    else if (flag == "--rounds")
+      a.rounds = value;
+    else if (flag == "--lines")
+      a.lines = value;
+    else
+      throw ibscope::UsageError(fmt::format("tsan_job: unknown flag {}", flag));
   }
   if (a.np < 1 || a.rounds < 0 || a.lines < 0) throw ibscope::UsageError("tsan_job: bad counts");
   return a;
 }
 
 ibscope::Bytes contribution(int rank, int round) {
-  const std::string text = fmt::format("rank {} round {} {}", rank, round, std::string(
-      static_cast<std::size_t>(round % 7) * 100, static_cast<char>('a' + rank % 26)));
+  const std::string text = fmt::format(
+      "rank {} round {} {}", rank, round,
+      std::string(static_cast<std::size_t>(round % 7) * 100, static_cast<char>('a' + rank % 26)));
   ibscope::Bytes b(text.size());
   std::memcpy(b.data(), text.data(), text.size());
   return b;

@@ -33,7 +33,8 @@ topo::HostTopology host(const std::string& name, std::vector<topo::NicPort> port
 }  // namespace
 
 TEST_CASE("preflight: a healthy fabric passes and can run the verbs probes") {
-  const auto p = check_preflight({host("n0", {port("ACTIVE", 4, 400)}), host("n1", {port("ACTIVE", 4, 400)})});
+  const auto p =
+      check_preflight({host("n0", {port("ACTIVE", 4, 400)}), host("n1", {port("ACTIVE", 4, 400)})});
   CHECK(p.pass());
   CHECK(p.rdma_everywhere);
   CHECK(p.fabric_data_rate_gbit == 400);
@@ -43,8 +44,9 @@ TEST_CASE("preflight: a healthy fabric passes and can run the verbs probes") {
 }
 
 TEST_CASE("preflight: a port trained below the fabric's rate fails, naming host and port") {
-  const auto p = check_preflight({host("n0", {port("ACTIVE", 4, 400)}), host("n1", {port("ACTIVE", 2, 200)}),
-                                  host("n2", {port("ACTIVE", 4, 400)})});
+  const auto p =
+      check_preflight({host("n0", {port("ACTIVE", 4, 400)}), host("n1", {port("ACTIVE", 2, 200)}),
+                       host("n2", {port("ACTIVE", 4, 400)})});
   CHECK_FALSE(p.pass());
   REQUIRE(p.findings.size() == 1);
   CHECK(p.findings[0].host == "n1");
@@ -73,7 +75,8 @@ TEST_CASE("preflight: hosts without RDMA devices mean UCX; MTUs that differ warn
   CHECK(p.pass());
   CHECK_FALSE(p.rdma_everywhere);
   CHECK(p.no_rdma_reason == "laptop: no RDMA device");
-  p = check_preflight({host("n0", {port("ACTIVE", 4, 400, 4096)}), host("n1", {port("ACTIVE", 4, 400, 2048)})});
+  p = check_preflight(
+      {host("n0", {port("ACTIVE", 4, 400, 4096)}), host("n1", {port("ACTIVE", 4, 400, 2048)})});
   CHECK(p.pass());
   CHECK(p.active_mtu_bytes == 2048);
   REQUIRE(p.findings.size() == 1);
@@ -107,7 +110,7 @@ topo::HostTopology gpu_host(const std::string& name, std::vector<int> ranks) {
 TEST_CASE("preflight: each local rank's GPU and its distance class; SYS warns", "[accept][gpu]") {
   // Only a socket-0 GPU, and the default NIC (the first ACTIVE one) is on socket 1.
   const auto p = check_preflight({gpu_host("g0", {0, 1}), host("n1", {port("ACTIVE", 4, 400)})});
-  CHECK(p.pass());  // a warning, not a failure
+  CHECK(p.pass());              // a warning, not a failure
   REQUIRE(p.gpus.size() == 2);  // n1 has no GPU: nothing for it
   CHECK(p.gpus[0].host == "g0");
   CHECK(p.gpus[0].rank == 0);

@@ -66,7 +66,7 @@ TEST_CASE("straggler: late but by too little of an iteration is not a straggler"
 
 TEST_CASE("straggler: inconsistent rows are skipped, not misread", "[straggler]") {
   ArrivalRow bad = row(4, 5, 1000, 2, 500);
-  bad.enter_s[1].pop_back();  // rank 1 reported one iteration fewer
+  bad.enter_s[1].pop_back();                       // rank 1 reported one iteration fewer
   ArrivalRow short_row = row(3, 5, 1000, 2, 500);  // three ranks in a four-rank job
   const auto report = find_straggler({bad, short_row}, offsets(4), kHosts);
   CHECK_FALSE(report.straggler);

@@ -113,7 +113,7 @@ TEST_CASE("a retest that measures the link at speed clears it") {
 TEST_CASE("a link with several times the others' latency fails; retests keep the best latency") {
   auto links = mesh(4, 23.5, 23.9);
   for (auto& l : links) l.latency_us = 50 + l.rank_a;  // 50..52 us
-  links[2].latency_us = 400;                          // 8x the median
+  links[2].latency_us = 400;                           // 8x the median
   const auto report = judge_links(links, Thresholds{});
   CHECK(report.median_latency_us == Approx(50.5).margin(1));
   CHECK_FALSE(report.links[2].pass);

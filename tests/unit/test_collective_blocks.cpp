@@ -51,9 +51,8 @@ TEST_CASE("every collective has a registered ring and unknown names are usage er
   for (Collective c : kAllCollectives) {
     REQUIRE_FALSE(algorithms_for(c).empty());
     CHECK(find_algorithm(c, "ring").name == "ring");
-    CHECK_THROWS_WITH(find_algorithm(c, "magic"),
-                      Catch::Contains("unknown algorithm 'magic'") &&
-                          Catch::Contains(std::string(name_of(c))));
+    CHECK_THROWS_WITH(find_algorithm(c, "magic"), Catch::Contains("unknown algorithm 'magic'") &&
+                                                      Catch::Contains(std::string(name_of(c))));
     for (const auto& a : algorithms_for(c)) {
       // The cost model is monotone in the message size and zero for one rank.
       const LinkCost link{2e-6, 1e-10, 1e-11};

@@ -2,7 +2,6 @@
 // bootstraps that connect_bootstrap builds without any launcher (single, and TCP of size 1).
 
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <string>
 #include <utility>
@@ -139,8 +138,8 @@ TEST_CASE("detect_launch: a launcher without IBSCOPE_ROOT or PMIx is a usage err
   for (const bool have_pmix : {false, true}) {
     INFO("have_pmix=" << have_pmix);
     const std::string msg = usage_error(slurm, have_pmix);
-    CHECK_THAT(msg, Contains("IBSCOPE_ROOT") && Contains("SLURM_PROCID/SLURM_NTASKS") &&
-                        Contains("PMIx"));
+    CHECK_THAT(
+        msg, Contains("IBSCOPE_ROOT") && Contains("SLURM_PROCID/SLURM_NTASKS") && Contains("PMIx"));
   }
   // PMIx variables present but this build has no PMIx: still needs IBSCOPE_ROOT.
   CHECK_THAT(usage_error(with(slurm, {{"PMIX_RANK", "0"}, {"PMIX_NAMESPACE", "ns"}}), false),
@@ -157,8 +156,9 @@ TEST_CASE("detect_launch: PMIx", "[launch_env]") {
   CHECK(e.rank_source == "PMIx");
 
   // PMIx wins over the launcher's own variables and IBSCOPE_ROOT when it is available.
-  CHECK(detect(with(with(pmix, kRoot), {{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}}), true)
-            .kind == LaunchKind::kPmix);
+  CHECK(
+      detect(with(with(pmix, kRoot), {{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}}), true).kind ==
+      LaunchKind::kPmix);
   // Without PMIx in the build, the launcher's variables and IBSCOPE_ROOT are used instead.
   const LaunchEnv fallback =
       detect(with(with(pmix, kRoot), {{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}}), false);
@@ -169,10 +169,9 @@ TEST_CASE("detect_launch: PMIx", "[launch_env]") {
 }
 
 TEST_CASE("detect_launch: IBSCOPE_BOOTSTRAP forces a choice", "[launch_env]") {
-  const Env everything = with(kRoot, {{"PMIX_RANK", "0"},
-                                      {"PMIX_NAMESPACE", "ns"},
-                                      {"SLURM_PROCID", "0"},
-                                      {"SLURM_NTASKS", "2"}});
+  const Env everything = with(
+      kRoot,
+      {{"PMIX_RANK", "0"}, {"PMIX_NAMESPACE", "ns"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}});
   SECTION("local") {
     for (const bool have_pmix : {false, true}) {
       const LaunchEnv e = detect(with(everything, {{"IBSCOPE_BOOTSTRAP", "local"}}), have_pmix);
@@ -234,9 +233,9 @@ TEST_CASE("detect_launch: ranks that are not integers or out of range", "[launch
       INFO(c.name << "='" << c.value << "'");
       const Env env = with(kRoot, {{c.name, c.value}, {c.partner, "0"}});
       for (const bool have_pmix : {false, true}) {
-        CHECK_THAT(usage_error(env, have_pmix),
-                   Contains(std::string(c.name) + "='" + c.value + "'") &&
-                       Contains("not an integer"));
+        CHECK_THAT(
+            usage_error(env, have_pmix),
+            Contains(std::string(c.name) + "='" + c.value + "'") && Contains("not an integer"));
       }
     }
   }

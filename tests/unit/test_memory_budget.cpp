@@ -26,7 +26,7 @@ MemoryDemand sweep_demand(std::uint64_t per_rank, int ranks) {
 
 TEST_CASE("host memory of all ranks on a host is held against MemAvailable", "[memory_budget]") {
   const HostMemory host{.available_bytes = 20 * kGiB};
-  CHECK_FALSE(memory_shortfall(sweep_demand(4 * kGiB, 4), host));  // 16 GiB of 18 usable
+  CHECK_FALSE(memory_shortfall(sweep_demand(4 * kGiB, 4), host));    // 16 GiB of 18 usable
   const auto e = memory_shortfall(sweep_demand(6 * kGiB, 4), host);  // 24 GiB
   REQUIRE(e);
   CHECK(e->kind() == ErrorKind::kUsage);
@@ -38,8 +38,8 @@ TEST_CASE("host memory of all ranks on a host is held against MemAvailable", "[m
   // One rank: no "ranks x", no advice about ranks.
   const auto one = memory_shortfall(sweep_demand(19 * kGiB, 1), host);
   REQUIRE(one);
-  CHECK_THAT(std::string(one->what()), Catch::Contains("needs 19 GiB of host memory") &&
-                                           !Catch::Contains("fewer ranks"));
+  CHECK_THAT(std::string(one->what()),
+             Catch::Contains("needs 19 GiB of host memory") && !Catch::Contains("fewer ranks"));
   // The 10% headroom: 18.5 GiB of 20 is refused, 17.5 is not.
   CHECK(memory_shortfall(sweep_demand(18 * kGiB + kGiB / 2, 1), host));
   CHECK_FALSE(memory_shortfall(sweep_demand(17 * kGiB + kGiB / 2, 1), host));
@@ -60,10 +60,10 @@ TEST_CASE("registered memory is held against RLIMIT_MEMLOCK per process", "[memo
   const auto e = memory_shortfall(need, limited);
   REQUIRE(e);
   CHECK(e->kind() == ErrorKind::kSystem);  // the host's setting, not the command line
-  CHECK_THAT(std::string(e->what()),
-             Catch::Contains("registers 8 MiB per rank") &&
-                 Catch::Contains("RLIMIT_MEMLOCK is 64 KiB") &&
-                 Catch::Contains("ulimit -l unlimited") && Catch::Contains("LimitMEMLOCK"));
+  CHECK_THAT(std::string(e->what()), Catch::Contains("registers 8 MiB per rank") &&
+                                         Catch::Contains("RLIMIT_MEMLOCK is 64 KiB") &&
+                                         Catch::Contains("ulimit -l unlimited") &&
+                                         Catch::Contains("LimitMEMLOCK"));
   // Unlimited (or CAP_IPC_LOCK): nullopt, no check; nothing registered: no check.
   CHECK_FALSE(memory_shortfall(need, HostMemory{.available_bytes = 100 * kGiB}));
   need.locked_bytes_per_rank = 0;

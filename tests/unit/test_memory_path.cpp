@@ -22,13 +22,11 @@ TEST_CASE("path decision: host, direct, staged", "[memory]") {
   CHECK(choose_path(MemKind::kHost, PathRequest::kStaged, false, "1.13.1").path ==
         MemPath::kStaged);
   CHECK(choose_path(MemKind::kCuda, PathRequest::kAuto, true, "1.16.0").path == MemPath::kDirect);
-  CHECK(choose_path(MemKind::kCuda, PathRequest::kDirect, true, "1.16.0").path ==
-        MemPath::kDirect);
+  CHECK(choose_path(MemKind::kCuda, PathRequest::kDirect, true, "1.16.0").path == MemPath::kDirect);
   const PathDecision fallback = choose_path(MemKind::kCuda, PathRequest::kAuto, false, "1.13.1");
   CHECK(fallback.path == MemPath::kStaged);
   CHECK(fallback.reason.find("1.13.1") != std::string::npos);
-  CHECK(choose_path(MemKind::kCuda, PathRequest::kStaged, true, "1.16.0").path ==
-        MemPath::kStaged);
+  CHECK(choose_path(MemKind::kCuda, PathRequest::kStaged, true, "1.16.0").path == MemPath::kStaged);
   try {
     choose_path(MemKind::kCuda, PathRequest::kDirect, false, "1.13.1");
     FAIL("direct without UCX CUDA support must be refused");

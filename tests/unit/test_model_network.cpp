@@ -2,7 +2,6 @@
 // measured collective times), against hand-computed values.
 
 #include <catch2/catch.hpp>
-
 #include <random>
 
 #include "ibscope/core/error.hpp"
@@ -19,8 +18,8 @@ ClusterNetwork two_tier_cluster() {
   ClusterNetwork c;
   c.nodes = 4;
   c.gpus_per_node = 8;
-  c.intra = {2e-6, 400, 1, "given"};   // 400 GB/s per rank
-  c.inter = {10e-6, 50, 8, "given"};   // 8 NICs of 50 GB/s per node
+  c.intra = {2e-6, 400, 1, "given"};  // 400 GB/s per rank
+  c.inter = {10e-6, 50, 8, "given"};  // 8 NICs of 50 GB/s per node
   return c;
 }
 
@@ -90,8 +89,7 @@ TEST_CASE("network: missing tiers, impossible groups and unknown algorithms are 
                     Contains("spans several nodes, but the cluster has 1"));
 }
 
-TEST_CASE("link fit: recovers alpha and beta from ring all-reduce at 2 and 3 ranks",
-          "[model]") {
+TEST_CASE("link fit: recovers alpha and beta from ring all-reduce at 2 and 3 ranks", "[model]") {
   const LinkCost truth{50e-6, 1 / 24e6, 0};
   std::mt19937 rng(7);
   std::normal_distribution<double> noise(0, 0.01);  // 1 % relative noise
@@ -127,14 +125,23 @@ TEST_CASE("link fit: results layout and rows", "[model]") {
   nlohmann::json doc = {{"job", {{"hosts", {"a", "b", "c"}}}},
                         {"collectives",
                          {{"rows",
-                           {{{"collective", "allreduce"}, {"algorithm", "ring"},
-                             {"wrong", 0}, {"time_us", {{"p50", 100.0}}}, {"ranks", 3},
+                           {{{"collective", "allreduce"},
+                             {"algorithm", "ring"},
+                             {"wrong", 0},
+                             {"time_us", {{"p50", 100.0}}},
+                             {"ranks", 3},
                              {"size_bytes", 1024}},
-                            {{"collective", "allreduce"}, {"algorithm", "ring"},
-                             {"wrong", 5}, {"time_us", {{"p50", 90.0}}}, {"ranks", 3},
+                            {{"collective", "allreduce"},
+                             {"algorithm", "ring"},
+                             {"wrong", 5},
+                             {"time_us", {{"p50", 90.0}}},
+                             {"ranks", 3},
                              {"size_bytes", 2048}},
-                            {{"collective", "allreduce"}, {"algorithm", "dbt"},
-                             {"wrong", nullptr}, {"time_us", {{"p50", 80.0}}}, {"ranks", 3},
+                            {{"collective", "allreduce"},
+                             {"algorithm", "dbt"},
+                             {"wrong", nullptr},
+                             {"time_us", {{"p50", 80.0}}},
+                             {"ranks", 3},
                              {"size_bytes", 1024}}}}}}};
   CHECK(measured_tier(doc) == MeasuredTier::kInter);
   const auto pts = collective_points(doc, Collective::kAllreduce, "ring");

@@ -4,7 +4,6 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "ibscope/model/fit_export.hpp"
@@ -20,14 +19,22 @@ json stats_us(double p50_us) { return {{"p50", p50_us}, {"mean", p50_us}}; }
 
 json collective_row(const std::string& coll, const std::string& algo, double bytes, double us,
                     bool in_place = false, int wrong = 0) {
-  return {{"collective", coll}, {"algorithm", algo}, {"type", "float"},
-          {"op", coll == "allgather" ? "none" : "sum"}, {"in_place", in_place},
-          {"size_bytes", bytes}, {"ranks", 2}, {"time_us", stats_us(us)}, {"wrong", wrong}};
+  return {{"collective", coll},   {"algorithm", algo},
+          {"type", "float"},      {"op", coll == "allgather" ? "none" : "sum"},
+          {"in_place", in_place}, {"size_bytes", bytes},
+          {"ranks", 2},           {"time_us", stats_us(us)},
+          {"wrong", wrong}};
 }
 
 json p2p_row(const std::string& test, double bytes, int window, double us) {
-  return {{"test", test}, {"rank_a", 0}, {"rank_b", 1}, {"host_a", "a"}, {"host_b", "b"},
-          {"size_bytes", bytes}, {"window", window}, {"time_us", stats_us(us)},
+  return {{"test", test},
+          {"rank_a", 0},
+          {"rank_b", 1},
+          {"host_a", "a"},
+          {"host_b", "b"},
+          {"size_bytes", bytes},
+          {"window", window},
+          {"time_us", stats_us(us)},
           {"transports", "tcp/eth0[am] | tag_send 0..<egr/short>..8256..<rndv>..(inf)"}};
 }
 
@@ -36,8 +43,9 @@ json p2p_row(const std::string& test, double bytes, int window, double us) {
 json synthetic_results() {
   json doc = {{"job", {{"hosts", {"a", "b"}}}},
               {"environment",
-               {{"transports", {{"0->1", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"},
-                                {"1->0", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"}}}}},
+               {{"transports",
+                 {{"0->1", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"},
+                  {"1->0", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"}}}}},
               {"command", {{"subcommand", "run"}}},
               {"collectives", {{"rows", json::array()}}},
               {"p2p", {{"rows", json::array()}}}};
@@ -62,9 +70,9 @@ TEST_CASE("transport labels from UCX lanes", "[model]") {
   CHECK(transport_label("rc_mlx5/mlx5_0:1[am] ud_mlx5/mlx5_0:1") == "rc_mlx5+ud_mlx5");
   CHECK(transport_label("") == "unknown");
   CHECK(file_transport_label(json{{"environment", json::object()}}) == "unknown");
-  const json mixed = {{"environment",
-                       {{"transports", {{"0->1", "sysv/memory posix/memory | x"},
-                                        {"0->2", "tcp/eth0 | x"}}}}}};
+  const json mixed = {
+      {"environment",
+       {{"transports", {{"0->1", "sysv/memory posix/memory | x"}, {"0->2", "tcp/eth0 | x"}}}}}};
   CHECK(file_transport_label(mixed) == "sysv+posix,tcp");
 }
 
@@ -148,9 +156,16 @@ TEST_CASE("verbs probe rows: latency from time_us, bandwidth from bw_gbps", "[mo
               {"p2p", {{"rows", json::array()}}},
               {"probes", {{"rows", json::array()}}}};
   for (double n = 2; n <= 1 << 22; n *= 2) {
-    json lat = {{"test", "write_lat"}, {"rank_a", 0}, {"rank_b", 1}, {"host_a", "a"},
-                {"host_b", "b"}, {"device_a", "mlx5_0:1"}, {"device_b", "mlx5_1:1"},
-                {"bidirectional", false}, {"size_bytes", n}, {"time_us", stats_us(2 + n / 3e3)},
+    json lat = {{"test", "write_lat"},
+                {"rank_a", 0},
+                {"rank_b", 1},
+                {"host_a", "a"},
+                {"host_b", "b"},
+                {"device_a", "mlx5_0:1"},
+                {"device_b", "mlx5_1:1"},
+                {"bidirectional", false},
+                {"size_bytes", n},
+                {"time_us", stats_us(2 + n / 3e3)},
                 {"bw_gbps", 0.0}};
     // Streaming: 0.5 us per message + n / 12 GB/s; the row reports the average rate.
     json bw = lat;

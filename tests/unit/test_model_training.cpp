@@ -3,9 +3,8 @@
 // the comments is all there is.
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -317,8 +316,7 @@ TEST_CASE("what-if: node count and layout changes", "[training]") {
   CHECK(half.workload.dp == 8);
   CHECK(half.changed.microbatches == 192);
   CHECK(half.changed.step_s > half.baseline.step_s);
-  const WhatIfResult lay =
-      evaluate(parse_what_ifs("layout=tp8pp8dp16").at(0), w, c, kFakeFactory);
+  const WhatIfResult lay = evaluate(parse_what_ifs("layout=tp8pp8dp16").at(0), w, c, kFakeFactory);
   CHECK((lay.workload.tp == 8 && lay.workload.pp == 8 && lay.workload.dp == 16));
   CHECK(lay.workload.nodes() == 128);
   // Invalid changes are usage errors naming the item.
@@ -394,8 +392,7 @@ TEST_CASE("workload files: round trip and errors with the JSON path", "[training
   CHECK_THROWS_WITH(load_workload("/nonexistent/w.json"), Contains("cannot open"));
 }
 
-TEST_CASE("what-if on the tiered network model: more bandwidth never slows a step",
-          "[training]") {
+TEST_CASE("what-if on the tiered network model: more bandwidth never slows a step", "[training]") {
   // The real make_network_model (ring algorithms, links shared by concurrent groups): an
   // NDR-class fabric with 8 NICs per node and NVLink-class nodes.
   const NetworkFactory real = [](const ClusterNetwork& c) { return make_network_model(c); };

@@ -4,7 +4,6 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "ibscope/core/error.hpp"
@@ -49,9 +48,9 @@ std::string remote_error(const Bytes& b) {
 
 // The description as JSON text with the field `name` replaced by `value` (raw JSON).
 Bytes port_with(const std::string& name, const std::string& value) {
-  auto j = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(
-                                                 encode_rank_port(sample_port()).data()),
-                                             encode_rank_port(sample_port()).size()));
+  auto j = nlohmann::json::parse(
+      std::string(reinterpret_cast<const char*>(encode_rank_port(sample_port()).data()),
+                  encode_rank_port(sample_port()).size()));
   j[name] = nlohmann::json::parse(value);
   return bytes_of(j.dump());
 }
@@ -67,8 +66,7 @@ TEST_CASE("peer info: a port description round-trips", "[probe][peer]") {
   CHECK(r.gpu_warnings == std::vector<std::string>{"a warning"});
 }
 
-TEST_CASE("peer info: a malformed port description names the rank and the field",
-          "[probe][peer]") {
+TEST_CASE("peer info: a malformed port description names the rank and the field", "[probe][peer]") {
   CHECK_THAT(remote_error(bytes_of("[1,2]")), Contains("rank 3") && Contains("JSON object"));
   CHECK_THAT(remote_error(bytes_of("{\"device\":")), Contains("rank 3") && Contains("not JSON"));
   // A number too large for a double: nlohmann throws out_of_range, not parse_error (fuzz).

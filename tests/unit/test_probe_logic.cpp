@@ -1,7 +1,6 @@
 // Pure parts of the probes: pair selection and rounds, option validation, the send window's
 // selective signalling, and the peak-bandwidth window.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "ibscope/core/error.hpp"

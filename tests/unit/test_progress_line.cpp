@@ -1,7 +1,6 @@
 // output/progress_line: the text (pure) and that a disabled line writes nothing.
 
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 
 #include "ibscope/output/progress_line.hpp"

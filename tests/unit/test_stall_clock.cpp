@@ -1,6 +1,5 @@
 // Stalls in a measurement's samples, and clock offsets from ping-pong samples (pure).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "ibscope/measure/clock_sync.hpp"
@@ -10,8 +9,8 @@ using namespace ibscope;
 
 TEST_CASE("stall: an outage in a steady loop is found, noise is not", "[stall]") {
   std::vector<double> samples(100, 10'000);  // 10 ms iterations
-  samples[37] = 2'400'000;                    // a 2.4 s outage
-  samples[50] = 60'000;                       // 6x: noise, not a stall (under 250 ms excess)
+  samples[37] = 2'400'000;                   // a 2.4 s outage
+  samples[50] = 60'000;                      // 6x: noise, not a stall (under 250 ms excess)
   const auto stalls = find_stalls(samples);
   REQUIRE(stalls.size() == 1);
   CHECK(stalls[0].iteration == 37);

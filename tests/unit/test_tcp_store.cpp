@@ -69,8 +69,8 @@ TEST_CASE("tcp bootstrap: local rank and size follow the hosts", "[tcp_store]") 
     record_identity(*b, o);
     o.note = b->describe(3);
     for (int round = 0; round < kRounds; ++round) {
-      check_round(b->allgather(payload(round, rank), fmt::format("round {}", round)), round,
-                  kSize, o.problems);
+      check_round(b->allgather(payload(round, rank), fmt::format("round {}", round)), round, kSize,
+                  o.problems);
     }
   });
   check_no_errors(outcomes);
@@ -131,8 +131,8 @@ TEST_CASE("tcp bootstrap: a rank with the wrong token is refused, the others tim
   for (int r : {0, 1}) {
     INFO("rank " << r);
     const auto& o = outcomes[static_cast<std::size_t>(r)];
-    CHECK_THAT(error_of<TimeoutError>(o), Contains("rank 2 (never connected)") &&
-                                              Contains("hostname exchange"));
+    CHECK_THAT(error_of<TimeoutError>(o),
+               Contains("rank 2 (never connected)") && Contains("hostname exchange"));
     CHECK_THAT(error_of<TimeoutError>(o), !Contains("rank 1") && !Contains("rank 0"));
     CHECK(o.elapsed_s < kTimeoutS + 3.0);
   }
@@ -143,13 +143,13 @@ TEST_CASE("tcp bootstrap: a rank that never starts is named when the others time
   constexpr int kSize = 4;
   Root root;
   const auto opts = job_options(root, kSize);
-  const auto outcomes = run_ranks(
-      kSize,
-      [&](int rank, RankOutcome& o) {
-        auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
-        record_identity(*b, o);
-      },
-      /*absent=*/{3});
+  const auto outcomes =
+      run_ranks(kSize,
+                [&](int rank, RankOutcome& o) {
+                  auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+                  record_identity(*b, o);
+                },
+                /*absent=*/{3});
   for (int r : {0, 1, 2}) {
     INFO("rank " << r);
     const auto& o = outcomes[static_cast<std::size_t>(r)];
@@ -167,18 +167,17 @@ TEST_CASE("tcp bootstrap: without rank 0 the others time out naming the root", "
     port = probe.port;
   }
   constexpr int kSize = 3;
-  const auto outcomes = run_ranks(
-      kSize,
-      [&](int rank, RankOutcome&) {
-        TcpBootstrapOptions o;
-        o.rank = rank;
-        o.size = kSize;
-        o.timeout_s = kTimeoutS;
-        o.root = net::HostPort{"127.0.0.1", port};
-        o.token = kToken;
-        (void)ibscope::make_tcp_bootstrap(o);
-      },
-      /*absent=*/{0});
+  const auto outcomes = run_ranks(kSize,
+                                  [&](int rank, RankOutcome&) {
+                                    TcpBootstrapOptions o;
+                                    o.rank = rank;
+                                    o.size = kSize;
+                                    o.timeout_s = kTimeoutS;
+                                    o.root = net::HostPort{"127.0.0.1", port};
+                                    o.token = kToken;
+                                    (void)ibscope::make_tcp_bootstrap(o);
+                                  },
+                                  /*absent=*/{0});
   for (int r : {1, 2}) {
     INFO("rank " << r);
     const auto& o = outcomes[static_cast<std::size_t>(r)];
@@ -315,7 +314,9 @@ TEST_CASE("tcp bootstrap: strangers and garbage do not disturb a job", "[tcp_sto
       {"rank out of range", [](RawClient& c) { c.hello(kToken, 3, kSize, "evil"); },
        "rank 3 out of range"},
       {"contribution before hello",
-       [](RawClient& c) { c.send(wire::encode(wire::Contrib{0, "hostname exchange", {}})); },
+       [](RawClient& c) {
+         c.send(wire::encode(wire::Contrib{0, "hostname exchange", {}}));
+       },
        "first message was not a hello"},
       {"oversized pre-auth frame",
        [](RawClient& c) { c.send_text(std::string("\x00\x00\x01\x00\x01", 5)); },
@@ -370,8 +371,8 @@ TEST_CASE("tcp bootstrap: strangers and garbage do not disturb a job", "[tcp_sto
     auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     for (int round = 0; round < kRounds; ++round) {
-      check_round(b->allgather(payload(round, rank), fmt::format("round {}", round)), round,
-                  kSize, o.problems);
+      check_round(b->allgather(payload(round, rank), fmt::format("round {}", round)), round, kSize,
+                  o.problems);
       if (round == 0) {
         job_started.arrive();
         if (!strangers_done.wait_for(2)) throw std::runtime_error("strangers never finished");
@@ -395,8 +396,8 @@ TEST_CASE("tcp bootstrap: strangers and garbage do not disturb a job", "[tcp_sto
       if (strangers[i].refusal == nullptr) {
         CHECK(seen[i] == name + ": -");
       } else {
-        CHECK_THAT(seen[i], StartsWith(name + ": ") && Contains(strangers[i].refusal) &&
-                                !Contains("<"));
+        CHECK_THAT(seen[i],
+                   StartsWith(name + ": ") && Contains(strangers[i].refusal) && !Contains("<"));
       }
     }
   };
@@ -457,9 +458,9 @@ TEST_CASE("tcp store server: rounds, refusals and goodbyes", "[tcp_store]") {
       auto r = wire::decode_result(c->expect(wire::MsgType::kResult));
       results[r.seq] = std::move(r.blobs);
     }
-    CHECK(results == std::map<std::uint64_t, std::vector<Bytes>>{
-                         {0, {bytes_of("zero-a"), Bytes{}}},
-                         {1, {bytes_of("zero-b"), bytes_of("one-b")}}});
+    CHECK(results ==
+          std::map<std::uint64_t, std::vector<Bytes>>{
+              {0, {bytes_of("zero-a"), Bytes{}}}, {1, {bytes_of("zero-b"), bytes_of("one-b")}}});
   }
 
   {
@@ -573,8 +574,8 @@ TEST_CASE("net: parse_host_port", "[tcp_store]") {
   CHECK(v6.str() == "[fe80::1]:80");
   CHECK(net::parse_host_port("h:0", "x").port == 0);
   CHECK(net::parse_host_port("h:65535", "x").port == 65535);
-  for (const char* bad : {"node01", ":80", "node01:", "node01:65536", "node01:http", "node01:-1",
-                          "node01:80x", ""}) {
+  for (const char* bad :
+       {"node01", ":80", "node01:", "node01:65536", "node01:http", "node01:-1", "node01:80x", ""}) {
     INFO("'" << bad << "'");
     try {
       (void)net::parse_host_port(bad, "IBSCOPE_ROOT");

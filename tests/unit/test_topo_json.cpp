@@ -146,8 +146,12 @@ TEST_CASE("Malformed topology JSON is rejected with the field's path", "[topo][j
        "memory_bytes: expected an integer in 0..18446744073709551615, got 1.2e+36"},
       {[](json& j) { j["pus"] = 4294967297; }, "host.pus: expected an integer in"},
       {[](json& j) { j["pus"] = 2.5; }, "host.pus: expected an integer in"},
-      {[](json& j) { j["nics"][0]["ports"][0]["lid"] = 70000; }, "lid: expected an integer in 0..65535"},
-      {[](json& j) { j["ranks"] = json::array({0, 1e30}); }, "host.ranks[1]: expected an int"},
+      {[](json& j) { j["nics"][0]["ports"][0]["lid"] = 70000; },
+       "lid: expected an integer in 0..65535"},
+      {[](json& j) {
+         j["ranks"] = json::array({0, 1e30});
+       },
+       "host.ranks[1]: expected an int"},
   };
   for (const auto& c : cases) {
     json bad = good;

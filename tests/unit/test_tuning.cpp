@@ -12,8 +12,8 @@ using namespace ibscope;
 
 namespace {
 
-CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us, bool in_place = false,
-                  std::uint64_t wrong = 0) {
+CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us,
+                  bool in_place = false, std::uint64_t wrong = 0) {
   CollectiveRow r;
   r.collective = "allreduce";
   r.algorithm = algo;
@@ -32,11 +32,11 @@ CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us, b
 
 TEST_CASE("tuning: crossovers are placed at the measured sizes", "[tuning]") {
   const std::vector<CollectiveRow> rows = {
-      row("rd", 8, 1.0),      row("ring", 8, 5.0),      // rd
-      row("rd", 1024, 2.0),   row("ring", 1024, 6.0),   // rd
-      row("rd", 65536, 50.0), row("ring", 65536, 30.0),  // ring
+      row("rd", 8, 1.0),       row("ring", 8, 5.0),       // rd
+      row("rd", 1024, 2.0),    row("ring", 1024, 6.0),    // rd
+      row("rd", 65536, 50.0),  row("ring", 65536, 30.0),  // ring
       row("rd", 1 << 20, 900), row("ring", 1 << 20, 400),
-      row("rd", 0, 0.1),      row("ring", 0, 9.0),  // size 0 ignored
+      row("rd", 0, 0.1),       row("ring", 0, 9.0),  // size 0 ignored
   };
   const auto t = derive_tuning(rows, 1);
   REQUIRE(t.entries.size() == 1);
@@ -59,11 +59,10 @@ TEST_CASE("tuning: crossovers are placed at the measured sizes", "[tuning]") {
   CHECK_FALSE(select_algorithm(t, Collective::kReduceScatter, 4, 1, 8));
 }
 
-TEST_CASE("tuning: wrong results disqualify and out-of-place rows win over in-place",
-          "[tuning]") {
+TEST_CASE("tuning: wrong results disqualify and out-of-place rows win over in-place", "[tuning]") {
   const std::vector<CollectiveRow> rows = {
       row("rd", 64, 1.0, false, 3), row("ring", 64, 5.0),  // rd was wrong: ring
-      row("rd", 128, 9.0), row("ring", 128, 5.0),
+      row("rd", 128, 9.0),          row("ring", 128, 5.0),
       row("rd", 128, 1.0, true),  // in-place faster, but out-of-place decides
   };
   const auto t = derive_tuning(rows, 1);
@@ -88,9 +87,8 @@ TEST_CASE("tuning: the default rule", "[tuning]") {
 }
 
 TEST_CASE("tuning: JSON round trip", "[tuning]") {
-  const auto t = derive_tuning({row("rd", 8, 1), row("ring", 8, 2), row("rd", 4096, 9),
-                                row("ring", 4096, 3)},
-                               2);
+  const auto t = derive_tuning(
+      {row("rd", 8, 1), row("ring", 8, 2), row("rd", 4096, 9), row("ring", 4096, 3)}, 2);
   const auto back = tuning_from_json(to_json(t), "x.json");
   REQUIRE(back.entries.size() == 1);
   CHECK(back.source == "x.json");
@@ -104,18 +102,17 @@ TEST_CASE("tuning: JSON round trip", "[tuning]") {
 TEST_CASE("tuning: malformed tables are usage errors naming the field", "[tuning]") {
   using nlohmann::json;
   auto entry = [](json ranges) {
-    return json{{"entries", json::array({{{"collective", "allreduce"},
-                                          {"ranks", 4},
-                                          {"hosts", 1},
-                                          {"ranges", ranges}}})}};
+    return json{
+        {"entries",
+         json::array(
+             {{{"collective", "allreduce"}, {"ranks", 4}, {"hosts", 1}, {"ranges", ranges}}})}};
   };
   const std::vector<std::pair<json, std::string>> cases = {
       {json::array(), "expected an object"},
       {json{{"entries", 3}}, "expected an object"},
       {json{{"entries", json::array({{{"collective", "allreduce"}}})}}, "entries[0]"},
       {entry(json::array()), "non-empty"},
-      {entry(json::array({{{"max_bytes", nullptr}, {"algorithm", "magic"}}})),
-       "algorithm 'magic'"},
+      {entry(json::array({{{"max_bytes", nullptr}, {"algorithm", "magic"}}})), "algorithm 'magic'"},
       {entry(json::array({{{"max_bytes", nullptr}, {"algorithm", "ring"}},
                           {{"max_bytes", nullptr}, {"algorithm", "ring"}}})),
        "only the last range"},

@@ -2,7 +2,6 @@
 // is a UsageError whose message names the flag and quotes the input.
 
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -61,11 +60,26 @@ TEST_CASE("parse_size_bytes: binary suffixes in every spelling", "[units]") {
     const char* text;
     std::uint64_t bytes;
   } cases[] = {
-      {"1K", kKiB},          {"1k", kKiB},          {"64K", 64 * kKiB},    {"64KB", 64 * kKiB},
-      {"64KiB", 64 * kKiB},  {"64kib", 64 * kKiB},  {"64 KiB", 64 * kKiB}, {"1M", kMiB},
-      {"1m", kMiB},          {"1MB", kMiB},         {"1MiB", kMiB},        {"2G", 2 * kGiB},
-      {"2GiB", 2 * kGiB},    {"2gb", 2 * kGiB},     {"1T", kTiB},          {"1TiB", kTiB},
-      {"0.5K", 512},         {"1.5M", 3 * kMiB / 2}, {"0.25G", kGiB / 4},   {"0K", 0},
+      {"1K", kKiB},
+      {"1k", kKiB},
+      {"64K", 64 * kKiB},
+      {"64KB", 64 * kKiB},
+      {"64KiB", 64 * kKiB},
+      {"64kib", 64 * kKiB},
+      {"64 KiB", 64 * kKiB},
+      {"1M", kMiB},
+      {"1m", kMiB},
+      {"1MB", kMiB},
+      {"1MiB", kMiB},
+      {"2G", 2 * kGiB},
+      {"2GiB", 2 * kGiB},
+      {"2gb", 2 * kGiB},
+      {"1T", kTiB},
+      {"1TiB", kTiB},
+      {"0.5K", 512},
+      {"1.5M", 3 * kMiB / 2},
+      {"0.25G", kGiB / 4},
+      {"0K", 0},
       {"16777215T", 16777215 * kTiB},
   };
   for (const auto& c : cases) {
@@ -138,10 +152,10 @@ TEST_CASE("parse_duration_s: every error names the flag and the input", "[units]
     const char* text;
     const char* why;
   } cases[] = {
-      {"", "not a number"},      {"  ", "not a number"},       {"s", "not a number"},
-      {"ten", "not a number"},   {"5x", "unknown unit"},       {"5 sec", "unknown unit"},
-      {"5S", "unknown unit"},    {"5ms5", "unknown unit"},     {"0", "must be positive"},
-      {"0ms", "must be positive"}, {"-1", "must be positive"}, {"-2m", "must be positive"},
+      {"", "not a number"},           {"  ", "not a number"},     {"s", "not a number"},
+      {"ten", "not a number"},        {"5x", "unknown unit"},     {"5 sec", "unknown unit"},
+      {"5S", "unknown unit"},         {"5ms5", "unknown unit"},   {"0", "must be positive"},
+      {"0ms", "must be positive"},    {"-1", "must be positive"}, {"-2m", "must be positive"},
       {"1e308h", "must be positive"},  // overflows to infinity
   };
   for (const auto& c : cases) {

@@ -1,7 +1,8 @@
 // Pure parts of the verbs layer: port speed decoding, MTU codes and negotiation, GID choice,
 // device:port parsing, and the device-list errors through an injected Api.
-#include <catch2/catch.hpp>
 #include <sys/resource.h>
+
+#include <catch2/catch.hpp>
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/transport/verbs/api.hpp"
@@ -111,9 +112,7 @@ class TwoNamedDevices : public Api {
     return list_;
   }
   void free_device_list(ibv_device**) override { ++freed; }
-  const char* get_device_name(ibv_device* d) override {
-    return d == list_[0] ? "fake0" : "fake1";
-  }
+  const char* get_device_name(ibv_device* d) override { return d == list_[0] ? "fake0" : "fake1"; }
   int freed = 0;
 
  private:
@@ -147,9 +146,8 @@ TEST_CASE("no RDMA device gives one line with the remedy") {
   CHECK(list_device_names().empty());
   if (kernel_device_names().empty()) {
     CHECK_THROWS_AS(DeviceContext::open(""), EnvironmentError);
-    CHECK_THROWS_WITH(DeviceContext::open(""),
-                      Catch::Contains("no RDMA device on this host") &&
-                          Catch::Contains("rdma link add rxe0 type rxe"));
+    CHECK_THROWS_WITH(DeviceContext::open(""), Catch::Contains("no RDMA device on this host") &&
+                                                   Catch::Contains("rdma link add rxe0 type rxe"));
   } else {
     CHECK_THROWS_WITH(DeviceContext::open(""), Catch::Contains("ibverbs-providers"));
   }
@@ -173,8 +171,8 @@ TEST_CASE("a locked-memory limit too low for a registration is named with the re
   REQUIRE(setrlimit(RLIMIT_MEMLOCK, &low) == 0);
   const std::string remedy = memlock_remedy(1ULL << 30);
   REQUIRE(setrlimit(RLIMIT_MEMLOCK, &saved) == 0);
-  CHECK_THAT(remedy, Catch::Contains("RLIMIT_MEMLOCK is 64 KiB") &&
-                         Catch::Contains("ulimit -l unlimited"));
+  CHECK_THAT(remedy,
+             Catch::Contains("RLIMIT_MEMLOCK is 64 KiB") && Catch::Contains("ulimit -l unlimited"));
 }
 
 TEST_CASE("verbs errors say which call on which device and why") {

@@ -46,12 +46,18 @@ void put(std::byte* p, T x) {
 double load(DataType t, const Bytes& buf, std::size_t i) {
   const std::byte* p = buf.data() + i * ibscope::size_of(t);
   switch (t) {
-    case DataType::kFloat32: return get<float>(p);
-    case DataType::kFloat64: return get<double>(p);
-    case DataType::kInt32: return static_cast<double>(get<std::int32_t>(p));
-    case DataType::kInt64: return static_cast<double>(get<std::int64_t>(p));
-    case DataType::kFloat16: return ibscope::half_to_float(get<std::uint16_t>(p));
-    case DataType::kBFloat16: return ibscope::bf16_to_float(get<std::uint16_t>(p));
+    case DataType::kFloat32:
+      return get<float>(p);
+    case DataType::kFloat64:
+      return get<double>(p);
+    case DataType::kInt32:
+      return static_cast<double>(get<std::int32_t>(p));
+    case DataType::kInt64:
+      return static_cast<double>(get<std::int64_t>(p));
+    case DataType::kFloat16:
+      return ibscope::half_to_float(get<std::uint16_t>(p));
+    case DataType::kBFloat16:
+      return ibscope::bf16_to_float(get<std::uint16_t>(p));
   }
   return 0;
 }
@@ -61,12 +67,18 @@ void store(DataType t, Bytes& buf, std::size_t i, double v) {
   std::byte* p = buf.data() + i * ibscope::size_of(t);
   const auto f = static_cast<float>(v);
   switch (t) {
-    case DataType::kFloat32: return put(p, f);
-    case DataType::kFloat64: return put(p, v);
-    case DataType::kInt32: return put(p, static_cast<std::int32_t>(v));
-    case DataType::kInt64: return put(p, static_cast<std::int64_t>(v));
-    case DataType::kFloat16: return put(p, ibscope::float_to_half(f));
-    case DataType::kBFloat16: return put(p, ibscope::float_to_bf16(f));
+    case DataType::kFloat32:
+      return put(p, f);
+    case DataType::kFloat64:
+      return put(p, v);
+    case DataType::kInt32:
+      return put(p, static_cast<std::int32_t>(v));
+    case DataType::kInt64:
+      return put(p, static_cast<std::int64_t>(v));
+    case DataType::kFloat16:
+      return put(p, ibscope::float_to_half(f));
+    case DataType::kBFloat16:
+      return put(p, ibscope::float_to_bf16(f));
   }
 }
 
@@ -76,9 +88,12 @@ Bytes make_buffer(DataType t, std::size_t count) {
 
 double apply(ReduceOp op, double a, double b) {
   switch (op) {
-    case ReduceOp::kSum: return a + b;
-    case ReduceOp::kMin: return std::min(a, b);
-    case ReduceOp::kMax: return std::max(a, b);
+    case ReduceOp::kSum:
+      return a + b;
+    case ReduceOp::kMin:
+      return std::min(a, b);
+    case ReduceOp::kMax:
+      return std::max(a, b);
   }
   return 0;
 }

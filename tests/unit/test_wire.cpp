@@ -3,7 +3,6 @@
 // that the bytes present do not back.
 
 #include <catch2/catch.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -79,9 +78,8 @@ Tracked decode_tracked(F&& f) {
 
 wire::Header header_of(const Bytes& frame, std::uint32_t max = wire::kMaxFrameBytes) {
   REQUIRE(frame.size() >= wire::kHeaderBytes);
-  return wire::decode_header(std::span<const std::byte, wire::kHeaderBytes>(frame.data(),
-                                                                            wire::kHeaderBytes),
-                             max);
+  return wire::decode_header(
+      std::span<const std::byte, wire::kHeaderBytes>(frame.data(), wire::kHeaderBytes), max);
 }
 
 // Checks the frame's header against its size and type; returns the payload.
@@ -123,22 +121,22 @@ TEST_CASE("wire: frame layout is [u32 length LE][u8 type][payload]", "[wire]") {
   const Bytes hello = wire::encode(wire::Hello{"ab", 0x01020304, 5, "h"});
   CHECK(hello == bytes_of({
                      // length = 1 + 4+2 + 4 + 4 + 4+1 = 20
-                     20, 0, 0, 0, 1,             //
-                     2, 0, 0, 0, 'a', 'b',       // token
-                     4, 3, 2, 1,                 // rank
-                     5, 0, 0, 0,                 // size
-                     1, 0, 0, 0, 'h',            // host
+                     20, 0, 0, 0, 1,         //
+                     2,  0, 0, 0, 'a', 'b',  // token
+                     4,  3, 2, 1,            // rank
+                     5,  0, 0, 0,            // size
+                     1,  0, 0, 0, 'h',       // host
                  }));
 
   const Bytes abort = wire::encode(wire::Abort{wire::AbortKind::kTimeout, "x"});
   CHECK(abort == bytes_of({7, 0, 0, 0, 6, 2, 1, 0, 0, 0, 'x'}));
 
   const Bytes result = wire::encode(wire::Result{0x0102030405060708ULL, {bytes_of({9}), {}}});
-  CHECK(result == bytes_of({22, 0, 0, 0, 5,                  //
-                            8, 7, 6, 5, 4, 3, 2, 1,          // seq
-                            2, 0, 0, 0,                      // count
-                            1, 0, 0, 0, 9,                   // blob 0
-                            0, 0, 0, 0}));                   // blob 1 (empty)
+  CHECK(result == bytes_of({22, 0, 0, 0, 5,           //
+                            8,  7, 6, 5, 4, 3, 2, 1,  // seq
+                            2,  0, 0, 0,              // count
+                            1,  0, 0, 0, 9,           // blob 0
+                            0,  0, 0, 0}));           // blob 1 (empty)
 }
 
 TEST_CASE("wire: decode_header", "[wire]") {
@@ -152,11 +150,15 @@ TEST_CASE("wire: decode_header", "[wire]") {
     CHECK(decode_header_bytes({0, 0x10, 0, 0, 4}, 4096).payload_bytes == 4095);  // length 4096
   }
   SECTION("rejects length 0") {
-    CHECK_THAT(protocol_error([&] { (void)decode_header_bytes({0, 0, 0, 0, 1}, 4096); }),
+    CHECK_THAT(protocol_error([&] {
+                 (void)decode_header_bytes({0, 0, 0, 0, 1}, 4096);
+               }),
                Contains("frame length 0"));
   }
   SECTION("rejects a length above the maximum") {
-    CHECK_THAT(protocol_error([&] { (void)decode_header_bytes({1, 0x10, 0, 0, 1}, 4096); }),
+    CHECK_THAT(protocol_error([&] {
+                 (void)decode_header_bytes({1, 0x10, 0, 0, 1}, 4096);
+               }),
                Contains("frame length 4097 outside 1..4096"));
     CHECK_THROWS_AS(decode_header_bytes({0xff, 0xff, 0xff, 0xff, 1}, wire::kMaxFrameBytes),
                     wire::ProtocolError);
@@ -167,7 +169,9 @@ TEST_CASE("wire: decode_header", "[wire]") {
   SECTION("rejects unknown types") {
     for (int t : {0, 8, 9, 0x7f, 0xff}) {
       INFO("type " << t);
-      CHECK_THAT(protocol_error([&] { (void)decode_header_bytes({3, 0, 0, 0, t}, 4096); }),
+      CHECK_THAT(protocol_error([&] {
+                   (void)decode_header_bytes({3, 0, 0, 0, t}, 4096);
+                 }),
                  Contains("unknown message type"));
     }
   }
@@ -241,7 +245,7 @@ TEST_CASE("wire: Result round trip and rejection", "[wire]") {
     for (std::size_t n = 0; n < payload.size(); ++n) {
       INFO("prefix of " << n << " bytes");
       CHECK_THAT(protocol_error([&] { (void)wire::decode_result(payload.first(n)); }),
-               Contains("bootstrap protocol"));
+                 Contains("bootstrap protocol"));
     }
     Bytes longer(payload.begin(), payload.end());
     longer.push_back(std::byte{1});

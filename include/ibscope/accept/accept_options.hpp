@@ -16,7 +16,7 @@
 namespace ibscope::accept {
 
 enum class AcceptTransport {
-  kAuto,   ///< verbs when every host has an ACTIVE RDMA port, else UCX
+  kAuto,  ///< verbs when every host has an ACTIVE RDMA port, else UCX
   kUcx,
   kVerbs,
 };

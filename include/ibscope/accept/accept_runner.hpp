@@ -5,9 +5,8 @@
 /// links were measured again; then an all-reduce sweep per algorithm with per-rank arrival
 /// times to name a straggler. Every rank calls it.
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,8 +24,8 @@ class Comm;
 namespace ibscope::accept {
 
 struct AcceptSinks {
-  std::function<void(const std::vector<P2pRow>&)> p2p;               ///< every rank
-  std::function<void(const std::vector<ProbeRow>&)> probe;           ///< rank 0 only
+  std::function<void(const std::vector<P2pRow>&)> p2p;                ///< every rank
+  std::function<void(const std::vector<ProbeRow>&)> probe;            ///< rank 0 only
   std::function<void(const std::vector<CollectiveRow>&)> collective;  ///< every rank
   std::function<void(std::string_view)> phase;  ///< rank 0: "all-pairs bandwidth ..." as it starts
 };

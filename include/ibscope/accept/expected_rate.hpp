@@ -33,6 +33,7 @@ double payload_efficiency(LinkKind kind, std::uint32_t mtu_bytes) noexcept;
 
 /// Expected payload rate in GB/s (1e9 B/s) of a link whose data rate is `data_rate_gbit`
 /// Gb/s (after line encoding, as ibstat / PortInfo::data_rate_gbps report it).
-double expected_payload_gbps(double data_rate_gbit, LinkKind kind, std::uint32_t mtu_bytes) noexcept;
+double expected_payload_gbps(double data_rate_gbit, LinkKind kind,
+                             std::uint32_t mtu_bytes) noexcept;
 
 }  // namespace ibscope::accept

@@ -31,9 +31,9 @@ struct RankArrival {
   int rank = 0;
   std::string host;
   int iterations = 0;
-  int last_count = 0;              ///< iterations in which this rank arrived last
+  int last_count = 0;  ///< iterations in which this rank arrived last
   double last_fraction = 0;
-  double median_late_us = 0;       ///< over all iterations of all rows
+  double median_late_us = 0;        ///< over all iterations of all rows
   double median_late_fraction = 0;  ///< lateness / that row's median iteration, median over all
 };
 

@@ -26,10 +26,10 @@ struct LaunchEnv {
   LaunchKind kind = LaunchKind::kLocal;
   int rank = -1;
   int size = -1;
-  std::string rank_source;          ///< e.g. "SLURM_PROCID/SLURM_NTASKS", for messages
-  std::optional<std::string> root;  ///< IBSCOPE_ROOT
+  std::string rank_source;           ///< e.g. "SLURM_PROCID/SLURM_NTASKS", for messages
+  std::optional<std::string> root;   ///< IBSCOPE_ROOT
   std::optional<std::string> token;  ///< IBSCOPE_TOKEN
-  int listen_fd = -1;               ///< IBSCOPE_ROOT_FD, from the local launcher (rank 0)
+  int listen_fd = -1;                ///< IBSCOPE_ROOT_FD, from the local launcher (rank 0)
 };
 
 using GetEnv = std::function<const char*(const char*)>;

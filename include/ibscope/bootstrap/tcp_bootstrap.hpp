@@ -16,8 +16,8 @@ struct TcpBootstrapOptions {
   int rank = 0;
   int size = 1;
   double timeout_s = 60;
-  net::HostPort root;          ///< where rank 0 serves the store
-  std::string token;           ///< the job's token (may be empty: then a warning is logged)
+  net::HostPort root;            ///< where rank 0 serves the store
+  std::string token;             ///< the job's token (may be empty: then a warning is logged)
   int inherited_listen_fd = -1;  ///< rank 0 only: a listening socket from the local launcher
   TcpStoreLimits store_limits;   ///< rank 0 only: what strangers may cost the store
 };

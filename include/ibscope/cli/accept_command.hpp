@@ -1,9 +1,8 @@
 #pragma once
-/// `ibscope accept`: acceptance of a fabric across every rank of the job (accept/accept_runner.hpp).
-/// Exit status 0 pass, 1 fail (or a measurement error), 2 usage.
+/// `ibscope accept`: acceptance of a fabric across every rank of the job
+/// (accept/accept_runner.hpp). Exit status 0 pass, 1 fail (or a measurement error), 2 usage.
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 #include "ibscope/accept/accept_options.hpp"

@@ -3,7 +3,6 @@
 /// conversion (with validation: UsageError) into the measurement options.
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 #include "ibscope/cli/list_args.hpp"
@@ -60,9 +59,8 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet = true);
 /// The nccl-tests flags of one collective's sweep (--root only for broadcast).
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c);
 /// --mem, --mem-path, --stage-chunk (with `prefix`, e.g. "p2p-").
-void add_memory_flags(CLI::App& app, std::string& mem, std::string& path,
-                      std::string& stage_chunk, const std::string& prefix,
-                      const std::string& mem_help);
+void add_memory_flags(CLI::App& app, std::string& mem, std::string& path, std::string& stage_chunk,
+                      const std::string& prefix, const std::string& mem_help);
 /// `prefix` is "" for `ibscope p2p` and "p2p-" inside `ibscope run`.
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix);
 

@@ -23,7 +23,7 @@ enum class JobTransport { kUcx, kBootstrapOnly };
 
 struct JobContext {
   Bootstrap& bootstrap;
-  ucx::Comm* comm_ptr;  ///< nullptr for JobTransport::kBootstrapOnly
+  ucx::Comm* comm_ptr;       ///< nullptr for JobTransport::kBootstrapOnly
   ResultsDocument* results;  ///< rank 0 only; nullptr elsewhere
   std::FILE* table_out;      ///< where tables go; nullptr when not printing tables
   double timeout_s;

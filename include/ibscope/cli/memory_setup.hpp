@@ -17,7 +17,7 @@ namespace ibscope::cli {
 /// Parses --mem (one kind), --mem-path and --stage-chunk. UsageError for unknown values, and
 /// for --mem cuda in a build without CUDA (naming the rebuild).
 memory::MemoryRequest parse_memory_request(const std::string& mem, const std::string& path,
-                                   const std::string& stage_chunk);
+                                           const std::string& stage_chunk);
 
 struct MemorySetup {
   std::shared_ptr<memory::MemorySpace> space;

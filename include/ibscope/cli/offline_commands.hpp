@@ -6,7 +6,6 @@
 /// chosen; its flags live in the returned closure.
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace ibscope::cli {

@@ -3,7 +3,6 @@
 /// -m, -x, -d dev[:port], -B ...), plus -b/-e/-f sweeps and --pairs for all rank pairs.
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 #include "ibscope/cli/job.hpp"
@@ -17,8 +16,8 @@ struct ProbeFlags {
   bool all_sizes = false;
   std::string min_bytes, max_bytes;
   double factor = 2;
-  int iters = 0;     // 0: the test's default
-  int warmup = -1;   // -1: the test's default
+  int iters = 0;    // 0: the test's default
+  int warmup = -1;  // -1: the test's default
   int qps = 1;
   int tx_depth = 0;  // 0: the test's default
   int rx_depth = 512;

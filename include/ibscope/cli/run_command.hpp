@@ -6,7 +6,6 @@
 /// workload laid out as this job (docs/model.md), and the HTML report of it all.
 
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <string>
 
@@ -23,7 +22,7 @@ struct RunFlags {
   bool skip_allreduce = false;
   bool skip_model = false;
   bool skip_report = false;
-  std::string links = "auto";  ///< auto | ucx | verbs: what measures the links
+  std::string links = "auto";          ///< auto | ucx | verbs: what measures the links
   std::string workload = "llama2-7b";  ///< preset for the network-share line
 };
 

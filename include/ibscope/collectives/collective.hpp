@@ -34,8 +34,7 @@ class MemorySpace;
 }
 
 enum class Collective { kAllreduce, kReduceScatter, kAllgather, kBroadcast };
-inline constexpr Collective kAllCollectives[] = {Collective::kAllreduce,
-                                                 Collective::kReduceScatter,
+inline constexpr Collective kAllCollectives[] = {Collective::kAllreduce, Collective::kReduceScatter,
                                                  Collective::kAllgather, Collective::kBroadcast};
 
 /// "allreduce", "reduce_scatter", "allgather", "broadcast".

@@ -25,7 +25,10 @@ inline constexpr std::string_view kAutoAlgorithm = "auto";
 
 struct CollectiveSweepOptions {
   Collective collective = Collective::kAllreduce;
-  SweepSpec sweep{.min_bytes = 8, .max_bytes = 128ULL << 20, .factor = 2, .step_bytes = 0,
+  SweepSpec sweep{.min_bytes = 8,
+                  .max_bytes = 128ULL << 20,
+                  .factor = 2,
+                  .step_bytes = 0,
                   .explicit_bytes = {}};
   int iters = 20;
   int warmup = 5;

@@ -9,9 +9,8 @@
 /// measured sizes take the range of the smaller one's successor, i.e. the crossover is placed
 /// just above the largest size at which the smaller-size winner was measured to win.
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>

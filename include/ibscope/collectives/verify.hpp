@@ -30,8 +30,7 @@ class VerifiablePattern {
   void fill_poison(void* buffer, std::size_t count) const;
   /// Number of elements of `buffer` that differ from the expected reduction, for element
   /// indices first_index, first_index+1, ...
-  std::size_t count_wrong(const void* buffer, std::size_t count,
-                          std::size_t first_index = 0) const;
+  std::size_t count_wrong(const void* buffer, std::size_t count, std::size_t first_index = 0) const;
   /// Number of elements of `buffer` that differ from rank `rank`'s input (what all-gather and
   /// broadcast must deliver), for element indices first_index, ...
   std::size_t count_wrong_input(int rank, const void* buffer, std::size_t count,

@@ -163,7 +163,6 @@ class DmabufHandle {
 /// Exports [ptr, ptr + bytes) of device memory as a dma-buf (cuMemGetHandleForAddressRange,
 /// reached through cudaGetDriverEntryPoint so that no libcuda link is needed). nullopt with
 /// `why_not` set when the driver or device does not support it; never throws for that.
-std::optional<DmabufHandle> export_dmabuf(const void* ptr, std::size_t bytes,
-                                          std::string& why_not);
+std::optional<DmabufHandle> export_dmabuf(const void* ptr, std::size_t bytes, std::string& why_not);
 
 }  // namespace ibscope::gpu

@@ -22,8 +22,8 @@ namespace ibscope {
 void require_memory_here(const Bootstrap& boot, MemoryDemand need);
 
 struct BufferPlan {
-  std::string what;       ///< "allreduce sweep up to 16 GiB"
-  std::string size_flag;  ///< "-e/--maxbytes"
+  std::string what;         ///< "allreduce sweep up to 16 GiB"
+  std::string size_flag;    ///< "-e/--maxbytes"
   std::uint64_t bytes = 0;  ///< each buffer
   int buffers = 0;          ///< in `kind` memory
   int host_mirrors = 0;     ///< host buffers of `bytes` beside device buffers (verification)

@@ -16,9 +16,9 @@ class Comm;
 }
 
 struct ClockSample {
-  double local_send_s = 0;   ///< rank 0's clock when it sent the ping
-  double remote_s = 0;       ///< the peer's clock when it answered
-  double local_recv_s = 0;   ///< rank 0's clock when the answer arrived
+  double local_send_s = 0;  ///< rank 0's clock when it sent the ping
+  double remote_s = 0;      ///< the peer's clock when it answered
+  double local_recv_s = 0;  ///< rank 0's clock when the answer arrived
 };
 
 struct ClockOffset {

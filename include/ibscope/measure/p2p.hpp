@@ -10,9 +10,9 @@
 #include <functional>
 #include <memory>
 
-#include "ibscope/memory/mem_path.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
+#include "ibscope/memory/mem_path.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
@@ -24,8 +24,8 @@ enum class PairsMode {
 };
 
 struct P2pOptions {
-  SweepSpec sweep{.min_bytes = 1, .max_bytes = 4ULL << 20, .factor = 2, .step_bytes = 0,
-                  .explicit_bytes = {}};
+  SweepSpec sweep{
+      .min_bytes = 1, .max_bytes = 4ULL << 20, .factor = 2, .step_bytes = 0, .explicit_bytes = {}};
   int latency_iters = 1000;
   int bw_iters = 20;  ///< windows per bandwidth measurement
   int warmup = 10;

@@ -13,21 +13,21 @@
 namespace ibscope {
 
 struct CollectiveRow {
-  std::string collective;  ///< "allreduce", "reduce_scatter", "allgather", "broadcast"
-  std::string algorithm;   ///< the algorithm that ran: "ring", "rd", ...
+  std::string collective;   ///< "allreduce", "reduce_scatter", "allgather", "broadcast"
+  std::string algorithm;    ///< the algorithm that ran: "ring", "rd", ...
   std::string selected_by;  ///< empty when asked for by name; "auto: <rule or tuning file>"
-  std::string type;        ///< "float"
-  std::string op;          ///< "sum"; "none" for collectives that do not reduce
-  int root = -1;           ///< broadcast root; -1 otherwise
+  std::string type;         ///< "float"
+  std::string op;           ///< "sum"; "none" for collectives that do not reduce
+  int root = -1;            ///< broadcast root; -1 otherwise
   bool in_place = false;
   std::string mem = "host";       ///< where the buffers were: "host" or "cuda"
   std::string mem_path = "host";  ///< how they met UCX: "host", "direct" or "staged"
   std::uint64_t size_bytes = 0;
   std::uint64_t count = 0;
   int ranks = 0;
-  Stats time_us;                  ///< per iteration, max over ranks
-  double algbw_gbps = 0;          ///< size / mean time
-  double busbw_gbps = 0;          ///< algbw x busbw_factor(collective, p) (nccl-tests)
+  Stats time_us;                       ///< per iteration, max over ranks
+  double algbw_gbps = 0;               ///< size / mean time
+  double busbw_gbps = 0;               ///< algbw x busbw_factor(collective, p) (nccl-tests)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; empty when -c 0
   std::vector<double> samples_us;
   std::vector<Stall> stalls;  ///< iterations far slower than the rest (measure/stall.hpp)
@@ -42,9 +42,9 @@ struct P2pRow {
   int rank_a = 0, rank_b = 0;
   std::string host_a, host_b;
   std::uint64_t size_bytes = 0;
-  int window = 1;     ///< messages in flight per timed iteration (bandwidth tests)
-  Stats time_us;      ///< latency: half round trip; bandwidth: one window
-  double bw_gbps = 0;  ///< bandwidth tests: bytes moved / mean time (both directions for bibw)
+  int window = 1;           ///< messages in flight per timed iteration (bandwidth tests)
+  Stats time_us;            ///< latency: half round trip; bandwidth: one window
+  double bw_gbps = 0;       ///< bandwidth tests: bytes moved / mean time (both directions for bibw)
   double peak_bw_gbps = 0;  ///< best single window
   double msg_rate_mps = 0;  ///< million messages per second (bandwidth tests)
   std::string transports;   ///< UCX transports between the pair
@@ -68,14 +68,15 @@ struct ProbeRow {
   int iterations = 0;  ///< timed messages per QP (and per direction)
   int qps = 1;
   int tx_depth = 0;
-  std::uint32_t mtu_bytes = 0;  ///< path MTU the QPs were brought up with
-  int inline_bytes = 0;         ///< messages up to this size were posted inline
+  std::uint32_t mtu_bytes = 0;             ///< path MTU the QPs were brought up with
+  int inline_bytes = 0;                    ///< messages up to this size were posted inline
   int gid_index_a = -1, gid_index_b = -1;  ///< -1: addressed by LID (InfiniBand)
-  double line_rate_gbit = 0;  ///< the slower port's data rate, Gb/s (0: unknown)
+  double line_rate_gbit = 0;               ///< the slower port's data rate, Gb/s (0: unknown)
   Stats time_us;
-  double bw_gbps = 0;       ///< average over the whole run, GB/s = 1e9 B/s (both directions if bidirectional)
-  double peak_bw_gbps = 0;  ///< best window of consecutive signalled completions
-  double msg_rate_mps = 0;  ///< million messages per second
+  double bw_gbps =
+      0;  ///< average over the whole run, GB/s = 1e9 B/s (both directions if bidirectional)
+  double peak_bw_gbps = 0;         ///< best window of consecutive signalled completions
+  double msg_rate_mps = 0;         ///< million messages per second
   std::vector<double> samples_us;  ///< latency: every iteration
 };
 

@@ -19,8 +19,8 @@ using SweepProgress =
 struct SweepSpec {
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 128ULL << 20;
-  double factor = 2;                ///< used when step_bytes == 0
-  std::uint64_t step_bytes = 0;     ///< -i: linear increment
+  double factor = 2;                          ///< used when step_bytes == 0
+  std::uint64_t step_bytes = 0;               ///< -i: linear increment
   std::vector<std::uint64_t> explicit_bytes;  ///< --sizes: these sizes instead of a range
 };
 

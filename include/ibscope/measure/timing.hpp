@@ -31,7 +31,8 @@ std::vector<double> max_over_ranks(Bootstrap& bootstrap, std::span<const double>
                                    std::string_view what);
 
 /// Every rank's `mine` (any length), indexed by rank. Collective over the bootstrap.
-std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap, std::span<const double> mine,
+std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap,
+                                                   std::span<const double> mine,
                                                    std::string_view what);
 
 /// Sum of one counter over all ranks (e.g. #wrong). Collective over the bootstrap.

@@ -5,7 +5,6 @@
 /// Method and limits: docs/model.md, "Network tiers and predictions".
 
 #include <nlohmann/json.hpp>
-
 #include <span>
 #include <string>
 #include <string_view>

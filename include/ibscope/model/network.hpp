@@ -24,9 +24,9 @@ struct Tier {
 /// uses (names from the registry, `ibscope algorithms`).
 struct ClusterNetwork {
   int nodes = 1;
-  int gpus_per_node = 1;  ///< ranks per node
-  Tier intra;             ///< between ranks of one node (NVLink-class; bw per rank)
-  Tier inter;             ///< between nodes (the fabric; bw per NIC)
+  int gpus_per_node = 1;        ///< ranks per node
+  Tier intra;                   ///< between ranks of one node (NVLink-class; bw per rank)
+  Tier inter;                   ///< between nodes (the fabric; bw per NIC)
   double gamma_s_per_byte = 0;  ///< seconds per byte reduced
   std::string allreduce_algorithm = "ring";
   std::string reduce_scatter_algorithm = "ring";

@@ -15,10 +15,10 @@ namespace ibscope::model {
 /// Where the ranks of each group sit, from Megatron-LM's order (rank = tp_rank + t (dp_rank +
 /// d pp_rank); node = rank / gpus_per_node).
 struct Placement {
-  Group tp;                         ///< one tensor-parallel group
-  Group dp;                         ///< one data-parallel group
-  bool pp_across_nodes = false;     ///< some pipeline boundary crosses nodes (t d p > G)
-  int pp_concurrent_per_node = 1;   ///< GPUs of a node sending across a boundary at once
+  Group tp;                        ///< one tensor-parallel group
+  Group dp;                        ///< one data-parallel group
+  bool pp_across_nodes = false;    ///< some pipeline boundary crosses nodes (t d p > G)
+  int pp_concurrent_per_node = 1;  ///< GPUs of a node sending across a boundary at once
 };
 /// Requires a validated workload (validate()).
 Placement place_ranks(const Workload& w) noexcept;

@@ -21,10 +21,10 @@ using NetworkFactory = std::function<std::unique_ptr<NetworkModel>(const Cluster
 struct WhatIf {
   enum class Kind { kInterBw, kInterLatency, kIntraBw, kIntraLatency, kNodes, kLayout };
   Kind kind = Kind::kInterBw;
-  double factor = 1;  ///< k for the four scalings
-  int nodes = 0;      ///< kNodes
+  double factor = 1;                   ///< k for the four scalings
+  int nodes = 0;                       ///< kNodes
   int tp = 0, pp = 0, dp = 0, vp = 0;  ///< kLayout (vp 0: keep the workload's)
-  std::string label;  ///< as the user wrote it, e.g. "inter-bw=2"
+  std::string label;                   ///< as the user wrote it, e.g. "inter-bw=2"
 };
 
 /// "inter-bw=2,inter-lat=0.5,intra-bw=2,intra-lat=0.5,nodes=64,layout=tp8pp8dp16[vp2]".

@@ -4,9 +4,8 @@
 /// file") or taken from a preset. Pure data plus validation; the formulas are in
 /// model/transformer.hpp, the step in model/step_model.hpp.
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -14,8 +14,8 @@ struct BannerInfo {
   std::string command;
   int ranks = 0;
   std::string bootstrap;
-  std::vector<std::string> hosts;  ///< one per rank
-  std::string ucx_version;  ///< empty when the job does not use UCX
+  std::vector<std::string> hosts;       ///< one per rank
+  std::string ucx_version;              ///< empty when the job does not use UCX
   std::vector<std::string> transports;  ///< distinct "peer-pair: transports" summaries
   std::string build;
   std::vector<std::string> warnings;

@@ -3,9 +3,8 @@
 /// Built up during a run and written once, atomically, never over an existing file. A run that
 /// fails is still written, with "complete": false and the error.
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -4,9 +4,8 @@
 /// file and the JSON path of the offending field, e.g.
 ///   "results/x.json: collectives.rows[3].time_us.p50: expected a number, got string".
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "ibscope/collectives/tuning.hpp"

@@ -17,8 +17,9 @@ struct CompletionMark {
 inline constexpr double kMinWindowFraction = 0.05;
 
 /// The best rate, in messages per second, over any window between two marks that spans at
-/// least `min_window_messages` messages and kMinWindowFraction of the run's duration (the "peak" beside the run's average). The whole run
-/// is one such window, so the peak is never below the average; no marks give 0.
+/// least `min_window_messages` messages and kMinWindowFraction of the run's duration (the "peak"
+/// beside the run's average). The whole run is one such window, so the peak is never below the
+/// average; no marks give 0.
 double peak_message_rate(std::span<const CompletionMark> marks,
                          std::uint64_t min_window_messages) noexcept;
 

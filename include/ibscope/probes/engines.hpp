@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ibscope/probes/bandwidth_math.hpp"
-#include "ibscope/probes/progress_guard.hpp"
 #include "ibscope/probes/probe_test.hpp"
+#include "ibscope/probes/progress_guard.hpp"
 #include "ibscope/probes/rc_link.hpp"
 
 struct ibv_wc;
@@ -27,7 +27,7 @@ inline constexpr double kHeartbeatInterval_s = 0.1;
 struct StreamSpec {
   Verb verb = Verb::kWrite;
   std::size_t size_bytes = 0;
-  int messages_per_qp = 0;      // this side initiates this many per QP (0: it only receives)
+  int messages_per_qp = 0;  // this side initiates this many per QP (0: it only receives)
   int signal_every = 100;
   std::uint64_t receives_per_qp = 0;  // SEND targets: messages to receive per QP
   bool send_done = false;  // write the done word to the peer once every message completed

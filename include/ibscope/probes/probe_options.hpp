@@ -53,23 +53,24 @@ std::string to_string(const MemSides& mem);
 struct ProbeOptions {
   const ProbeTest* test = nullptr;
   std::vector<std::uint64_t> sizes_bytes;
-  int iterations = 0;     ///< timed messages per QP (bandwidth) or ping-pongs (latency)
-  int warmup = 0;         ///< untimed, before each size
+  int iterations = 0;  ///< timed messages per QP (bandwidth) or ping-pongs (latency)
+  int warmup = 0;      ///< untimed, before each size
   int qps = 1;
-  int tx_depth = 0;       ///< send queue depth: messages in flight per QP
-  int rx_depth = 512;     ///< receives kept posted per QP (send tests)
-  int inline_bytes = -1;  ///< -1: the largest the device grants up to kDefaultInlineBytes
+  int tx_depth = 0;         ///< send queue depth: messages in flight per QP
+  int rx_depth = 512;       ///< receives kept posted per QP (send tests)
+  int inline_bytes = -1;    ///< -1: the largest the device grants up to kDefaultInlineBytes
   int cq_moderation = 100;  ///< bandwidth: signal one completion per this many messages
   /// Devices to use; a rank takes entry local_rank % size (one NIC per local rank on
   /// multi-NIC nodes). Empty device name: the first device.
   std::vector<verbs::DevicePort> devices{verbs::DevicePort{}};
-  int gid_index = -1;     ///< -1: chosen from the GID table (RoCE v2 on Ethernet)
+  int gid_index = -1;  ///< -1: chosen from the GID table (RoCE v2 on Ethernet)
   verbs::QpTuning tuning;
   bool bidirectional = false;
   double timeout_s = 60;
   PairSelection pairs;
-  bool bind_to_nic_numa = true;  ///< bind CPUs and memory to the NIC's NUMA node (perftest's default)
-  MemSides mem;                  ///< --mem
+  bool bind_to_nic_numa =
+      true;      ///< bind CPUs and memory to the NIC's NUMA node (perftest's default)
+  MemSides mem;  ///< --mem
 };
 
 inline constexpr int kDefaultInlineBytes = 220;  // perftest's default for latency tests

@@ -43,7 +43,9 @@ class LinkBuffer {
  public:
   /// Throws what AlignedBuffer or gpu::DeviceMemory throw.
   LinkBuffer(std::size_t bytes, MemKind kind, int cuda_device);
-  std::byte* data() const noexcept { return device_.data() != nullptr ? device_.data() : host_.data(); }
+  std::byte* data() const noexcept {
+    return device_.data() != nullptr ? device_.data() : host_.data();
+  }
   bool on_device() const noexcept { return device_.data() != nullptr; }
 
  private:
@@ -56,8 +58,8 @@ class RcLink {
   /// Creates every resource and posts the receives; throws VerbsError, EnvironmentError when
   /// GPU memory cannot be registered. `gid_index` < 0 addresses the peer by LID (InfiniBand
   /// without GRH).
-  RcLink(std::shared_ptr<verbs::DeviceContext> device, const verbs::PortInfo& port,
-         int gid_index, const LinkConfig& config);
+  RcLink(std::shared_ptr<verbs::DeviceContext> device, const verbs::PortInfo& port, int gid_index,
+         const LinkConfig& config);
 
   /// This side's address per QP, to send to the peer.
   std::vector<verbs::QpAddress> addresses() const;
@@ -71,10 +73,16 @@ class RcLink {
   const verbs::CompletionQueue& recv_cq() const noexcept { return *recv_cq_; }
   std::byte* out(int i) const noexcept { return out_[static_cast<std::size_t>(i)].data(); }
   std::byte* in(int i) const noexcept { return in_[static_cast<std::size_t>(i)].data(); }
-  std::uint32_t out_lkey(int i) const noexcept { return out_mr_[static_cast<std::size_t>(i)].lkey(); }
+  std::uint32_t out_lkey(int i) const noexcept {
+    return out_mr_[static_cast<std::size_t>(i)].lkey();
+  }
   std::uint32_t in_lkey(int i) const noexcept { return in_mr_[static_cast<std::size_t>(i)].lkey(); }
-  std::uint64_t remote_addr(int i) const noexcept { return remote_[static_cast<std::size_t>(i)].buffer_addr; }
-  std::uint32_t remote_rkey(int i) const noexcept { return remote_[static_cast<std::size_t>(i)].rkey; }
+  std::uint64_t remote_addr(int i) const noexcept {
+    return remote_[static_cast<std::size_t>(i)].buffer_addr;
+  }
+  std::uint32_t remote_rkey(int i) const noexcept {
+    return remote_[static_cast<std::size_t>(i)].rkey;
+  }
   /// Send queue depth and inline size the device granted.
   int tx_depth() const noexcept { return caps_.max_send_wr; }
   int inline_bytes() const noexcept { return caps_.max_inline_bytes; }
@@ -93,9 +101,15 @@ class RcLink {
   std::uint64_t* control_out(int i) const noexcept {
     return reinterpret_cast<std::uint64_t*>(control_[static_cast<std::size_t>(i)].data() + 64);
   }
-  std::uint32_t control_lkey(int i) const noexcept { return control_mr_[static_cast<std::size_t>(i)].lkey(); }
-  std::uint64_t remote_control_addr(int i) const noexcept { return remote_[static_cast<std::size_t>(i)].control_addr; }
-  std::uint32_t remote_control_rkey(int i) const noexcept { return remote_[static_cast<std::size_t>(i)].control_rkey; }
+  std::uint32_t control_lkey(int i) const noexcept {
+    return control_mr_[static_cast<std::size_t>(i)].lkey();
+  }
+  std::uint64_t remote_control_addr(int i) const noexcept {
+    return remote_[static_cast<std::size_t>(i)].control_addr;
+  }
+  std::uint32_t remote_control_rkey(int i) const noexcept {
+    return remote_[static_cast<std::size_t>(i)].control_rkey;
+  }
   /// Posts one receive of the whole `in` buffer of QP i (wr_id = i). Throws VerbsError.
   void post_receive(int i) const;
 

@@ -24,13 +24,12 @@ struct SendWindow {
   int unsignalled = 0;   // posted since the last signalled one
 
   SendWindow(int depth_, int signal_every_)
-      : depth(std::max(depth_, 1)), signal_every(std::clamp(signal_every_, 1, std::max(depth_, 1))) {}
+      : depth(std::max(depth_, 1)),
+        signal_every(std::clamp(signal_every_, 1, std::max(depth_, 1))) {}
 
   bool full() const noexcept { return in_flight >= depth; }
   /// Whether the next post must be signalled; `last` forces it (the end of a stream).
-  bool next_signalled(bool last) const noexcept {
-    return last || unsignalled + 1 >= signal_every;
-  }
+  bool next_signalled(bool last) const noexcept { return last || unsignalled + 1 >= signal_every; }
   /// Records a post; returns how many WRs its completion will retire (0 if unsignalled).
   int posted(bool signalled) noexcept {
     ++in_flight;

@@ -5,7 +5,7 @@
 namespace ibscope::topo {
 
 struct CpuInfo {
-  int cores = 0;            ///< physical cores (hwloc HWLOC_OBJ_CORE)
+  int cores = 0;             ///< physical cores (hwloc HWLOC_OBJ_CORE)
   int hardware_threads = 0;  ///< processing units (HWLOC_OBJ_PU)
   int allowed_threads = 0;   ///< PUs this process may run on (cgroup/affinity)
 };

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 namespace ibscope {
 
 RingAllreduce::RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)

@@ -29,7 +29,8 @@ void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
   const int me = comm_.rank();
   if (a.root < 0 || a.root >= p) {
-    throw UsageError(fmt::format("broadcast: root {} is not a rank of this {}-rank job", a.root, p));
+    throw UsageError(
+        fmt::format("broadcast: root {} is not a rank of this {}-rank job", a.root, p));
   }
   const std::size_t es = size_of(a.type);
   const std::size_t bytes = a.count * es;
@@ -65,15 +66,15 @@ void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
     while (posted_recvs < chunks && recvs_.size() < kMaxInFlight) {
       const auto span = pattern::chunk_of(all, chunk_elems, posted_recvs);
       const auto tag = ucx::make_tag(prev, seq, 0, static_cast<std::uint32_t>(posted_recvs));
-      recvs_.push_back({posted_recvs, comm_.irecv(prev, tag, dst + span.offset * es,
-                                                  span.count * es)});
+      recvs_.push_back(
+          {posted_recvs, comm_.irecv(prev, tag, dst + span.offset * es, span.count * es)});
       ++posted_recvs;
     }
     while (posted_sends < received && sends_.size() < kMaxInFlight) {
       const auto span = pattern::chunk_of(all, chunk_elems, posted_sends);
       const auto tag = ucx::make_tag(me, seq, 0, static_cast<std::uint32_t>(posted_sends));
-      sends_.push_back({posted_sends, comm_.isend(next, tag, src + span.offset * es,
-                                                  span.count * es)});
+      sends_.push_back(
+          {posted_sends, comm_.isend(next, tag, src + span.offset * es, span.count * es)});
       ++posted_sends;
     }
     bool moved = false;

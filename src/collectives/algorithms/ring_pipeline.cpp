@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace ibscope {
 
 RingPipeline::RingPipeline(ucx::Comm& comm, const AlgorithmOptions& options)
@@ -124,8 +123,9 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
       PendingRecv& r = recvs_.front();
       if (r.at.step < rs_steps) {
         const auto span = pattern::chunk_of(step(r.at.step).recv, chunk_elems, r.at.chunk);
-        scratch_.space().reduce(type, op, reduce_dst(r.at.step, span), scratch_.data() + r.slot * slot_bytes,
-               in + span.offset * es, span.count);
+        scratch_.space().reduce(type, op, reduce_dst(r.at.step, span),
+                                scratch_.data() + r.slot * slot_bytes, in + span.offset * es,
+                                span.count);
         free_slots_.push_back(r.slot);
       }
       ++done_[static_cast<std::size_t>(r.at.step)];

@@ -167,7 +167,8 @@ void TreePipeline::run(const AllreduceArgs& a, const Deadline& deadline) {
     // The first child's chunk is reduced with the input, the second with that partial result.
     const bool first =
         s.other_child < 0 || streams_[static_cast<std::size_t>(s.other_child)].done <= chunk;
-    scratch_.space().reduce(a.type, a.op, out + off, slot(s, chunk), (first ? in : out) + off, span.count);
+    scratch_.space().reduce(a.type, a.op, out + off, slot(s, chunk), (first ? in : out) + off,
+                            span.count);
   };
 
   // On an error, cancel what is still pending now: the caller may free the buffers next.

@@ -56,8 +56,7 @@ void Request::release() noexcept {
   if (req_ == nullptr) return;
   // Still pending (an error path). A receive is cancelled first: its buffer may be freed right
   // after this. UCX releases the request when it completes or is cancelled.
-  if (!is_send_ && worker_ != nullptr &&
-      ucp_request_check_status(req_) == UCS_INPROGRESS) {
+  if (!is_send_ && worker_ != nullptr && ucp_request_check_status(req_) == UCS_INPROGRESS) {
     ucp_request_cancel(worker_, req_);
   }
   ucp_request_free(req_);
@@ -162,9 +161,7 @@ void Comm::advance_staged() {
   for (StagedTransfer* t : staged_) t->advance();
 }
 
-void Comm::remove_staged(StagedTransfer* t) noexcept {
-  std::erase(staged_, t);
-}
+void Comm::remove_staged(StagedTransfer* t) noexcept { std::erase(staged_, t); }
 
 void Comm::set_staging(StagingConfig config) {
   staging_ = std::move(config);
@@ -186,8 +183,7 @@ Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t
                 bytes);
 }
 
-Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
-                    ucp_mem* memh) {
+Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes, ucp_mem* memh) {
   if (!stages(bytes)) return post_recv(peer, tag, buffer, bytes, memh);
   return staged(false, peer, tag, static_cast<std::byte*>(buffer), bytes);
 }
@@ -238,10 +234,11 @@ void Comm::throw_peer_error(int peer, int status, std::string_view what) const {
     bootstrap_.check_health();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  throw RemoteError(fmt::format("UCX {} between {} and {} failed: {} (peer died, or the link "
-                                "between them went down)",
-                                what, bootstrap_.describe(rank()), bootstrap_.describe(peer),
-                                ucs_status_string(static_cast<ucs_status_t>(status))));
+  throw RemoteError(
+      fmt::format("UCX {} between {} and {} failed: {} (peer died, or the link "
+                  "between them went down)",
+                  what, bootstrap_.describe(rank()), bootstrap_.describe(peer),
+                  ucs_status_string(static_cast<ucs_status_t>(status))));
 }
 
 namespace {
@@ -289,8 +286,7 @@ void Comm::wait(Request& request, std::string_view what, const Deadline& deadlin
   }
 }
 
-void Comm::wait_all(std::span<Request> requests, std::string_view what,
-                    const Deadline& deadline) {
+void Comm::wait_all(std::span<Request> requests, std::string_view what, const Deadline& deadline) {
   std::size_t first_pending = 0;
   while (first_pending < requests.size()) {
     if (requests[first_pending].test(*this)) {

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
-#include <set>
 
 #include "ibscope/core/clock.hpp"
 #include "ibscope/core/error.hpp"

@@ -17,8 +17,8 @@ RegisteredMemory::RegisteredMemory(std::shared_ptr<Context> context, void* addre
   params.length = bytes;
   const ucs_status_t st = ucp_mem_map(context_->get(), &params, &memh_);
   if (st != UCS_OK) {
-    throw Error(ErrorKind::kSystem, fmt::format("ucp_mem_map of {} bytes: {}", bytes,
-                                                ucs_status_string(st)));
+    throw Error(ErrorKind::kSystem,
+                fmt::format("ucp_mem_map of {} bytes: {}", bytes, ucs_status_string(st)));
   }
 }
 

@@ -31,8 +31,8 @@ int Api::dealloc_pd(ibv_pd* pd) { return ibv_dealloc_pd(pd); }
 ibv_mr* Api::reg_mr(ibv_pd* pd, void* addr, std::size_t length, int access) {
   return ibv_reg_mr(pd, addr, length, access);
 }
-ibv_mr* Api::reg_dmabuf_mr(ibv_pd* pd, std::uint64_t offset, std::size_t length,
-                           std::uint64_t iova, int fd, int access) {
+ibv_mr* Api::reg_dmabuf_mr(ibv_pd* pd, std::uint64_t offset, std::size_t length, std::uint64_t iova,
+                           int fd, int access) {
   return ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access);
 }
 int Api::dereg_mr(ibv_mr* mr) { return ibv_dereg_mr(mr); }
@@ -57,9 +57,7 @@ int Api::poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
 
 Api& api() noexcept { return g_current != nullptr ? *g_current : default_api(); }
 
-ScopedApi::ScopedApi(Api& replacement) noexcept : previous_(g_current) {
-  g_current = &replacement;
-}
+ScopedApi::ScopedApi(Api& replacement) noexcept : previous_(g_current) { g_current = &replacement; }
 ScopedApi::~ScopedApi() { g_current = previous_; }
 
 }  // namespace ibscope::verbs

@@ -17,8 +17,7 @@ std::shared_ptr<CompletionQueue> CompletionQueue::create(std::shared_ptr<DeviceC
   depth = std::max(depth, 1);
   ibv_cq* cq = api().create_cq(device->get(), depth);
   if (cq == nullptr) {
-    throw VerbsError("ibv_create_cq", device->name(), errno,
-                     "depth " + std::to_string(depth));
+    throw VerbsError("ibv_create_cq", device->name(), errno, "depth " + std::to_string(depth));
   }
   return std::shared_ptr<CompletionQueue>(new CompletionQueue(std::move(device), cq, cq->cqe));
 }

@@ -22,9 +22,12 @@ void close_context(ibv_context* context) noexcept { api().close_device(context);
 
 std::string_view to_string(GidType type) noexcept {
   switch (type) {
-    case GidType::kIb: return "IB";
-    case GidType::kRoceV1: return "RoCE v1";
-    case GidType::kRoceV2: return "RoCE v2";
+    case GidType::kIb:
+      return "IB";
+    case GidType::kRoceV1:
+      return "RoCE v1";
+    case GidType::kRoceV2:
+      return "RoCE v2";
   }
   return "?";
 }
@@ -45,12 +48,24 @@ std::string GidEntry::text() const {
 LinkSpeed decode_link_speed(int active_speed_code, int active_width_code) {
   LinkSpeed speed;
   switch (active_width_code) {
-    case 1: speed.lanes = 1; break;
-    case 2: speed.lanes = 4; break;
-    case 4: speed.lanes = 8; break;
-    case 8: speed.lanes = 12; break;
-    case 16: speed.lanes = 2; break;
-    default: speed.lanes = 0; break;
+    case 1:
+      speed.lanes = 1;
+      break;
+    case 2:
+      speed.lanes = 4;
+      break;
+    case 4:
+      speed.lanes = 8;
+      break;
+    case 8:
+      speed.lanes = 12;
+      break;
+    case 16:
+      speed.lanes = 2;
+      break;
+    default:
+      speed.lanes = 0;
+      break;
   }
   // Nominal per-lane rate as ibstat reports it, and the payload rate after line encoding:
   // 8b/10b up to QDR, 64b/66b for FDR10/FDR/EDR; HDR and NDR lanes are quoted at their data rate.
@@ -60,9 +75,14 @@ LinkSpeed decode_link_speed(int active_speed_code, int active_width_code) {
     double nominal_gbps, data_gbps;
   };
   static constexpr Entry kSpeeds[] = {
-      {1, "SDR", 2.5, 2.0},        {2, "DDR", 5.0, 4.0},      {4, "QDR", 10.0, 8.0},
-      {8, "FDR10", 10.0, 10.0},    {16, "FDR", 14.0625, 14.0625 * 64.0 / 66.0},
-      {32, "EDR", 25.0, 25.0},     {64, "HDR", 50.0, 50.0},   {128, "NDR", 100.0, 100.0},
+      {1, "SDR", 2.5, 2.0},
+      {2, "DDR", 5.0, 4.0},
+      {4, "QDR", 10.0, 8.0},
+      {8, "FDR10", 10.0, 10.0},
+      {16, "FDR", 14.0625, 14.0625 * 64.0 / 66.0},
+      {32, "EDR", 25.0, 25.0},
+      {64, "HDR", 50.0, 50.0},
+      {128, "NDR", 100.0, 100.0},
   };
   const auto* entry = std::find_if(std::begin(kSpeeds), std::end(kSpeeds),
                                    [&](const Entry& e) { return e.code == active_speed_code; });
@@ -130,10 +150,9 @@ DevicePort parse_device_port(std::string_view text) {
   int port = 0;
   const auto [end, ec] =
       std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc{} || end != port_text.data() + port_text.size() || port < 1 ||
-      port > 255) {
-    throw UsageError(fmt::format("bad device '{}': expected NAME or NAME:PORT with PORT 1..255",
-                                 text));
+  if (ec != std::errc{} || end != port_text.data() + port_text.size() || port < 1 || port > 255) {
+    throw UsageError(
+        fmt::format("bad device '{}': expected NAME or NAME:PORT with PORT 1..255", text));
   }
   result.port = static_cast<std::uint8_t>(port);
   return result;
@@ -167,8 +186,8 @@ std::shared_ptr<DeviceContext> DeviceContext::open(std::string_view name) {
   }
   if (chosen == nullptr) {
     api().free_device_list(list);
-    throw UsageError(fmt::format("no RDMA device named '{}' on this host; devices here: {}",
-                                 name, fmt::join(names, ", ")));
+    throw UsageError(fmt::format("no RDMA device named '{}' on this host; devices here: {}", name,
+                                 fmt::join(names, ", ")));
   }
   std::string chosen_name = api().get_device_name(chosen);
   ibv_context* context = api().open_device(chosen);

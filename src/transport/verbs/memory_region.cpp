@@ -66,12 +66,12 @@ DeviceRegistrationDecision decide_device_registration(const DeviceRegistrationOb
             "the NIC are on the same host and the memory is cudaMalloc'd"
           : "nvidia-peermem not loaded: modprobe nvidia-peermem, or use a kernel >= 5.12 with "
             "dma-buf support and an open GPU kernel module";
-  return {std::nullopt,
-          fmt::format("cannot register GPU memory with {}: dma-buf {}; ibv_reg_mr on device "
-                      "memory {} ({})",
-                      seen.device.empty() ? "(no device)" : seen.device,
-                      seen.dmabuf_failure.empty() ? "not tried" : seen.dmabuf_failure, reg_mr,
-                      remedy)};
+  return {
+      std::nullopt,
+      fmt::format("cannot register GPU memory with {}: dma-buf {}; ibv_reg_mr on device "
+                  "memory {} ({})",
+                  seen.device.empty() ? "(no device)" : seen.device,
+                  seen.dmabuf_failure.empty() ? "not tried" : seen.dmabuf_failure, reg_mr, remedy)};
 }
 
 bool peermem_module_loaded(const std::filesystem::path& sysfs) noexcept {
@@ -107,7 +107,8 @@ MemoryRegion MemoryRegion::for_device(std::shared_ptr<ProtectionDomain> pd, void
       // reference to the dma-buf.
       ibv_mr* mr = api().reg_dmabuf_mr(pd->get(), dmabuf->offset(), bytes,
                                        reinterpret_cast<std::uint64_t>(addr), dmabuf->fd(), flags);
-      if (mr != nullptr) return MemoryRegion(std::move(pd), mr, addr, bytes, RegistrationMethod::kDmabuf);
+      if (mr != nullptr)
+        return MemoryRegion(std::move(pd), mr, addr, bytes, RegistrationMethod::kDmabuf);
       seen.dmabuf_failure = fmt::format("ibv_reg_dmabuf_mr: {}", errno_text(errno));
     }
   }

@@ -31,8 +31,7 @@ std::uint32_t negotiate_mtu_bytes(std::uint32_t local_active, std::uint32_t remo
   return requested;
 }
 
-QueuePair::QueuePair(std::shared_ptr<ProtectionDomain> pd,
-                     std::shared_ptr<CompletionQueue> send_cq,
+QueuePair::QueuePair(std::shared_ptr<ProtectionDomain> pd, std::shared_ptr<CompletionQueue> send_cq,
                      std::shared_ptr<CompletionQueue> recv_cq, QpCaps& caps)
     : pd_(std::move(pd)), send_cq_(std::move(send_cq)), recv_cq_(std::move(recv_cq)) {
   ibv_qp_init_attr init{};
@@ -66,9 +65,9 @@ void QueuePair::connect(const QpAddress& local, const QpAddress& remote, const Q
   const std::string& device = pd_->device().name();
   const auto modify = [&](ibv_qp_attr& attr, int mask, const char* state) {
     if (const int rc = api().modify_qp(get(), &attr, mask); rc != 0) {
-      throw VerbsError(fmt::format("ibv_modify_qp({})", state), device, rc,
-                       fmt::format("qp 0x{:x} towards {} (remote qp 0x{:x})", qp_num(), peer,
-                                   remote.qp_num));
+      throw VerbsError(
+          fmt::format("ibv_modify_qp({})", state), device, rc,
+          fmt::format("qp 0x{:x} towards {} (remote qp 0x{:x})", qp_num(), peer, remote.qp_num));
     }
   };
 
@@ -81,17 +80,17 @@ void QueuePair::connect(const QpAddress& local, const QpAddress& remote, const Q
                          ((access & kLocalWrite) != 0 ? IBV_ACCESS_LOCAL_WRITE : 0);
   modify(init, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, "INIT");
 
-  const std::uint32_t mtu = negotiate_mtu_bytes(mtu_code_to_bytes(local.active_mtu_code),
-                                                mtu_code_to_bytes(remote.active_mtu_code),
-                                                tuning.mtu_bytes);
+  const std::uint32_t mtu =
+      negotiate_mtu_bytes(mtu_code_to_bytes(local.active_mtu_code),
+                          mtu_code_to_bytes(remote.active_mtu_code), tuning.mtu_bytes);
   ibv_qp_attr rtr{};
   rtr.qp_state = IBV_QPS_RTR;
   rtr.path_mtu = static_cast<ibv_mtu>(mtu_bytes_to_code(mtu));
   rtr.dest_qp_num = remote.qp_num;
   rtr.rq_psn = remote.psn;
   // Reads we accept as target: what our device allows and the peer may have outstanding.
-  rtr.max_dest_rd_atomic = std::max<std::uint8_t>(
-      1, std::min(local.max_rd_atomic, remote.max_init_rd_atomic));
+  rtr.max_dest_rd_atomic =
+      std::max<std::uint8_t>(1, std::min(local.max_rd_atomic, remote.max_init_rd_atomic));
   rtr.min_rnr_timer = static_cast<std::uint8_t>(tuning.min_rnr_timer);
   rtr.ah_attr.dlid = remote.lid;
   rtr.ah_attr.sl = static_cast<std::uint8_t>(tuning.service_level);
@@ -114,8 +113,8 @@ void QueuePair::connect(const QpAddress& local, const QpAddress& remote, const Q
   rts.retry_cnt = static_cast<std::uint8_t>(tuning.retry_count);
   rts.rnr_retry = static_cast<std::uint8_t>(tuning.rnr_retry);
   rts.sq_psn = local.psn;
-  rts.max_rd_atomic = std::max<std::uint8_t>(
-      1, std::min(local.max_init_rd_atomic, remote.max_rd_atomic));
+  rts.max_rd_atomic =
+      std::max<std::uint8_t>(1, std::min(local.max_init_rd_atomic, remote.max_rd_atomic));
   modify(rts,
          IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
              IBV_QP_MAX_QP_RD_ATOMIC,

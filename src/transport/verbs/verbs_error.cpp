@@ -26,13 +26,12 @@ VerbsError::VerbsError(std::string_view call, std::string_view device, int errno
       errno_(errno_value) {}
 
 CompletionError::CompletionError(std::string_view device, std::string_view peer, int status,
-                                 std::string_view opcode, std::uint64_t wr_id,
-                                 std::uint32_t qp_num)
+                                 std::string_view opcode, std::uint64_t wr_id, std::uint32_t qp_num)
     : Error(ErrorKind::kRemote,
             fmt::format("work completion error on {} towards {}: {} (status {}), posted {}, "
                         "wr_id {}, qp 0x{:x}",
-                        device, peer, ibv_wc_status_str(static_cast<ibv_wc_status>(status)),
-                        status, opcode, wr_id, qp_num)),
+                        device, peer, ibv_wc_status_str(static_cast<ibv_wc_status>(status)), status,
+                        opcode, wr_id, qp_num)),
       status_(status) {}
 
 std::string peer_label(int rank, std::string_view host) {

@@ -70,7 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(ib::fuzz::as_text(data + 1, size - 1));
   try {
     switch (data[0] % 7) {
-      case 0: (void)ib::units::parse_size_bytes(text, "--size"); break;
+      case 0:
+        (void)ib::units::parse_size_bytes(text, "--size");
+        break;
       case 1: {
         const double s = ib::units::parse_duration_s(text, "--timeout");
         IBSCOPE_FUZZ_CHECK(std::isfinite(s) && s > 0);
@@ -81,7 +83,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           (void)ib::units::parse_size_bytes(item, "--sizes");
         }
         break;
-      case 3: sweep(text, static_cast<std::uint8_t>(data[0] / 7)); break;
+      case 3:
+        sweep(text, static_cast<std::uint8_t>(data[0] / 7));
+        break;
       case 4:  // -d float,half / all
         for (const auto& item : checked_split(text)) {
           if (item != "all") (void)ib::parse_data_type(item);
@@ -92,7 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           if (item != "all") (void)ib::parse_reduce_op(item);
         }
         break;
-      case 6: memory(text); break;
+      case 6:
+        memory(text);
+        break;
     }
   } catch (const ib::UsageError&) {
   }

@@ -33,7 +33,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const auto section = nlohmann::json::parse(topo::topology_section_json(hosts).dump());
-  IBSCOPE_FUZZ_CHECK(topo::topology_from_section_json(section, "rewritten").size() ==
-                     hosts.size());
+  IBSCOPE_FUZZ_CHECK(topo::topology_from_section_json(section, "rewritten").size() == hosts.size());
   return 0;
 }

@@ -56,8 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& entry : table.entries) {
     const auto c = ib::collective_named(entry.collective);
     IBSCOPE_FUZZ_CHECK(c.has_value());
-    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{4096}, std::uint64_t{1} << 40,
-                                UINT64_MAX}) {
+    for (std::uint64_t bytes :
+         {std::uint64_t{0}, std::uint64_t{4096}, std::uint64_t{1} << 40, UINT64_MAX}) {
       const auto chosen = ib::select_algorithm(table, *c, entry.ranks, entry.hosts, bytes);
       IBSCOPE_FUZZ_CHECK(chosen.has_value());
     }

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "ibscope/collectives/allreduce.hpp"
-#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
+#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
@@ -43,8 +43,8 @@ class RdAllreduce final : public AllreduceAlgorithm {
 
   ucx::Comm& comm_;
   pattern::RecursiveLayout layout_;
-  Scratch scratch_;  // the partner's vector; only grows
-  std::string what_;                // error context, reformatted only when the count changes
+  Scratch scratch_;   // the partner's vector; only grows
+  std::string what_;  // error context, reformatted only when the count changes
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 

@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "ibscope/collectives/allreduce.hpp"
-#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
+#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
@@ -92,8 +92,8 @@ class RhdAllreduce final : public AllreduceAlgorithm {
   ucx::Comm& comm_;
   pattern::RecursiveLayout layout_;
   std::size_t chunk_bytes_;
-  std::size_t slot_bytes_;          // >= one chunk of the widest type, a multiple of 64
-  Scratch scratch_;  // kScratchSlots slots
+  std::size_t slot_bytes_;  // >= one chunk of the widest type, a multiple of 64
+  Scratch scratch_;         // kScratchSlots slots
   Fifo recvs_, sends_;
   std::size_t chunk_elems_ = 1;  // for the current call's type
   std::string what_;             // error context, reformatted only when the count changes

@@ -19,8 +19,8 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/datatype.hpp"
-#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
+#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/core/clock.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
@@ -34,9 +34,9 @@ class RingPipeline {
   /// Where the data of one run comes from and goes to. Offsets are in elements of the full
   /// vector; pointers marked "full" are indexed by them.
   struct Plan {
-    int vrank = 0;     ///< position in the ring arithmetic (a rotation of the rank)
-    int rs_steps = 0;  ///< reduce-scatter steps: p-1 or 0
-    int ag_steps = 0;  ///< all-gather steps: p-1 or 0
+    int vrank = 0;             ///< position in the ring arithmetic (a rotation of the rank)
+    int rs_steps = 0;          ///< reduce-scatter steps: p-1 or 0
+    int ag_steps = 0;          ///< all-gather steps: p-1 or 0
     const void* in = nullptr;  ///< full: each rank's contribution (reduce-scatter steps)
     void* work = nullptr;      ///< full: partial sums, and where all-gather chunks land
     /// If set, the last reduce-scatter step reduces into this buffer, which holds the elements

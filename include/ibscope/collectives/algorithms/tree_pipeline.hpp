@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "ibscope/collectives/allreduce.hpp"
-#include "ibscope/collectives/scratch.hpp"
 #include "ibscope/collectives/pattern/tree.hpp"
+#include "ibscope/collectives/scratch.hpp"
 
 namespace ibscope {
 

@@ -14,7 +14,6 @@ namespace ibscope::ucx {
 /// Whether a UCX_TLS value (nullptr: unset) lets UCX use shared memory transports.
 bool uses_shared_memory(const char* ucx_tls) noexcept;
 
-
 void destroy_context(ucp_context* context) noexcept;
 
 class Context {

@@ -17,8 +17,7 @@ void destroy_cq(ibv_cq* cq) noexcept;
 class CompletionQueue {
  public:
   /// `depth` entries (raised to at least 1). Throws VerbsError (ibv_create_cq).
-  static std::shared_ptr<CompletionQueue> create(std::shared_ptr<DeviceContext> device,
-                                                 int depth);
+  static std::shared_ptr<CompletionQueue> create(std::shared_ptr<DeviceContext> device, int depth);
 
   ibv_cq* get() const noexcept { return handle_.get(); }
   int depth() const noexcept { return depth_; }

@@ -27,8 +27,8 @@ struct GidEntry {
   std::uint32_t index = 0;
   std::array<std::uint8_t, 16> raw{};
   GidType type = GidType::kIb;
-  std::uint32_t netdev_ifindex = 0;  ///< 0 when not bound to a network device
-  std::string netdev;                ///< interface name from the ifindex ("" if none)
+  std::uint32_t netdev_ifindex = 0;   ///< 0 when not bound to a network device
+  std::string netdev;                 ///< interface name from the ifindex ("" if none)
   bool ipv4_mapped() const noexcept;  ///< ::ffff:a.b.c.d
   std::string text() const;           ///< "fe80::...", or "::ffff:192.0.2.1"
 };
@@ -38,13 +38,13 @@ struct GidEntry {
 /// FDR10); GB/s = 1e9 B/s.
 struct PortInfo {
   std::uint8_t port = 1;
-  std::string state;       ///< "ACTIVE", "DOWN", "INIT", "ARMED", ...
+  std::string state;  ///< "ACTIVE", "DOWN", "INIT", "ARMED", ...
   bool active = false;
   std::string link_layer;  ///< "InfiniBand" or "Ethernet"
   bool ethernet = false;
-  int lanes = 0;           ///< active_width decoded: 1, 2, 4, 8 or 12
-  std::string speed_name;  ///< "SDR" ... "NDR", or "unknown(N)"
-  double lane_gbps = 0;    ///< nominal Gb/s per lane
+  int lanes = 0;              ///< active_width decoded: 1, 2, 4, 8 or 12
+  std::string speed_name;     ///< "SDR" ... "NDR", or "unknown(N)"
+  double lane_gbps = 0;       ///< nominal Gb/s per lane
   double line_rate_gbps = 0;  ///< lanes x lane_gbps (nominal)
   double data_rate_gbps = 0;  ///< after line encoding: the most payload the link can carry
   std::uint32_t active_mtu_bytes = 0;

@@ -51,13 +51,13 @@ std::string_view to_string(RegistrationMethod method) noexcept;
 
 /// What registering GPU memory observed, step by step: the input of the decision.
 struct DeviceRegistrationObserved {
-  std::string device;          ///< RDMA device name, for the message
+  std::string device;  ///< RDMA device name, for the message
   bool dmabuf_registered = false;
   /// Why the dma-buf step failed: the export's reason ("driver does not support ...") or
   /// "ibv_reg_dmabuf_mr: <strerror> (errno N)".
   std::string dmabuf_failure;
   bool reg_mr_registered = false;
-  int reg_mr_errno = 0;        ///< errno of ibv_reg_mr on the device pointer (0: not tried)
+  int reg_mr_errno = 0;         ///< errno of ibv_reg_mr on the device pointer (0: not tried)
   bool peermem_loaded = false;  ///< /sys/module/nvidia_peermem or nv_peer_mem exists
 };
 

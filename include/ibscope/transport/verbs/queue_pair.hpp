@@ -23,16 +23,16 @@ void destroy_qp(ibv_qp* qp) noexcept;
 /// What a peer needs to reach this QP and its buffer. Crosses the bootstrap as raw bytes.
 struct QpAddress {
   std::uint32_t qp_num = 0;
-  std::uint32_t psn = 0;       ///< initial packet sequence number (24 bits)
+  std::uint32_t psn = 0;  ///< initial packet sequence number (24 bits)
   std::uint64_t buffer_addr = 0;
   std::uint32_t rkey = 0;
   std::uint32_t gid_index = 0;
   std::uint8_t gid[16] = {};
   std::uint16_t lid = 0;
   std::uint8_t port = 1;
-  std::uint8_t active_mtu_code = 0;  ///< IBV_MTU_* of the port
-  std::uint8_t ethernet = 0;         ///< RoCE: address by GID, not LID
-  std::uint8_t max_rd_atomic = 0;    ///< reads this QP accepts as a target (max_qp_rd_atom)
+  std::uint8_t active_mtu_code = 0;     ///< IBV_MTU_* of the port
+  std::uint8_t ethernet = 0;            ///< RoCE: address by GID, not LID
+  std::uint8_t max_rd_atomic = 0;       ///< reads this QP accepts as a target (max_qp_rd_atom)
   std::uint8_t max_init_rd_atomic = 0;  ///< reads it may have outstanding as initiator
   std::uint8_t reserved = 0;
   /// A second, small region the peer may write (the probes' control block, kept in host memory
@@ -48,8 +48,8 @@ struct QpTuning {
   std::uint32_t mtu_bytes = 0;  ///< 0: the smaller active MTU of the two ports
   int timeout = 14;             ///< local ACK timeout, 4.096 us x 2^timeout
   int retry_count = 7;
-  int rnr_retry = 7;            ///< 7 = retry forever on receiver-not-ready
-  int min_rnr_timer = 12;       ///< IB spec code 12 = 0.64 ms
+  int rnr_retry = 7;       ///< 7 = retry forever on receiver-not-ready
+  int min_rnr_timer = 12;  ///< IB spec code 12 = 0.64 ms
   int service_level = 0;
   int traffic_class = 0;
   int hop_limit = 64;
@@ -76,8 +76,8 @@ class QueuePair {
 
   /// INIT -> RTR -> RTS towards `remote`. `peer` names it in errors ("peer rank 1 (host b)").
   /// Throws VerbsError naming the transition (e.g. "ibv_modify_qp(RTR)").
-  void connect(const QpAddress& local, const QpAddress& remote, const QpTuning& tuning,
-               int access, const std::string& peer);
+  void connect(const QpAddress& local, const QpAddress& remote, const QpTuning& tuning, int access,
+               const std::string& peer);
 
   /// Throw VerbsError with the peer when the post is refused.
   void post_send(ibv_send_wr* wr) const;
