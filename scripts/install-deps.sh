@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config git
+  cmake ninja-build g++ pkg-config git ccache
   libibverbs-dev ibverbs-providers librdmacm-dev
   libucx-dev ucx-utils
   libhwloc-dev hwloc
