@@ -24,7 +24,7 @@ struct ExportFlags {
   std::string out;
 };
 
-constexpr const char* kFooter = R"(Examples:
+constexpr const char* kExportFooter = R"(Examples:
   ibscope export-prometheus results/accept/ibscope-accept-20261203T101500Z-1a2b3c.json
   ibscope export-prometheus results/accept/*.json -o /var/lib/node_exporter/textfile/ibscope.prom
   ibscope accept --prometheus-file /var/lib/node_exporter/textfile/ibscope.prom  # every run
@@ -105,7 +105,7 @@ OfflineCommand add_export_prometheus_command(CLI::App& app) {
   sub->add_option("-o,--output", flags->out,
                   "Write the metrics to FILE (*.prom), replacing it atomically; default: stdout")
       ->type_name("FILE");
-  sub->footer(kFooter);
+  sub->footer(kExportFooter);
   return {sub, [flags]() -> int { return run_export(*flags); }};
 }
 

@@ -29,7 +29,7 @@ struct FitFlags {
   std::string collective, algorithm;
 };
 
-constexpr const char* kFooter = R"(Examples:
+constexpr const char* kFitFooter = R"(Examples:
   ibscope fit results/ibscope-allreduce-*.json
   ibscope fit results/*.json --json fits.json --series fits.csv
   ibscope fit run.json --collective allreduce --algorithm ring --nccl-tuner-csv nccl_perf.csv
@@ -170,7 +170,7 @@ OfflineCommand add_fit_command(CLI::App& app) {
   sub->add_option("--algorithm", flags->algorithm,
                   "Fit only this algorithm's curves (ring, rd, rhd, tree, dbt)")
       ->type_name("A");
-  sub->footer(kFooter);
+  sub->footer(kFitFooter);
   return {sub, [flags]() -> int { return run_fit(*flags); }};
 }
 

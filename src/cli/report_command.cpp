@@ -34,7 +34,7 @@ struct ReportFlags {
   ClusterFlags cluster;
 };
 
-constexpr const char* kFooter = R"(Examples:
+constexpr const char* kReportFooter = R"(Examples:
   ibscope report results/ibscope-allreduce-*.json -o allreduce.html
   ibscope report before.json after.json --label before,after --expect-gbps 400
   ibscope report accept.json intra.json --preset llama3-70b --inter-links 8
@@ -113,7 +113,7 @@ OfflineCommand add_report_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   add_workload_flags(*sub, f->workload);
   add_cluster_flags(*sub, f->cluster);
-  sub->footer(kFooter);
+  sub->footer(kReportFooter);
   return {sub, [f] { return run_report(*f); }};
 }
 

@@ -15,7 +15,7 @@
 namespace ibscope::cli {
 namespace {
 
-constexpr const char* kFooter =
+constexpr const char* kSoakFooter =
     "Examples:\n"
     "  ibscope soak --np 4 --duration 2m --window 10s            # the CI soak\n"
     "  ibscope soak --np 4 --duration 8h --sizes 8K,64M -A ring,rd\n"
@@ -88,7 +88,7 @@ void add_soak_flags(CLI::App& app, SoakFlags& f) {
                  "the first steady window's (or its busbw that much below); 0 = report only")
       ->default_val(0)
       ->check(CLI::Range(0.0, 1e6));
-  app.footer(kFooter);
+  app.footer(kSoakFooter);
 }
 
 SoakOptions to_options(const SoakFlags& f, double timeout_s) {

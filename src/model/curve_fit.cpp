@@ -13,8 +13,6 @@
 namespace ibscope::model {
 namespace {
 
-constexpr double kMadToSigma = 1.4826;
-
 struct Points {
   std::vector<double> x, y;  // ascending x
 };

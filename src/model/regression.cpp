@@ -19,7 +19,6 @@ constexpr double kCollinearTolerance = 1e-9;
 // The robust scale never falls below this (relative residuals: 1e-9 is far below any timing
 // noise), so an exact fit of most points still gives the rest a finite, small weight.
 constexpr double kScaleFloor = 1e-9;
-constexpr double kMadToSigma = 1.4826;
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0;

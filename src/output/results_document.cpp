@@ -12,6 +12,7 @@
 #include "ibscope/bootstrap/local_launcher.hpp"
 #include "ibscope/build_info.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/output/csv.hpp"
 #include "ibscope/output/topology_table.hpp"
 
 namespace ibscope {
@@ -222,18 +223,6 @@ std::filesystem::path ResultsDocument::write(const std::filesystem::path& dir) {
     }
   }
 }
-
-namespace {
-
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-}  // namespace
 
 std::string ResultsDocument::csv() const {
   std::string csv;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ibscope/output/csv.hpp"
 #include "ibscope/topo/topology_json.hpp"
 
 namespace ibscope {
@@ -99,14 +100,6 @@ void print_gpus(std::FILE* out, const topo::HostTopology& h) {
     }
     fmt::print(out, "{}\n", line);
   }
-}
-
-// RFC 4180 quoting.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 }  // namespace

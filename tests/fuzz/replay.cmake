@@ -3,9 +3,11 @@
 # seeds and regressions: fuzz/replay/<name>, label fuzz-replay. The fuzzing itself (clang,
 # libFuzzer) is the standalone project tests/fuzz/CMakeLists.txt, run by tests/fuzz/run_fuzzers.sh.
 include(${CMAKE_CURRENT_LIST_DIR}/targets.cmake)
+# The replay main() is compiled once for all targets.
+add_library(ibscope_fuzz_replay_main OBJECT ${CMAKE_CURRENT_LIST_DIR}/replay_main.cpp)
 foreach(name IN LISTS IBSCOPE_FUZZ_TARGETS)
   add_executable(ibscope_fuzz_replay_${name} ${CMAKE_CURRENT_LIST_DIR}/targets/fuzz_${name}.cpp
-                                             ${CMAKE_CURRENT_LIST_DIR}/replay_main.cpp)
+                                             $<TARGET_OBJECTS:ibscope_fuzz_replay_main>)
   target_include_directories(ibscope_fuzz_replay_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(ibscope_fuzz_replay_${name} PRIVATE ibscope_lib)
   add_test(NAME fuzz/replay/${name}

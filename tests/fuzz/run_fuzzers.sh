@@ -43,17 +43,19 @@ cmake --build "$build" --target "${targets[@]/#/fuzz_}" -- -j"${IBSCOPE_FUZZ_JOB
 
 work=${IBSCOPE_FUZZ_WORK:-$(mktemp -d -t ibscope-fuzz.XXXXXX)}
 mkdir -p "$work"
-failed=()
-for t in "${targets[@]}"; do
-  corpus=$work/$t/corpus
-  artifacts=$work/$t/artifacts/
+jobs=${IBSCOPE_FUZZ_JOBS:-$(nproc)}
+
+# Runs one target on its scratch corpus; its summary goes to $work/T/summary, its exit status
+# to $work/T/rc.
+fuzz_one() {
+  local t=$1 corpus=$work/$1/corpus artifacts=$work/$1/artifacts/ log=$work/$1/fuzz.log
   rm -rf "${work:?}/$t"
   mkdir -p "$corpus" "$artifacts"
   cp "$here/corpus/$t"/* "$corpus"/
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-        -artifact_prefix="$artifacts")
+  local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+              -artifact_prefix="$artifacts")
   [[ -f $here/dicts/$t.dict ]] && args+=(-dict="$here/dicts/$t.dict")
-  log=$work/$t/fuzz.log
+  local start rc elapsed execs rate cov files
   start=$(date +%s)
   set +e
   "$build/fuzz_$t" "${args[@]}" "$corpus" >"$log" 2>&1
@@ -64,21 +66,41 @@ for t in "${targets[@]}"; do
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
   files=$(find "$corpus" -type f | wc -l)
-  printf '%-10s %s  execs %s (%s/s)  %s  corpus %s files  %ss\n' "$t" \
-    "$([[ $rc == 0 ]] && echo ok || echo FAILED)" "${execs:-?}" "${rate:-?}" "${cov:-cov: ?}" \
-    "$files" "$elapsed"
-  if [[ $rc != 0 ]]; then
-    failed+=("$t")
-    grep -E '^==[0-9]+==ERROR|^SUMMARY|fuzz property failed|uncaught exception|what\(\)' "$log" |
-      head -5 | sed 's/^/    /'
-    for input in "$artifacts"*; do
-      [[ -f $input ]] || continue
-      echo "    input: $input"
-      echo "    make it a regression test (then fix the parser until fuzz/replay/$t passes):"
-      echo "      cp $input $here/regressions/$t/$(basename "$input")"
-    done
-    echo "    log: $log"
+  {
+    printf '%-10s %s  execs %s (%s/s)  %s  corpus %s files  %ss\n' "$t" \
+      "$([[ $rc == 0 ]] && echo ok || echo FAILED)" "${execs:-?}" "${rate:-?}" "${cov:-cov: ?}" \
+      "$files" "$elapsed"
+    if [[ $rc != 0 ]]; then
+      grep -E '^==[0-9]+==ERROR|^SUMMARY|fuzz property failed|uncaught exception|what\(\)' "$log" |
+        head -5 | sed 's/^/    /'
+      for input in "$artifacts"*; do
+        [[ -f $input ]] || continue
+        echo "    input: $input"
+        echo "    make it a regression test (then fix the parser until fuzz/replay/$t passes):"
+        echo "      cp $input $here/regressions/$t/$(basename "$input")"
+      done
+      echo "    log: $log"
+    fi
+  } >"$work/$t.summary"
+  echo "$rc" >"$work/$t.rc"
+}
+
+# Up to $jobs targets at once (one core each; the default is every core), summaries in order.
+echo "# fuzzing ${#targets[@]} targets, ${seconds}s each, $jobs at a time"
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || true
+    running=$((running - 1))
   fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait || true
+failed=()
+for t in "${targets[@]}"; do
+  cat "$work/$t.summary"
+  [[ $(cat "$work/$t.rc" 2>/dev/null) == 0 ]] || failed+=("$t")
 done
 
 if ((${#failed[@]} > 0)); then

@@ -18,4 +18,8 @@ Stats summarize(std::span<const double> samples);
 /// Percentile q in [0, 100] of already sorted samples.
 double percentile_sorted(std::span<const double> sorted, double q) noexcept;
 
+/// Scales a median absolute deviation to the standard deviation it estimates for normally
+/// distributed samples (1 / Phi^-1(3/4)); robust fits use MAD x this as their noise scale.
+inline constexpr double kMadToSigma = 1.4826;
+
 }  // namespace ibscope
