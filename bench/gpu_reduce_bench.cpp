@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ibscope/collectives/datatype.hpp"
+#include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/gpu/cuda.hpp"

@@ -1,6 +1,6 @@
 // Element-wise reduction kernels on device memory: dst[i] = a[i] op b[i], for every DataType x
 // ReduceOp (6 x 3 instantiations of one template). The results must equal the host kernels in
-// src/collectives/reduce.cpp bit for bit (tests/gpu/test_cuda_kernels.cpp compares them), so:
+// src/core/reduce.cpp bit for bit (tests/gpu/test_cuda_kernels.cpp compares them), so:
 //   - integer sums wrap (computed unsigned), like the host;
 //   - min/max are the host's `a < b ? a : b` / `a > b ? a : b`, not fminf/fmaxf, so ties
 //     (+0/-0) and NaN pick the same operand;

@@ -1,6 +1,6 @@
 #include <cstring>
 
-#include "ibscope/collectives/reduce.hpp"
+#include "ibscope/core/reduce.hpp"
 #include "ibscope/memory/copy_engine.hpp"
 #include "ibscope/memory/memory_space.hpp"
 

@@ -17,7 +17,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/gpu/cuda_unavailable.cpp
     src/measure/sweep.cpp
     src/bootstrap/wire.cpp
-    src/collectives/datatype.cpp
+    src/core/datatype.cpp
     src/collectives/collective.cpp
     src/collectives/allreduce.cpp
     src/collectives/cost.cpp

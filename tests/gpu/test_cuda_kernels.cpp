@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "ibscope/collectives/datatype.hpp"
-#include "ibscope/collectives/reduce.hpp"
+#include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/reduce.hpp"
 #include "ibscope/gpu/cuda.hpp"
 
 using Catch::Contains;

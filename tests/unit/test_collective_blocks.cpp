@@ -10,8 +10,8 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
-#include "ibscope/collectives/reduce.hpp"
 #include "ibscope/collectives/verify.hpp"
+#include "ibscope/core/reduce.hpp"
 
 using namespace ibscope;
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "ibscope/collectives/datatype.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
-#include "ibscope/collectives/reduce.hpp"
 #include "ibscope/collectives/verify.hpp"
+#include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/reduce.hpp"
 
 using ibscope::DataType;
 using ibscope::ReduceOp;

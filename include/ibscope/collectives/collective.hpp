@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "ibscope/collectives/cost.hpp"
-#include "ibscope/collectives/datatype.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/core/datatype.hpp"
 
 namespace ibscope {
 

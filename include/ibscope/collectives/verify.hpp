@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ibscope/collectives/datatype.hpp"
+#include "ibscope/core/datatype.hpp"
 
 namespace ibscope {
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "ibscope/collectives/datatype.hpp"
+#include "ibscope/core/datatype.hpp"
 
 namespace ibscope::gpu {
 

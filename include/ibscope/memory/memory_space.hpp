@@ -10,8 +10,8 @@
 #include <string_view>
 #include <variant>
 
-#include "ibscope/collectives/datatype.hpp"
 #include "ibscope/core/aligned_buffer.hpp"
+#include "ibscope/core/datatype.hpp"
 #include "ibscope/gpu/cuda.hpp"
 
 namespace ibscope::memory {
@@ -63,7 +63,7 @@ class MemorySpace {
   virtual std::unique_ptr<CopyEngine> make_copy_engine() = 0;
 };
 
-/// Host memory; reductions by the host kernels (collectives/reduce).
+/// Host memory; reductions by the host kernels (core/reduce).
 std::shared_ptr<MemorySpace> host_space();
 
 /// Device memory on CUDA device `ordinal` (made current for this thread), reductions by CUDA

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "ibscope/collectives/reduce.hpp"
+#include "ibscope/core/reduce.hpp"
 
 namespace ibscope {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ibscope/collectives/reduce.hpp"
+#include "ibscope/core/reduce.hpp"
 
 namespace ibscope {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-#include "ibscope/collectives/reduce.hpp"
+#include "ibscope/core/reduce.hpp"
 
 namespace ibscope {
 namespace {

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
-#include "ibscope/collectives/datatype.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
 #include "ibscope/collectives/scratch.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/core/datatype.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {

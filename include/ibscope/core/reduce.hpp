@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "ibscope/collectives/datatype.hpp"
+#include "ibscope/core/datatype.hpp"
 
 namespace ibscope {
 

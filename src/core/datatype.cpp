@@ -1,4 +1,4 @@
-#include "ibscope/collectives/datatype.hpp"
+#include "ibscope/core/datatype.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,6 @@
 #pragma once
-/// Element types and reduction operators of the collectives, with their nccl-tests names.
+/// Element types and reduction operators (the vocabulary of element arithmetic shared by the
+/// host and GPU kernels, the memory spaces and the collectives), with their nccl-tests names.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "ibscope/collectives/reduce.hpp"
+#include "ibscope/core/reduce.hpp"
 
 #include <algorithm>
 #include <cstdint>
