@@ -82,7 +82,7 @@ TEST_CASE("validate rejects schema violations naming the JSON path", "[mp][cli]"
        "collectives.rows[0].busbw_gbs: unknown field"},
       {"missing", [](nlohmann::json& d) { d["tool"].erase("git_sha"); }, "tool.git_sha: missing"},
       {"version", [](nlohmann::json& d) { d["schema_version"] = 2; },
-       "this ibscope reads schema version 1"},
+       "schema_version: version 2 is not supported (this ibscope reads schema version 1)"},
   };
   for (const auto& c : cases) {
     nlohmann::json doc = good;
