@@ -23,6 +23,12 @@ if(NOT nlohmann_json_FOUND)
   ibscope_missing("nlohmann_json >= 3.10" "nlohmann-json3-dev")
 endif()
 
+# valijson (header-only JSON Schema validator): checks results files against results/schema/.
+find_path(IBSCOPE_VALIJSON_INCLUDE_DIR valijson/adapters/nlohmann_json_adapter.hpp)
+if(NOT IBSCOPE_VALIJSON_INCLUDE_DIR)
+  ibscope_missing("valijson (valijson/adapters/nlohmann_json_adapter.hpp)" "libvalijson-dev")
+endif()
+
 find_package(CLI11 QUIET)
 if(NOT CLI11_FOUND)
   ibscope_missing("CLI11" "libcli11-dev")

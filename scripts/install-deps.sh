@@ -2,7 +2,7 @@
 # Installs ibscope's dependencies from Debian 12 packages (idempotent).
 # Usage: scripts/install-deps.sh run     what building and running ibscope needs (README's
 #                                        main-job command): compiler, UCX, libibverbs, hwloc,
-#                                        PMIx, fmt, nlohmann-json, CLI11
+#                                        PMIx, fmt, nlohmann-json, valijson, CLI11
 #        scripts/install-deps.sh [test]  that, plus everything the tests need (default):
 #                                        Catch2, Open MPI, Slurm, QEMU, Chromium, clang, ...
 #        IBSCOPE_DEPS_QUIET=1 scripts/...   (less apt output)
@@ -21,7 +21,7 @@ packages=(
   libibverbs-dev ibverbs-providers librdmacm-dev
   libucx-dev
   libhwloc-dev
-  libfmt-dev nlohmann-json3-dev libcli11-dev
+  libfmt-dev nlohmann-json3-dev libvalijson-dev libcli11-dev
   libpmix-dev
 )
 if [ "$what" = test ]; then

@@ -22,7 +22,8 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/collectives/allreduce.cpp
     src/collectives/cost.cpp
     src/collectives/tuning.cpp
-    src/output/results_loader.cpp
+    src/results/results_loader.cpp
+    src/results/schema_validator.cpp
     src/model/workload.cpp
     src/model/transformer.cpp
     src/topo/topology_json.cpp

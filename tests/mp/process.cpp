@@ -18,6 +18,11 @@
 namespace ibscope::test {
 namespace {
 
+ResultsObserver& results_observer() {
+  static ResultsObserver observer = nullptr;
+  return observer;
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -85,8 +90,15 @@ ProcessResult wait_process(Running& r) {
   ::kill(-r.pid, SIGKILL);
   res.elapsed_s = now_s() - r.started_s;
   res.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (results_observer() != nullptr) {
+    const std::string path = results_path(res);
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::is_regular_file(path, ec)) results_observer()(path);
+  }
   return res;
 }
+
+void set_results_observer(ResultsObserver observer) { results_observer() = observer; }
 
 ProcessResult run_process(const ProcessSpec& spec) {
   Running r = start_process(spec);

@@ -43,6 +43,12 @@ std::vector<int> children_of(int pid);
 /// The "# results: PATH" (or "partial results") path printed by ibscope, or "".
 std::string results_path(const ProcessResult& r);
 
+/// Called by wait_process (so from the test's own thread) with the path of every results file a
+/// finished child announced ("# results: PATH"). The mp tests set it to the schema check in
+/// results_json.hpp, so every results file they make is validated; nullptr (default): none.
+using ResultsObserver = void (*)(const std::string& path);
+void set_results_observer(ResultsObserver observer);
+
 /// A fresh empty directory under the system temp dir.
 std::string make_temp_dir();
 

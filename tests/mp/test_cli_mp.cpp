@@ -62,6 +62,40 @@ TEST_CASE("validate accepts a real results file and rejects broken ones", "[mp][
   CHECK(b.err.find("not valid JSON") != std::string::npos);
 }
 
+TEST_CASE("validate rejects schema violations naming the JSON path", "[mp][cli]") {
+  const std::string dir = make_temp_dir();
+  const auto ok =
+      run_process({{"allreduce", "--np", "1", "--sizes", "64", "-n", "1", "--out", dir}, {}, 60});
+  INFO(describe(ok));
+  REQUIRE(ok.exit_code == 0);
+  std::ifstream in(results_path(ok));
+  const nlohmann::json good = nlohmann::json::parse(in);
+  struct Case {
+    std::string name;
+    void (*mutate)(nlohmann::json&);
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"type", [](nlohmann::json& d) { d["collectives"]["rows"][0]["busbw_gbps"] = "fast"; },
+       "collectives.rows[0].busbw_gbps: expected a number, got string"},
+      {"unknown", [](nlohmann::json& d) { d["collectives"]["rows"][0]["busbw_gbs"] = 1.0; },
+       "collectives.rows[0].busbw_gbs: unknown field"},
+      {"missing", [](nlohmann::json& d) { d["tool"].erase("git_sha"); }, "tool.git_sha: missing"},
+      {"version", [](nlohmann::json& d) { d["schema_version"] = 2; },
+       "schema_version: version 2 is not supported (this ibscope reads schema version 1)"},
+  };
+  for (const auto& c : cases) {
+    nlohmann::json doc = good;
+    c.mutate(doc);
+    const std::string bad = dir + "/" + c.name + ".json";
+    std::ofstream(bad) << doc.dump(1);
+    const auto b = run_cli({"validate", bad});
+    INFO(c.name << ": " << describe(b));
+    CHECK(b.exit_code == 2);
+    CHECK(b.err.find(bad + ": " + c.message) != std::string::npos);
+  }
+}
+
 TEST_CASE("help and version", "[mp][cli]") {
   const auto h = run_cli({"allreduce", "--help"});
   CHECK(h.exit_code == 0);

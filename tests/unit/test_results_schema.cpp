@@ -1,0 +1,127 @@
+// The results schema (results/schema/, embedded in the binary) is what every loader and
+// `ibscope validate` check: each kind of violation is rejected naming the JSON path, and what
+// the writers produce passes.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/measure/stats.hpp"
+#include "ibscope/output/results_document.hpp"
+#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/schema.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json written_document() {
+  ibscope::ResultsDocument doc("allreduce", {"ibscope", "allreduce"});
+  ibscope::CollectiveRow row;
+  row.collective = "allreduce";
+  row.algorithm = "ring";
+  row.type = "float";
+  row.op = "sum";
+  row.size_bytes = 1024;
+  row.count = 256;
+  row.ranks = 2;
+  row.samples_us = {10.0, 11.0};
+  row.time_us = ibscope::summarize(row.samples_us);
+  row.wrong = 0;
+  row.mem = "cuda";
+  row.mem_path = "direct";
+  doc.add_row(row);
+  doc.set_tuning({{"entries",
+                   {{{"collective", "allreduce"},
+                     {"ranks", 2},
+                     {"hosts", 1},
+                     {"ranges", {{{"max_bytes", nullptr}, {"algorithm", "ring"}}}}}}}});
+  doc.set_acceptance({{"pass", true},
+                      {"transport", "ucx"},
+                      {"links", json::array()},
+                      {"hosts", json::array()},
+                      {"stragglers", nullptr}});
+  return doc.json();
+}
+
+std::string rejection(const json& doc) {
+  try {
+    ibscope::validate_results(doc, "f.json");
+  } catch (const ibscope::UsageError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST_CASE("results schema: embedded and of the supported version", "[results][schema]") {
+  const json schema = json::parse(ibscope::results::schema_text());
+  CHECK(schema["properties"]["schema_version"]["const"] ==
+        ibscope::results::kSupportedSchemaVersion);
+  CHECK(schema["additionalProperties"] == false);
+}
+
+TEST_CASE("results schema: what the writer produces passes, GPU rows included",
+          "[results][schema]") {
+  CHECK(rejection(written_document()) == "accepted");
+}
+
+TEST_CASE("results schema: a wrong type names the JSON path", "[results][schema]") {
+  json doc = written_document();
+  doc["collectives"]["rows"][0]["busbw_gbps"] = "fast";
+  CHECK(rejection(doc) == "f.json: collectives.rows[0].busbw_gbps: expected a number, got string");
+  doc = written_document();
+  doc["collectives"]["rows"][0]["mem"] = 3;
+  CHECK(rejection(doc) == "f.json: collectives.rows[0].mem: expected a string, got number");
+  doc = written_document();
+  doc["tuning"]["entries"][0]["ranges"][0]["max_bytes"] = "all";
+  CHECK(rejection(doc) ==
+        "f.json: tuning.entries[0].ranges[0].max_bytes: expected an integer or null, got string");
+}
+
+TEST_CASE("results schema: an unknown key is rejected, not ignored", "[results][schema]") {
+  json doc = written_document();
+  doc["collectives"]["rows"][0]["busbw_gbs"] = 1.0;
+  CHECK_THAT(rejection(doc),
+             Catch::StartsWith("f.json: collectives.rows[0].busbw_gbs: unknown field"));
+  doc = written_document();
+  doc["colectives"] = json::object();
+  CHECK_THAT(rejection(doc), Catch::StartsWith("f.json: colectives: unknown field"));
+  doc = written_document();
+  doc["acceptance"]["verdict"] = true;
+  CHECK_THAT(rejection(doc), Catch::StartsWith("f.json: acceptance.verdict: unknown field"));
+  // params, job and environment stay open: they record flags and the environment as found.
+  doc = written_document();
+  doc["collectives"]["params"]["some_flag"] = 1;
+  doc["environment"]["UCX_TLS"] = "rc";
+  CHECK(rejection(doc) == "accepted");
+}
+
+TEST_CASE("results schema: a missing required field is named", "[results][schema]") {
+  json doc = written_document();
+  doc["tool"].erase("git_sha");
+  CHECK(rejection(doc) == "f.json: tool.git_sha: missing");
+  doc = written_document();
+  doc["acceptance"].erase("links");
+  CHECK(rejection(doc) == "f.json: acceptance.links: missing");
+  doc = written_document();
+  doc["collectives"]["rows"][0]["time_us"].erase("p99");
+  CHECK(rejection(doc) == "f.json: collectives.rows[0].time_us.p99: missing");
+}
+
+TEST_CASE("results schema: enums and other versions say what is allowed", "[results][schema]") {
+  json doc = written_document();
+  doc["collectives"]["rows"][0]["collective"] = "alltoall";
+  CHECK_THAT(rejection(doc), Catch::StartsWith("f.json: collectives.rows[0].collective: unknown "
+                                               "value \"alltoall\" (expected one of"));
+  doc = written_document();
+  doc["acceptance"]["transport"] = "tcp";
+  CHECK_THAT(rejection(doc), Catch::Contains("acceptance.transport") && Catch::Contains("tcp"));
+  doc = written_document();
+  doc["schema_version"] = 2;
+  CHECK(rejection(doc) ==
+        "f.json: schema_version: version 2 is not supported (this ibscope reads schema "
+        "version 1)");
+}
