@@ -6,7 +6,7 @@
 #include <map>
 
 #include "ibscope/accept/preflight.hpp"
-#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/transport/ucx/comm.hpp"

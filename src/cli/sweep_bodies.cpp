@@ -7,7 +7,7 @@
 #include <set>
 
 #include "ibscope/cli/memory_setup.hpp"
-#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"

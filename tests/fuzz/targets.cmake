@@ -19,9 +19,9 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/bootstrap/wire.cpp
     src/core/datatype.cpp
     src/collectives/collective.cpp
-    src/collectives/allreduce.cpp
+    src/collectives/registry.cpp
     src/collectives/cost.cpp
-    src/collectives/tuning.cpp
+    src/collectives/harness/tuning.cpp
     src/results/results_loader.cpp
     src/results/schema_validator.cpp
     src/model/workload.cpp
@@ -32,7 +32,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/topo/pci_distance.cpp
     probes/peer_info.cpp)
 
-# Targets that reach the collectives' algorithm registry (collective.cpp): its factories
+# Targets that reach the collectives' algorithm registry (registry.cpp): its factories
 # reference the algorithms, which need UCX and are never called by a parser. They are left
 # out and their symbols left unresolved rather than compiling the transport for a name list.
 set(IBSCOPE_FUZZ_REGISTRY_TARGETS results tuning)

@@ -106,14 +106,15 @@ void NetnsJob::start_all() {
   for (int r = 0; r < ranks_; ++r) start(r);
 }
 
-std::vector<ProcessResult> NetnsJob::wait_all() {
+std::vector<ProcessResult> NetnsJob::wait_all(const std::function<void(int)>& on_end) {
   std::vector<ProcessResult> results(running_.size());
   std::vector<std::thread> waiters;
   for (std::size_t r = 0; r < running_.size(); ++r) {
     if (running_[r].pid < 0) continue;
-    waiters.emplace_back([this, r, &results] {
+    waiters.emplace_back([this, r, &results, &on_end] {
       results[r] = wait_process(running_[r]);
       ended_at_s_[r] = steady_now_s();
+      if (on_end) on_end(static_cast<int>(r));
     });
   }
   for (auto& t : waiters) t.join();

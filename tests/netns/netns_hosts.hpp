@@ -3,6 +3,7 @@
 // under a prefix of their own (removed on scope exit whatever happened), and one ibscope rank
 // started inside each host (TCP store bootstrap, UCX over TCP on the host's shaped veth).
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,9 @@ class NetnsJob {
   const std::string& root() const noexcept { return root_; }
 
   /// Waits for every started rank at once (one thread each, so each end time is exact).
-  /// Not-started ranks get a default ProcessResult with exit_code -1.
-  std::vector<ProcessResult> wait_all();
+  /// Not-started ranks get a default ProcessResult with exit_code -1. `on_end(rank)`, when
+  /// given, runs on that rank's waiting thread as soon as it has ended.
+  std::vector<ProcessResult> wait_all(const std::function<void(int)>& on_end = {});
 
   /// Seconds since the steady_clock epoch at which rank r ended (valid after wait_all).
   double ended_at_s(int rank) const { return ended_at_s_.at(static_cast<std::size_t>(rank)); }

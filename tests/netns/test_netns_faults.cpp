@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <regex>
@@ -106,14 +107,15 @@ TEST_CASE("netns: a rank that stops answering (SIGSTOP) ends the others in time,
   const double stopped_at = steady_now_s();
   const int victim = job.pid(kVictim);
   REQUIRE(::kill(victim, SIGSTOP) == 0);
-  // The stopped rank is killed once the survivors had all the time they may take.
-  std::thread reaper([victim] {
-    std::this_thread::sleep_for(std::chrono::duration<double>(kTimeoutS + 10));
-    ::kill(victim, SIGKILL);
-    ::kill(victim, SIGCONT);
+  // The stopped rank is killed as soon as the last survivor has ended (or the job's limit
+  // ended them): it must not answer late and let them pass.
+  std::atomic<int> survivors_left{3};
+  const auto res = job.wait_all([&](int rank) {
+    if (rank != kVictim && --survivors_left == 0) {
+      ::kill(victim, SIGKILL);
+      ::kill(victim, SIGCONT);
+    }
   });
-  const auto res = job.wait_all();
-  reaper.join();
   check_survivors(job, res, {0, 1, 3}, stopped_at, any_rank_with_host(hosts));
 }
 

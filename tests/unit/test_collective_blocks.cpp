@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/harness/verify.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
-#include "ibscope/collectives/verify.hpp"
 #include "ibscope/core/reduce.hpp"
 
 using namespace ibscope;

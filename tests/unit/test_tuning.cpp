@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
 
 using namespace ibscope;

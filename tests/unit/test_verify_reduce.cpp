@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/collectives/harness/verify.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
-#include "ibscope/collectives/verify.hpp"
 #include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/reduce.hpp"

@@ -11,7 +11,7 @@
 
 #include "ibscope/cli/job.hpp"
 #include "ibscope/cli/probe_command.hpp"
-#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/measure/p2p.hpp"
 
 namespace ibscope::cli {

@@ -1,7 +1,7 @@
 #pragma once
 /// `ibscope soak`: the all-reduce again and again for a duration, every iteration verified,
 /// reported per window (drift of latency and bandwidth, RSS of every rank, #wrong), with a
-/// verdict (collectives/soak_run.hpp, measure/soak.hpp; docs/soak.md).
+/// verdict (collectives/harness/soak_run.hpp, measure/soak.hpp; docs/soak.md).
 /// Exit status 0 PASS, 1 FAIL (#wrong > 0, RSS growth above --max-rss-growth, drift above
 /// --max-drift when given, or a measurement error), 2 usage.
 
@@ -10,7 +10,7 @@
 
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/job.hpp"
-#include "ibscope/collectives/soak_run.hpp"
+#include "ibscope/collectives/harness/soak_run.hpp"
 
 namespace ibscope::cli {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ibscope/cli/job.hpp"
-#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/measure/p2p.hpp"
 
 namespace ibscope::cli {

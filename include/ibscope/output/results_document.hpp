@@ -25,7 +25,7 @@ class ResultsDocument {
   nlohmann::json& environment() { return doc_["environment"]; }
   void add_warning(const std::string& warning);
   void set_params(const std::string& section, nlohmann::json params);
-  /// The "tuning" section: crossover points measured by this run (collectives/tuning.hpp).
+  /// The "tuning" section: crossover points measured by this run (collectives/harness/tuning.hpp).
   void set_tuning(nlohmann::json tuning) { doc_["tuning"] = std::move(tuning); }
   /// The "topology" section: one entry per host (topo/topology_json.hpp, `ibscope topo`).
   void set_topology(nlohmann::json topology) { doc_["topology"] = std::move(topology); }

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/collectives/harness/tuning.hpp"
 
 namespace ibscope {
 
@@ -18,7 +18,7 @@ nlohmann::json load_results(const std::filesystem::path& path);
 nlohmann::json parse_results(std::string_view text, std::string_view source);
 /// Validates an already parsed document; `source` names it in messages.
 void validate_results(const nlohmann::json& doc, std::string_view source);
-/// The tuning table (collectives/tuning.hpp) saved in a results file by an `-A all` sweep.
+/// The tuning table (collectives/harness/tuning.hpp) saved in a results file by an `-A all` sweep.
 /// Throws UsageError when the file is malformed or has no table.
 TuningTable load_tuning(const std::filesystem::path& path);
 

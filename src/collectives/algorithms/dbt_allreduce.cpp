@@ -32,7 +32,7 @@ DbtAllreduce::DbtAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
                 options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes, "dbt",
                 options.memory) {}
 
-void DbtAllreduce::run(const AllreduceArgs& args, const Deadline& deadline) {
+void DbtAllreduce::run(const CollectiveArgs& args, const Deadline& deadline) {
   pipeline_.run(args, deadline);
 }
 

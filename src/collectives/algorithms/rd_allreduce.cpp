@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/core/reduce.hpp"
 
 namespace ibscope {
@@ -34,7 +35,7 @@ void RdAllreduce::wait_both(ucx::Request& recv, ucx::Request& send, int peer,
   }
 }
 
-void RdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
+void RdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   const std::size_t bytes = a.count * es;
   auto* out = static_cast<std::byte*>(a.recvbuf);

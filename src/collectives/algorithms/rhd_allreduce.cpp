@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/core/reduce.hpp"
 
 namespace ibscope {
@@ -41,7 +42,7 @@ RhdAllreduce::RhdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
   scratch_.reserve(kScratchSlots * slot_bytes_);
 }
 
-void RhdAllreduce::exchange(const AllreduceArgs& a, std::byte* out, std::uint32_t seq,
+void RhdAllreduce::exchange(const CollectiveArgs& a, std::byte* out, std::uint32_t seq,
                             const Exchange& x, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   const std::size_t ce = chunk_elems_;
@@ -102,7 +103,7 @@ void RhdAllreduce::exchange(const AllreduceArgs& a, std::byte* out, std::uint32_
   }
 }
 
-void RhdAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
+void RhdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   auto* out = static_cast<std::byte*>(a.recvbuf);
   const auto* in = static_cast<const std::byte*>(a.sendbuf);

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "ibscope/collectives/algorithms/without_peers.hpp"
+
 namespace ibscope {
 
 RingAllreduce::RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm), pipeline_(comm, options) {}
 
-void RingAllreduce::run(const AllreduceArgs& a, const Deadline& deadline) {
+void RingAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   const int p = comm_.size();
   if (allreduce_without_peers(a, comm_.size(), pipeline_.space())) return;
   if (what_count_ != a.count) {

@@ -29,7 +29,7 @@ TreeAllreduce::TreeAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
                 options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes, "tree",
                 options.memory) {}
 
-void TreeAllreduce::run(const AllreduceArgs& args, const Deadline& deadline) {
+void TreeAllreduce::run(const CollectiveArgs& args, const Deadline& deadline) {
   pipeline_.run(args, deadline);
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/core/reduce.hpp"
 
 namespace ibscope {
@@ -101,7 +102,7 @@ int TreePipeline::waiting_for() const noexcept {
   return fallback;
 }
 
-void TreePipeline::run(const AllreduceArgs& a, const Deadline& deadline) {
+void TreePipeline::run(const CollectiveArgs& a, const Deadline& deadline) {
   const std::size_t es = size_of(a.type);
   auto* out = static_cast<std::byte*>(a.recvbuf);
   const auto* in = static_cast<const std::byte*>(a.sendbuf);

@@ -1,4 +1,4 @@
-// The tuning table of a results file, as `--tuning FILE` reads it (collectives/tuning.hpp).
+// The tuning table of a results file, as `--tuning FILE` reads it (collectives/harness/tuning.hpp).
 // The input is the "tuning" section's JSON. Expected rejection: UsageError. Properties: an
 // accepted table serializes back to one that parses to the same table, and selecting an
 // algorithm from it for any size gives one of its entries' algorithms; the rank and host
@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "fuzz_support.hpp"
-#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
 
 namespace ib = ibscope;

@@ -28,8 +28,9 @@
 #include <cstddef>
 
 #include "ibscope/collectives/algorithms/tree_pipeline.hpp"
-#include "ibscope/collectives/allreduce.hpp"
+#include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
 
@@ -39,13 +40,13 @@ double dbt_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 double dbt_allreduce_chunked_cost_s(const LinkCost& c, double n_bytes, int p,
                                     double chunk_bytes) noexcept;
 
-class DbtAllreduce final : public AllreduceAlgorithm {
+class DbtAllreduce final : public CollectiveAlgorithm {
  public:
   static constexpr std::size_t kDefaultChunkBytes = 128 * 1024;
 
   /// Init: this rank's place in both trees and its scratch slots (not timed).
   DbtAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
-  void run(const AllreduceArgs& args, const Deadline& deadline) override;
+  void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
   TreePipeline pipeline_;

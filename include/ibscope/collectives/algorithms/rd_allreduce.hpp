@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "ibscope/collectives/allreduce.hpp"
+#include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
 #include "ibscope/collectives/scratch.hpp"
@@ -31,12 +31,12 @@ namespace ibscope {
 /// The cost formula above; 0 for p <= 1. n_bytes: the vector's size.
 double rd_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
-class RdAllreduce final : public AllreduceAlgorithm {
+class RdAllreduce final : public CollectiveAlgorithm {
  public:
   /// Options are accepted for the registry's sake; recursive doubling sends whole vectors.
   RdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
-  /// Throws TimeoutError / RemoteError naming the peer (see AllreduceAlgorithm::run).
-  void run(const AllreduceArgs& args, const Deadline& deadline) override;
+  /// Throws TimeoutError / RemoteError naming the peer (see CollectiveAlgorithm::run).
+  void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
   void wait_both(ucx::Request& recv, ucx::Request& send, int peer, const Deadline& deadline);

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "ibscope/collectives/allreduce.hpp"
+#include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
 #include "ibscope/collectives/scratch.hpp"
@@ -38,15 +38,15 @@ namespace ibscope {
 /// The cost formula above; 0 for p <= 1. n_bytes: the vector's size.
 double rhd_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
-class RhdAllreduce final : public AllreduceAlgorithm {
+class RhdAllreduce final : public CollectiveAlgorithm {
  public:
   static constexpr std::size_t kDefaultChunkBytes = 256 * 1024;
   static constexpr std::size_t kScratchSlots = 4;
   static constexpr std::size_t kMaxInFlight = 8;  // per direction
 
   RhdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
-  /// Throws TimeoutError / RemoteError naming the peer (see AllreduceAlgorithm::run).
-  void run(const AllreduceArgs& args, const Deadline& deadline) override;
+  /// Throws TimeoutError / RemoteError naming the peer (see CollectiveAlgorithm::run).
+  void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
   // One exchange with `peer`: send `send` (elements of send_base) and receive `recv`, either
@@ -61,7 +61,7 @@ class RhdAllreduce final : public AllreduceAlgorithm {
     const std::byte* reduce_with;
     bool mine_first;
   };
-  void exchange(const AllreduceArgs& a, std::byte* out, std::uint32_t seq, const Exchange& x,
+  void exchange(const CollectiveArgs& a, std::byte* out, std::uint32_t seq, const Exchange& x,
                 const Deadline& deadline);
 
   struct Pending {

@@ -11,16 +11,17 @@
 #include <string>
 
 #include "ibscope/collectives/algorithms/ring_pipeline.hpp"
-#include "ibscope/collectives/allreduce.hpp"
+#include "ibscope/collectives/collective.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
 
-class RingAllreduce final : public AllreduceAlgorithm {
+class RingAllreduce final : public CollectiveAlgorithm {
  public:
   static constexpr std::size_t kDefaultChunkBytes = RingPipeline::kDefaultChunkBytes;
 
   RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
-  void run(const AllreduceArgs& args, const Deadline& deadline) override;
+  void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
   ucx::Comm& comm_;

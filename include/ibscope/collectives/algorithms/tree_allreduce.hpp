@@ -34,8 +34,9 @@
 #include <cstddef>
 
 #include "ibscope/collectives/algorithms/tree_pipeline.hpp"
-#include "ibscope/collectives/allreduce.hpp"
+#include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
 
@@ -45,13 +46,13 @@ double tree_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 double tree_allreduce_chunked_cost_s(const LinkCost& c, double n_bytes, int p,
                                      double chunk_bytes) noexcept;
 
-class TreeAllreduce final : public AllreduceAlgorithm {
+class TreeAllreduce final : public CollectiveAlgorithm {
  public:
   static constexpr std::size_t kDefaultChunkBytes = 128 * 1024;
 
   /// Init: this rank's place in the tree and its scratch slots (not timed).
   TreeAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
-  void run(const AllreduceArgs& args, const Deadline& deadline) override;
+  void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
   TreePipeline pipeline_;

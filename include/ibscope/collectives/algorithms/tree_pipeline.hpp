@@ -28,9 +28,10 @@
 #include <string_view>
 #include <vector>
 
-#include "ibscope/collectives/allreduce.hpp"
+#include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/pattern/tree.hpp"
 #include "ibscope/collectives/scratch.hpp"
+#include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
 
@@ -47,7 +48,7 @@ class TreePipeline {
 
   /// One all-reduce. Allocates nothing once the scratch fits the chunk (it grows only when the
   /// element size exceeds chunk_bytes or the 2^20-chunk tag limit enlarges the chunk).
-  void run(const AllreduceArgs& args, const Deadline& deadline);
+  void run(const CollectiveArgs& args, const Deadline& deadline);
 
   std::size_t chunk_bytes() const noexcept { return chunk_bytes_; }
 

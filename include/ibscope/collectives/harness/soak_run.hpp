@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/measure/soak.hpp"
 
 namespace ibscope {

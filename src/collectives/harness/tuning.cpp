@@ -1,4 +1,4 @@
-#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/collectives/harness/tuning.hpp"
 
 #include <fmt/format.h>
 

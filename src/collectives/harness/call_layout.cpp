@@ -1,4 +1,4 @@
-#include "ibscope/collectives/call_layout.hpp"
+#include "ibscope/collectives/harness/call_layout.hpp"
 
 namespace ibscope {
 

@@ -1,4 +1,4 @@
-#include "ibscope/collectives/collective_sweep.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,8 @@
 #include <memory>
 #include <thread>
 
-#include "ibscope/collectives/call_layout.hpp"
-#include "ibscope/collectives/verify.hpp"
+#include "ibscope/collectives/harness/call_layout.hpp"
+#include "ibscope/collectives/harness/verify.hpp"
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"

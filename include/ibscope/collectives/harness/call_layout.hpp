@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "ibscope/collectives/collective.hpp"
-#include "ibscope/collectives/verify.hpp"
+#include "ibscope/collectives/harness/verify.hpp"
 
 namespace ibscope {
 

@@ -1,4 +1,4 @@
-#include "ibscope/collectives/soak_run.hpp"
+#include "ibscope/collectives/harness/soak_run.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include <map>
 #include <memory>
 
-#include "ibscope/collectives/call_layout.hpp"
-#include "ibscope/collectives/verify.hpp"
+#include "ibscope/collectives/harness/call_layout.hpp"
+#include "ibscope/collectives/harness/verify.hpp"
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/resident_memory.hpp"

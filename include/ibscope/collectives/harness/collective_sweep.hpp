@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
-#include "ibscope/collectives/tuning.hpp"
+#include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/memory/mem_path.hpp"

@@ -1,4 +1,4 @@
-#include "ibscope/collectives/verify.hpp"
+#include "ibscope/collectives/harness/verify.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,0 +1,95 @@
+// The one registry of every collective's algorithms: each entry is name, description, cost
+// formula and factory, in the same shape for all four collectives (collective.hpp).
+#include <fmt/format.h>
+
+#include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
+#include "ibscope/collectives/algorithms/rd_allreduce.hpp"
+#include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
+#include "ibscope/collectives/algorithms/ring_allgather.hpp"
+#include "ibscope/collectives/algorithms/ring_allreduce.hpp"
+#include "ibscope/collectives/algorithms/ring_broadcast.hpp"
+#include "ibscope/collectives/algorithms/ring_reduce_scatter.hpp"
+#include "ibscope/collectives/algorithms/tree_allreduce.hpp"
+#include "ibscope/collectives/collective.hpp"
+#include "ibscope/core/error.hpp"
+
+namespace ibscope {
+
+namespace {
+
+template <typename Algorithm>
+std::unique_ptr<CollectiveAlgorithm> make_algorithm(ucx::Comm& comm, const AlgorithmOptions& o) {
+  return std::make_unique<Algorithm>(comm, o);
+}
+
+const std::vector<CollectiveAlgorithmInfo>& allreduce_algorithms() {
+  static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
+      {"ring", "reduce-scatter + all-gather around a ring, pipelined in chunks; bandwidth-optimal",
+       ring_allreduce_cost_s, make_algorithm<RingAllreduce>},
+      {"rd", "recursive doubling of whole vectors; latency-optimal for small messages",
+       rd_allreduce_cost_s, make_algorithm<RdAllreduce>},
+      {"rhd",
+       "Rabenseifner: recursive-halving reduce-scatter + recursive-doubling all-gather, chunked",
+       rhd_allreduce_cost_s, make_algorithm<RhdAllreduce>},
+      {"tree",
+       "binary tree: chunks reduced up to the root and broadcast down, pipelined; few steps",
+       tree_allreduce_cost_s, make_algorithm<TreeAllreduce>},
+      {"dbt",
+       "double binary tree: two complementary pipelined trees, half the data each; log steps, "
+       "ring-like bandwidth",
+       dbt_allreduce_cost_s, make_algorithm<DbtAllreduce>},
+  };
+  return kAlgorithms;
+}
+
+const std::vector<CollectiveAlgorithmInfo>& reduce_scatter_algorithms() {
+  static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
+      {"ring", "p-1 ring steps, pipelined in chunks; bandwidth-optimal", ring_reduce_scatter_cost_s,
+       make_algorithm<RingReduceScatter>},
+  };
+  return kAlgorithms;
+}
+
+const std::vector<CollectiveAlgorithmInfo>& allgather_algorithms() {
+  static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
+      {"ring", "p-1 ring steps, pipelined in chunks; bandwidth-optimal", ring_allgather_cost_s,
+       make_algorithm<RingAllgather>},
+  };
+  return kAlgorithms;
+}
+
+const std::vector<CollectiveAlgorithmInfo>& broadcast_algorithms() {
+  static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
+      {"ring", "chain from the root along the ring, pipelined in chunks", ring_broadcast_cost_s,
+       make_algorithm<RingBroadcast>},
+  };
+  return kAlgorithms;
+}
+
+}  // namespace
+
+std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
+  switch (c) {
+    case Collective::kAllreduce:
+      return allreduce_algorithms();
+    case Collective::kReduceScatter:
+      return reduce_scatter_algorithms();
+    case Collective::kAllgather:
+      return allgather_algorithms();
+    case Collective::kBroadcast:
+      return broadcast_algorithms();
+  }
+  return allreduce_algorithms();
+}
+
+const CollectiveAlgorithmInfo& find_algorithm(Collective c, std::string_view name) {
+  std::string names;
+  for (const auto& a : algorithms_for(c)) {
+    if (a.name == name) return a;
+    names += names.empty() ? std::string(a.name) : fmt::format(", {}", a.name);
+  }
+  throw UsageError(fmt::format("-A/--algo: unknown algorithm '{}' for {} (available: {})", name,
+                               name_of(c), names));
+}
+
+}  // namespace ibscope
