@@ -1,7 +1,5 @@
 #include "ibscope/collectives/collective.hpp"
 
-#include <fmt/format.h>
-
 #include "ibscope/memory/memory_space.hpp"
 
 namespace ibscope {
