@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "ibscope/core/clock.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
+#include "ibscope/core/random_hex.hpp"
 
 namespace ibscope {
 namespace {
@@ -159,21 +159,7 @@ int exit_code_of(int status) {
 
 }  // namespace
 
-std::string make_job_token() {
-  unsigned char raw[16];
-  std::size_t got = 0;
-  while (got < sizeof(raw)) {
-    const ssize_t n = ::getrandom(raw + got, sizeof(raw) - got, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw SystemError("getrandom", errno);
-    }
-    got += static_cast<std::size_t>(n);
-  }
-  std::string hex;
-  for (unsigned char b : raw) hex += fmt::format("{:02x}", b);
-  return hex;
-}
+std::string make_job_token() { return random_hex(32); }
 
 int run_local_launcher(const LocalLaunchOptions& o) {
   if (o.np < 1) throw UsageError(fmt::format("--np {}: need at least 1 rank", o.np));

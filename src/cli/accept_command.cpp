@@ -7,11 +7,10 @@
 #include "ibscope/accept/accept_runner.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/topo_command.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/prometheus.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/topo/topology_json.hpp"
 
 namespace ibscope::cli {
 
@@ -116,7 +115,7 @@ int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
   std::FILE* out = ctx.table_out;
   if (out != nullptr) fmt::print(out, "# acceptance: topology and link-state preflight\n");
   const auto hosts = gather_topology(ctx.bootstrap);
-  if (ctx.results != nullptr) ctx.results->set_topology(topo::topology_section_json(hosts));
+  if (ctx.results != nullptr) ctx.results->topology = hosts;
 
   accept::AcceptSinks sinks;
   sinks.p2p = [&](const std::vector<P2pRow>& rows) {
@@ -142,7 +141,7 @@ int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
   };
   const accept::AcceptResult result = accept::run_accept(ctx.comm(), hosts, o, sinks);
   if (!root) return result.pass ? 0 : 1;
-  if (ctx.results != nullptr) ctx.results->set_acceptance(result.section);
+  if (ctx.results != nullptr) ctx.results->acceptance = result.section;  // interim (issue 20)
 
   const auto& links = result.section["links"];
   int failed_links = 0;

@@ -20,7 +20,7 @@
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 #include "ibscope/transport/ucx/context.hpp"
 
 namespace ibscope::cli {
@@ -49,10 +49,10 @@ int list_algorithms() {
 
 int validate_files(const std::vector<std::string>& files) {
   for (const auto& f : files) {
-    const auto doc = load_results(f);
+    const auto doc = results::load(f);
     fmt::print("{}: valid ibscope results (schema {}, {} collective rows, {} p2p rows, {})\n", f,
-               doc["schema_version"].get<int>(), doc["collectives"]["rows"].size(),
-               doc["p2p"]["rows"].size(), doc["complete"].get<bool>() ? "complete" : "INCOMPLETE");
+               doc.schema_version, doc.collectives.rows.size(), doc.p2p.rows.size(),
+               doc.complete ? "complete" : "INCOMPLETE");
   }
   return 0;
 }
@@ -210,7 +210,7 @@ int run(int argc, char** argv) {
       if (!*cc.app) continue;
       const auto o = to_options(ar_flags, cc.collective, timeout_s);
       return run_job(cc.name, common, args, [&](JobContext& ctx) {
-        if (ctx.results) ctx.results->set_params("collectives", params_json(o));
+        if (ctx.results) ctx.results->collectives.params = params_of(o);
         return collective_body(ctx, o);
       });
     }
@@ -235,7 +235,7 @@ int run(int argc, char** argv) {
     if (*p2p_cmd) {
       const auto o = to_options(p2p_flags, timeout_s);
       return run_job("p2p", common, args, [&](JobContext& ctx) {
-        if (ctx.results) ctx.results->set_params("p2p", params_json(o));
+        if (ctx.results) ctx.results->p2p.params = params_of(o);
         return p2p_body(ctx, o);
       });
     }

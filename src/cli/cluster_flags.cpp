@@ -11,7 +11,7 @@
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/model/link_fit.hpp"
 #include "ibscope/model/results_fits.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -118,12 +118,12 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f) {
 }
 
 model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm) {
-  std::vector<nlohmann::json> docs;
-  for (const auto& file : f.fit_files) docs.push_back(load_results(file));
+  std::vector<results::Document> docs;
+  for (const auto& file : f.fit_files) docs.push_back(results::load(file));
   return to_cluster(f, docs, fit_algorithm);
 }
 
-model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<nlohmann::json>& docs,
+model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<results::Document>& docs,
                                  const std::string& fit_algorithm) {
   model::ClusterNetwork c;
   c.nodes = f.nodes > 0 ? f.nodes : 1;

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/output/prometheus.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -57,19 +57,15 @@ struct Acceptance {
 };
 
 Acceptance load_acceptance(const std::string& file) {
-  nlohmann::json doc = load_results(file);
-  const auto it = doc.find("acceptance");
-  if (it == doc.end() || !it->is_object()) {
+  results::Document doc = results::load(file);
+  if (!doc.acceptance) {
     throw UsageError(
         fmt::format("{}: no acceptance section (subcommand '{}'; export-prometheus "
                     "reads 'ibscope accept' results)",
-                    file, doc.at("command").value("subcommand", "?")));
+                    file, doc.command.subcommand));
   }
-  const auto finished = doc.find("finished_utc");
-  if (finished == doc.end() || !finished->is_string()) {
-    throw UsageError(fmt::format("{}: finished_utc: expected a string", file));
-  }
-  return {std::move(*it), file, unix_time(finished->get<std::string>(), file + ": finished_utc")};
+  if (!doc.finished_utc) throw UsageError(fmt::format("{}: finished_utc: expected a string", file));
+  return {std::move(*doc.acceptance), file, unix_time(*doc.finished_utc, file + ": finished_utc")};
 }
 
 int run_export(const ExportFlags& f) {

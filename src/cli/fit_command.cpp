@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/model/fit_export.hpp"
 #include "ibscope/model/results_fits.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -93,12 +93,9 @@ void refuse_existing(const std::string& path, const char* flag) {
   }
 }
 
-bool has_rows(const nlohmann::json& doc) {
-  const auto rows_in = [&](const char* section) {
-    const auto it = doc.find(section);
-    return it != doc.end() && it->is_object() && it->contains("rows") && !it->at("rows").empty();
-  };
-  return rows_in("collectives") || rows_in("p2p") || rows_in("probes");
+bool has_rows(const results::Document& doc) {
+  return !doc.collectives.rows.empty() || !doc.p2p.rows.empty() ||
+         (doc.probes && !doc.probes->rows.empty());
 }
 
 int run_fit(const FitFlags& f) {
@@ -110,12 +107,12 @@ int run_fit(const FitFlags& f) {
   if (!f.algorithm.empty()) filter.algorithm = f.algorithm;
   model::FitReport report;
   for (const auto& file : f.files) {
-    const nlohmann::json doc = load_results(file);
+    const results::Document doc = results::load(file);
     if (!has_rows(doc)) {
       throw UsageError(
           fmt::format("{}: no collective, p2p or probe rows to fit (subcommand "
                       "'{}')",
-                      file, doc.at("command").value("subcommand", "?")));
+                      file, doc.command.subcommand));
     }
     model::fit_results(doc, file, filter, report);
   }

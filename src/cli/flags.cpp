@@ -8,7 +8,7 @@
 #include "ibscope/cli/memory_setup.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
 
@@ -179,7 +179,7 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
     if (std::find(o.algorithms.begin(), o.algorithms.end(), kAutoAlgorithm) == o.algorithms.end()) {
       throw UsageError("--tuning is used only by -A auto: add -A auto, or drop --tuning");
     }
-    o.tuning = load_tuning(f.tuning);
+    o.tuning = results::load_tuning(f.tuning);
   }
   o.memory_request = parse_memory_request(f.mem, f.mem_path, f.stage_chunk);
   o.algorithm_options.chunk_bytes = units::parse_size_bytes(f.chunk, "--chunk");

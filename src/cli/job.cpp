@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -14,6 +15,8 @@
 #include "ibscope/core/log.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
+#include "ibscope/output/results_csv.hpp"
+#include "ibscope/results/writer.hpp"
 #include "ibscope/topo/cpu.hpp"
 
 extern char** environ;
@@ -53,7 +56,7 @@ std::string build_description() {
 }
 
 /// Gathers what describes the job (on every rank; collective) and fills the banner/results.
-void describe_job(Bootstrap& boot, ucx::Comm* comm, ResultsDocument* doc, BannerInfo& banner) {
+void describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc, BannerInfo& banner) {
   const topo::CpuInfo cpu = topo::read_cpu_info();
   std::vector<std::string> mine;
   mine.push_back(std::to_string(cpu.allowed_threads));
@@ -68,7 +71,7 @@ void describe_job(Bootstrap& boot, ucx::Comm* comm, ResultsDocument* doc, Banner
   if (comm != nullptr) banner.ucx_version = ucx::Context::version();
   banner.build = build_description();
 
-  nlohmann::json transports = nlohmann::json::object();
+  std::map<std::string, std::string> transports;
   std::set<std::string> distinct;
   std::map<std::string, int> threads_per_host;
   for (int r = 0; r < boot.size(); ++r) {
@@ -98,24 +101,21 @@ void describe_job(Bootstrap& boot, ucx::Comm* comm, ResultsDocument* doc, Banner
         fmt::format("this is a {} build: figures are not representative", build_description()));
   }
   if (doc == nullptr) return;
-  auto& job = doc->job();
-  job["ranks"] = boot.size();
-  job["bootstrap"] = boot.kind();
-  job["hosts"] = boot.hosts();
-  job["threads_per_host"] = threads_per_host;
-  auto& env = doc->environment();
-  if (comm != nullptr) env["ucx_version"] = banner.ucx_version;
-  env["build"] = banner.build;
-  if (comm != nullptr) env["transports"] = transports;
-  nlohmann::json ucx_env = nlohmann::json::object();
+  doc->job = results::Job{.ranks = boot.size(),
+                          .bootstrap = std::string(boot.kind()),
+                          .hosts = boot.hosts(),
+                          .threads_per_host = threads_per_host};
+  auto& env = doc->environment;
+  if (comm != nullptr) env.ucx_version = banner.ucx_version;
+  env.build = banner.build;
+  if (comm != nullptr) env.transports = transports;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view kv(*e);
     if (!kv.starts_with("UCX_")) continue;
     const auto eq = kv.find('=');
-    ucx_env[std::string(kv.substr(0, eq))] =
+    env.ucx_env[std::string(kv.substr(0, eq))] =
         eq == std::string_view::npos ? "" : std::string(kv.substr(eq + 1));
   }
-  env["ucx_env"] = ucx_env;
   for (const auto& w : banner.warnings) doc->add_warning(w);
 }
 
@@ -139,7 +139,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
             const std::vector<std::string>& argv, const JobBody& body, JobTransport transport,
             const AfterWrite& after_write) {
   std::unique_ptr<Bootstrap> boot;
-  std::unique_ptr<ResultsDocument> doc;
+  std::unique_ptr<results::Document> doc;
   const bool table = common.format == "table" && !common.quiet;
   try {
     const double timeout_s = parse_timeout_s(common);
@@ -153,7 +153,8 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     std::optional<ucx::Comm> comm;
     if (transport == JobTransport::kUcx) comm.emplace(*boot);
     ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
-    if (boot->rank() == 0) doc = std::make_unique<ResultsDocument>(subcommand, argv);
+    if (boot->rank() == 0)
+      doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
     BannerInfo banner;
     banner.command = subcommand;
     describe_job(*boot, comm_ptr, doc.get(), banner);
@@ -169,12 +170,12 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     const int status = body(ctx);
     if (comm) comm->close();
     if (doc) {
-      const auto path = doc->write(common.out_dir);
-      if (common.format == "json") fmt::print("{}\n", doc->json().dump(1));
+      const auto path = results::write(*doc, common.out_dir);
+      if (common.format == "json") fmt::print("{}", results::to_text(*doc));
       if (common.format == "csv") {
-        fmt::print("{}", doc->csv());
+        fmt::print("{}", results_csv(*doc));
         std::fflush(stdout);
-        const auto csv = doc->write_csv(path);
+        const auto csv = write_results_csv(*doc, path);
         print_results_path(fmt::format("# csv: {}", csv.string()), table);
       }
       print_results_path(fmt::format("# results: {}", path.string()), table);
@@ -186,8 +187,8 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     if (boot) boot->abort_job(e.what());
     if (doc) {
       try {
-        doc->set_error(std::string(to_string(e.kind())), e.what());
-        const auto path = doc->write(common.out_dir);
+        doc->fail(std::string(to_string(e.kind())), e.what());
+        const auto path = results::write(*doc, common.out_dir);
         print_results_path(fmt::format("# partial results (incomplete): {}", path.string()), table);
       } catch (const std::exception& w) {
         log::error("could not write partial results: {}", w.what());

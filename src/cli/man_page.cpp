@@ -8,7 +8,7 @@
 
 #include "ibscope/build_info.hpp"
 #include "ibscope/cli/offline_commands.hpp"
-#include "ibscope/output/results_document.hpp"
+#include "ibscope/core/atomic_file.hpp"
 
 namespace ibscope::cli {
 namespace {

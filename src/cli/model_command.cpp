@@ -8,12 +8,12 @@
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/workload_flags.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/model/workload.hpp"
-#include "ibscope/output/results_document.hpp"
 
 namespace ibscope::cli {
 namespace {

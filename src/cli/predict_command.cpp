@@ -9,12 +9,12 @@
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/model/link_fit.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -44,14 +44,14 @@ Collective parse_collective(const std::string& name) {
                   name));
 }
 
-bool files_have_allreduce_rows(const std::vector<nlohmann::json>& docs, const std::string& a) {
-  return std::any_of(docs.begin(), docs.end(), [&](const nlohmann::json& d) {
+bool files_have_allreduce_rows(const std::vector<results::Document>& docs, const std::string& a) {
+  return std::any_of(docs.begin(), docs.end(), [&](const results::Document& d) {
     return !model::collective_points(d, Collective::kAllreduce, a).empty();
   });
 }
 
 // The median of the matching rows' median times (in-place and out-of-place rows both count).
-double measured_s(const std::vector<nlohmann::json>& docs, Collective c,
+double measured_s(const std::vector<results::Document>& docs, Collective c,
                   const std::string& algorithm, std::uint64_t size, int ranks) {
   std::vector<double> times;
   for (const auto& d : docs) {
@@ -92,9 +92,9 @@ int run_predict(const PredictFlags& f) {
   }
   std::vector<std::uint64_t> sizes;
   for (const auto& s : split_list(f.sizes)) sizes.push_back(units::parse_size_bytes(s, "--sizes"));
-  std::vector<nlohmann::json> fit_docs, compare_docs;
-  for (const auto& file : f.cluster.fit_files) fit_docs.push_back(load_results(file));
-  for (const auto& file : f.compare_files) compare_docs.push_back(load_results(file));
+  std::vector<results::Document> fit_docs, compare_docs;
+  for (const auto& file : f.cluster.fit_files) fit_docs.push_back(results::load(file));
+  for (const auto& file : f.compare_files) compare_docs.push_back(results::load(file));
 
   model::ClusterNetwork base = to_cluster(f.cluster, fit_docs);
   std::vector<std::string> algorithms =

@@ -8,7 +8,6 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/output/probe_table.hpp"
-#include "ibscope/output/results_document.hpp"
 #include "ibscope/probes/probe_runner.hpp"
 
 namespace ibscope::cli {
@@ -46,63 +45,59 @@ std::vector<std::uint64_t> probe_sizes(const ProbeFlags& f, const probes::ProbeT
   return {test.metric == Metric::kBandwidth ? 65536ULL : 2ULL};
 }
 
-nlohmann::json flags_devices(const probes::ProbeOptions& o) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& d : o.devices) out.push_back(fmt::format("{}:{}", d.device, d.port));
-  return out;
+results::ProbeParams params_of(const probes::ProbeOptions& o) {
+  results::ProbeParams p;
+  p.test = o.test->name;
+  p.verb = std::string(probes::to_string(o.test->verb));
+  p.metric = o.test->metric == Metric::kLatency ? "latency" : "bandwidth";
+  p.sizes_bytes = o.sizes_bytes;
+  p.iterations = o.iterations;
+  p.warmup = o.warmup;
+  p.qps = o.qps;
+  p.tx_depth = o.tx_depth;
+  p.rx_depth = o.rx_depth;
+  p.inline_bytes_requested = o.inline_bytes;
+  p.cq_moderation = o.cq_moderation;
+  p.mtu_bytes_requested = o.tuning.mtu_bytes;
+  p.gid_index_requested = o.gid_index;
+  for (const auto& d : o.devices) p.devices.push_back(fmt::format("{}:{}", d.device, d.port));
+  p.bidirectional = o.bidirectional;
+  p.qp_timeout = o.tuning.timeout;
+  p.retry_count = o.tuning.retry_count;
+  p.rnr_retry = o.tuning.rnr_retry;
+  p.service_level = o.tuning.service_level;
+  p.traffic_class = o.tuning.traffic_class;
+  p.hop_limit = o.tuning.hop_limit;
+  p.pkey_index = o.tuning.pkey_index;
+  p.bind_to_nic_numa = o.bind_to_nic_numa;
+  p.mem = probes::to_string(o.mem);
+  p.mem_initiator = std::string(probes::to_string(o.mem.initiator));
+  p.mem_responder = std::string(probes::to_string(o.mem.responder));
+  p.timeout_s = o.timeout_s;
+  return p;
 }
 
-nlohmann::json params_json(const probes::ProbeOptions& o) {
-  return {{"test", o.test->name},
-          {"verb", probes::to_string(o.test->verb)},
-          {"metric", o.test->metric == Metric::kLatency ? "latency" : "bandwidth"},
-          {"sizes_bytes", o.sizes_bytes},
-          {"iterations", o.iterations},
-          {"warmup", o.warmup},
-          {"qps", o.qps},
-          {"tx_depth", o.tx_depth},
-          {"rx_depth", o.rx_depth},
-          {"inline_bytes_requested", o.inline_bytes},
-          {"cq_moderation", o.cq_moderation},
-          {"mtu_bytes_requested", o.tuning.mtu_bytes},
-          {"gid_index_requested", o.gid_index},
-          {"devices", flags_devices(o)},
-          {"bidirectional", o.bidirectional},
-          {"qp_timeout", o.tuning.timeout},
-          {"retry_count", o.tuning.retry_count},
-          {"rnr_retry", o.tuning.rnr_retry},
-          {"service_level", o.tuning.service_level},
-          {"traffic_class", o.tuning.traffic_class},
-          {"hop_limit", o.tuning.hop_limit},
-          {"pkey_index", o.tuning.pkey_index},
-          {"bind_to_nic_numa", o.bind_to_nic_numa},
-          {"mem", probes::to_string(o.mem)},
-          {"mem_initiator", probes::to_string(o.mem.initiator)},
-          {"mem_responder", probes::to_string(o.mem.responder)},
-          {"timeout_s", o.timeout_s}};
-}
-
-nlohmann::json ports_json(const std::vector<probes::RankPort>& ports) {
-  nlohmann::json out = nlohmann::json::array();
+std::vector<results::VerbsPort> verbs_ports(const std::vector<probes::RankPort>& ports) {
+  std::vector<results::VerbsPort> out;
   for (std::size_t r = 0; r < ports.size(); ++r) {
     const auto& p = ports[r];
-    out.push_back({{"rank", r},
-                   {"device", p.device},
-                   {"link_layer", p.link_layer},
-                   {"data_rate_gbit", p.data_rate_gbit},
-                   {"gid_index", p.gid_index},
-                   {"gid", p.gid},
-                   {"active_mtu_bytes", p.active_mtu_bytes},
-                   {"binding", p.binding},
-                   {"mem_initiator", p.mem_initiator},
-                   {"mem_responder", p.mem_responder},
-                   {"registration", p.registration},
-                   {"gpu", p.gpu},
-                   {"cuda_device", p.cuda_device},
-                   {"gpu_name", p.gpu_name},
-                   {"gpu_nic_path", p.gpu_nic_path},
-                   {"gpu_choice", p.gpu_choice},
-                   {"gpu_warnings", p.gpu_warnings}});
+    out.push_back(results::VerbsPort{.rank = static_cast<int>(r),
+                                     .device = p.device,
+                                     .link_layer = p.link_layer,
+                                     .data_rate_gbit = p.data_rate_gbit,
+                                     .gid_index = p.gid_index,
+                                     .gid = p.gid,
+                                     .active_mtu_bytes = p.active_mtu_bytes,
+                                     .binding = p.binding,
+                                     .mem_initiator = p.mem_initiator,
+                                     .mem_responder = p.mem_responder,
+                                     .registration = p.registration,
+                                     .gpu = p.gpu,
+                                     .cuda_device = p.cuda_device,
+                                     .gpu_name = p.gpu_name,
+                                     .gpu_nic_path = p.gpu_nic_path,
+                                     .gpu_choice = p.gpu_choice,
+                                     .gpu_warnings = p.gpu_warnings});
   }
   return out;
 }
@@ -236,13 +231,16 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
 
 int probe_body(JobContext& ctx, const ProbeFlags& flags) {
   const auto o = to_options(flags, ctx.bootstrap.size(), ctx.timeout_s);
-  if (ctx.results != nullptr) ctx.results->set_params("probes", params_json(o));
+  if (ctx.results != nullptr) {
+    if (!ctx.results->probes) ctx.results->probes.emplace();
+    ctx.results->probes->params = params_of(o);
+  }
   std::optional<ProbeTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out, *o.test, ctx.bootstrap.size());
   probes::ProbeSinks sinks;
   sinks.ports = [&](const std::vector<probes::RankPort>& ports) {
     if (ctx.results != nullptr) {
-      ctx.results->environment()["verbs_ports"] = ports_json(ports);
+      ctx.results->environment.verbs_ports = verbs_ports(ports);
       for (std::size_t r = 0; r < ports.size(); ++r) {
         for (const auto& w : ports[r].gpu_warnings) {
           ctx.results->add_warning(fmt::format("rank {}: {}", r, w));

@@ -14,12 +14,12 @@
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/training_report.hpp"
 #include "ibscope/cli/workload_flags.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/output/html_report.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -68,7 +68,7 @@ int run_report(const ReportFlags& f) {
     files.push_back(
         {f.files[i],
          f.labels.empty() ? std::filesystem::path(f.files[i]).stem().string() : f.labels[i],
-         load_results(f.files[i])});
+         results::load(f.files[i])});
   }
   ReportOptions o;
   o.title = f.title;

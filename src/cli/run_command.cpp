@@ -12,16 +12,15 @@
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/training_report.hpp"
 #include "ibscope/cli/workload_flags.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/model/workload.hpp"
 #include "ibscope/output/html_report.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
 #include "ibscope/output/topology_table.hpp"
-#include "ibscope/topo/topology_json.hpp"
+#include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -32,7 +31,7 @@ bool links_over_verbs(const RunFlags& f, const std::vector<topo::HostTopology>& 
   return accept::check_preflight(hosts).rdma_everywhere;
 }
 
-void print_fits(std::FILE* out, const nlohmann::json& doc, const std::string& source) {
+void print_fits(std::FILE* out, const results::Document& doc, const std::string& source) {
   model::FitReport report;
   model::fit_results(doc, source, {}, report);
   for (const auto& c : report.curves) {
@@ -55,9 +54,9 @@ void print_fits(std::FILE* out, const nlohmann::json& doc, const std::string& so
 // The default workload laid out as this job: tensor and pipeline parallel as the preset has
 // them, data parallel over the rest of the job's ranks, the job's ranks per host as GPUs per
 // node, the same micro-batches per step.
-model::Workload workload_like_job(const RunFlags& f, const nlohmann::json& doc) {
+model::Workload workload_like_job(const RunFlags& f, const results::Document& doc) {
   model::Workload w = model::preset(f.workload);
-  const auto& hosts = doc.at("job").at("hosts");
+  const auto& hosts = doc.job.hosts;
   const int ranks = static_cast<int>(hosts.size());
   const int host_count = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
   if (ranks % host_count != 0) {
@@ -79,8 +78,8 @@ model::Workload workload_like_job(const RunFlags& f, const nlohmann::json& doc) 
 
 // The training-step section for the default workload laid out as this job, its tiers fitted
 // from the run's own results file.
-TrainingReport run_training(const RunFlags& f, const nlohmann::json& doc,
-                            const std::filesystem::path& results) {
+TrainingReport run_training(const RunFlags& f, const results::Document& doc,
+                            const std::filesystem::path& file) {
   model::Workload w;
   try {
     w = workload_like_job(f, doc);
@@ -91,14 +90,14 @@ TrainingReport run_training(const RunFlags& f, const nlohmann::json& doc,
     return t;
   }
   ClusterFlags cf;
-  cf.fit_files = {results.string()};
+  cf.fit_files = {file.string()};
   // What a single host can answer: its own links faster or slower.
   const char* what_ifs = w.nodes() > 1 ? kDefaultWhatIfs : "intra-bw=2,intra-bw=0.5,intra-lat=0.5";
   return training_report(w, cf, model::parse_what_ifs(what_ifs));
 }
 
 void print_share(std::FILE* out, const TrainingReport& t, const RunFlags& f,
-                 const std::filesystem::path& results) {
+                 const std::filesystem::path& file) {
   if (!t.breakdown) {
     fmt::print(out, "# network share: not computed: {}\n", t.missing);
     return;
@@ -110,7 +109,7 @@ void print_share(std::FILE* out, const TrainingReport& t, const RunFlags& f,
   fmt::print(out,
              "#   what other scales and fabrics would do: ibscope model --preset {} --fit "
              "{} --what-if ... (docs/model.md)\n",
-             f.workload, results.string());
+             f.workload, file.string());
 }
 
 }  // namespace
@@ -138,7 +137,7 @@ int run_body(JobContext& ctx, const RunPlan& plan) {
   std::vector<topo::HostTopology> hosts;
   if (!f.skip_topo || (!f.skip_p2p && f.links == "auto")) hosts = gather_topology(ctx.bootstrap);
   if (!f.skip_topo) {
-    if (ctx.results != nullptr) ctx.results->set_topology(topo::topology_section_json(hosts));
+    if (ctx.results != nullptr) ctx.results->topology = hosts;
     if (ctx.table_out != nullptr) print_topology(ctx.table_out, hosts);
   }
   int status = 0;
@@ -150,24 +149,22 @@ int run_body(JobContext& ctx, const RunPlan& plan) {
         status = std::max(status, probe_body(ctx, probe));
       }
     } else {
-      if (ctx.results != nullptr) ctx.results->set_params("p2p", params_json(plan.p2p));
+      if (ctx.results != nullptr) ctx.results->p2p.params = params_of(plan.p2p);
       status = std::max(status, p2p_body(ctx, plan.p2p));
     }
   }
   if (!f.skip_allreduce) {
-    if (ctx.results != nullptr) {
-      ctx.results->set_params("collectives", params_json(plan.allreduce));
-    }
+    if (ctx.results != nullptr) ctx.results->collectives.params = params_of(plan.allreduce);
     status = std::max(status, collective_body(ctx, plan.allreduce));
   }
   return status;
 }
 
-void analyse_run(const std::filesystem::path& results, const RunFlags& f, bool table) {
+void analyse_run(const std::filesystem::path& file, const RunFlags& f, bool table) {
   std::FILE* out = table ? stdout : stderr;
-  nlohmann::json doc;
+  results::Document doc;
   try {
-    doc = load_results(results);
+    doc = results::load(file);
   } catch (const Error& e) {
     fmt::print(out, "# fits, model and report: not done: {}\n", e.what());
     return;
@@ -175,23 +172,23 @@ void analyse_run(const std::filesystem::path& results, const RunFlags& f, bool t
   std::optional<TrainingReport> training;
   if (!f.skip_model) {
     try {
-      if (table) print_fits(out, doc, results.string());
-      training = run_training(f, doc, results);
-      if (table) print_share(out, *training, f, results);
+      if (table) print_fits(out, doc, file.string());
+      training = run_training(f, doc, file);
+      if (table) print_share(out, *training, f, file);
     } catch (const Error& e) {
       fmt::print(out, "# model: not computed: {}\n", e.what());
     }
   }
   if (f.skip_report) return;
   try {
-    std::filesystem::path page = results;
+    std::filesystem::path page = file;
     page.replace_extension(".html");
     ReportOptions o;
-    o.title = fmt::format("ibscope run {}", results.stem().string());
+    o.title = fmt::format("ibscope run {}", file.stem().string());
     o.training = training;
-    o.command_line = fmt::format("ibscope report {}{}", results.string(),
+    o.command_line = fmt::format("ibscope report {}{}", file.string(),
                                  f.skip_model ? "" : fmt::format(" --preset {}", f.workload));
-    write_file_exclusive(page, html_report({{results.string(), results.stem().string(), doc}}, o));
+    write_file_exclusive(page, html_report({{file.string(), file.stem().string(), doc}}, o));
     fmt::print(out, "# report: {}\n", page.string());
   } catch (const Error& e) {
     fmt::print(out, "# report: not written: {}\n", e.what());

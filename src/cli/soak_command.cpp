@@ -105,10 +105,22 @@ SoakOptions to_options(const SoakFlags& f, double timeout_s) {
 }
 
 nlohmann::json params_json(const SoakOptions& o) {
-  nlohmann::json p = params_json(o.collective);
-  for (const char* unused : {"iters", "warmup_iters", "check", "step_factor", "step_bytes"}) {
-    p.erase(unused);
-  }
+  // interim (issue 20): until the soak section is typed
+  const results::CollectiveParams c = params_of(o.collective);
+  nlohmann::json p = {
+      {"collective", c.collective},
+      {"root", c.root},
+      {"tuning_source", c.tuning_source ? nlohmann::json(*c.tuning_source) : nlohmann::json()},
+      {"min_bytes", c.min_bytes},
+      {"max_bytes", c.max_bytes},
+      {"types", c.types},
+      {"ops", c.ops},
+      {"algorithms", c.algorithms},
+      {"chunk_bytes", c.chunk_bytes},
+      {"timeout_s", c.timeout_s},
+      {"mem", c.mem},
+      {"mem_path", c.mem_path},
+      {"stage_chunk_bytes", c.stage_chunk_bytes}};
   p["sizes_bytes"] = o.collective.sweep.explicit_bytes;
   p["in_place"] = false;
   p["verify_every_iteration"] = true;
@@ -136,18 +148,17 @@ int soak_body(JobContext& ctx, const SoakOptions& options) {
     table->header();
   }
   std::vector<SoakWindow> windows;
-  if (ctx.results != nullptr) ctx.results->set_soak(soak_section(o, windows, std::nullopt));
+  if (ctx.results != nullptr) ctx.results->soak = soak_section(o, windows, std::nullopt);
   windows = run_soak(ctx.comm(), o, [&](const SoakWindow& w) {
     if (table) table->window(w);
     if (ctx.results == nullptr) return;
     // Kept current, so a run that fails later still has its windows in the partial results.
-    auto section = ctx.results->json().contains("soak") ? ctx.results->json()["soak"]
-                                                        : soak_section(o, {}, std::nullopt);
+    auto section = ctx.results->soak ? *ctx.results->soak : soak_section(o, {}, std::nullopt);
     section["windows"].push_back(to_json(w));
-    ctx.results->set_soak(std::move(section));
+    ctx.results->soak = std::move(section);  // interim (issue 20)
   });
   const SoakSummary summary = summarize_soak(windows, o.thresholds);
-  if (ctx.results != nullptr) ctx.results->set_soak(soak_section(o, windows, summary));
+  if (ctx.results != nullptr) ctx.results->soak = soak_section(o, windows, summary);
   if (table) table->summary(summary, o.thresholds);
   if (!summary.pass) {
     if (ctx.comm().rank() == 0) {

@@ -107,7 +107,7 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
     std::set<std::string> hosts(ctx.comm().bootstrap().hosts().begin(),
                                 ctx.comm().bootstrap().hosts().end());
     const TuningTable tuning = derive_tuning(all_rows, static_cast<int>(hosts.size()));
-    if (ctx.results != nullptr) ctx.results->set_tuning(to_json(tuning));
+    if (ctx.results != nullptr) ctx.results->tuning = tuning;
     if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
   }
   if (wrong > 0) {
@@ -164,45 +164,45 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
   return 0;
 }
 
-nlohmann::json params_json(const CollectiveSweepOptions& o) {
-  std::vector<std::string> types, ops;
-  for (auto t : o.types) types.emplace_back(name_of(t));
-  for (auto op : o.ops) ops.emplace_back(name_of(op));
-  return {{"collective", name_of(o.collective)},
-          {"root", o.root},
-          {"tuning_source", o.tuning ? nlohmann::json(o.tuning->source) : nlohmann::json()},
-          {"min_bytes", o.sweep.min_bytes},
-          {"max_bytes", o.sweep.max_bytes},
-          {"step_factor", o.sweep.factor},
-          {"step_bytes", o.sweep.step_bytes},
-          {"iters", o.iters},
-          {"warmup_iters", o.warmup},
-          {"check", o.check},
-          {"types", types},
-          {"ops", ops},
-          {"algorithms", o.algorithms},
-          {"chunk_bytes", o.algorithm_options.chunk_bytes},
-          {"timeout_s", o.timeout_s},
-          {"mem", memory::name_of(o.memory_request.kind)},
-          {"mem_path", memory::name_of(o.memory_request.path)},
-          {"stage_chunk_bytes", o.memory_request.fragment_bytes}};
+results::CollectiveParams params_of(const CollectiveSweepOptions& o) {
+  results::CollectiveParams p;
+  p.collective = std::string(name_of(o.collective));
+  p.root = o.root;
+  if (o.tuning) p.tuning_source = o.tuning->source;
+  p.min_bytes = o.sweep.min_bytes;
+  p.max_bytes = o.sweep.max_bytes;
+  p.step_factor = o.sweep.factor;
+  p.step_bytes = o.sweep.step_bytes;
+  p.iters = o.iters;
+  p.warmup_iters = o.warmup;
+  p.check = o.check;
+  for (auto t : o.types) p.types.emplace_back(name_of(t));
+  for (auto op : o.ops) p.ops.emplace_back(name_of(op));
+  p.algorithms = o.algorithms;
+  p.chunk_bytes = o.algorithm_options.chunk_bytes;
+  p.timeout_s = o.timeout_s;
+  p.mem = std::string(memory::name_of(o.memory_request.kind));
+  p.mem_path = std::string(memory::name_of(o.memory_request.path));
+  p.stage_chunk_bytes = o.memory_request.fragment_bytes;
+  return p;
 }
 
-nlohmann::json params_json(const P2pOptions& o) {
-  std::vector<std::string> mem_sides;
-  for (const auto& s : o.memory_sides) mem_sides.emplace_back(memory::name_of(s.kind));
-  return {{"min_bytes", o.sweep.min_bytes},
-          {"max_bytes", o.sweep.max_bytes},
-          {"step_factor", o.sweep.factor},
-          {"latency_iters", o.latency_iters},
-          {"bw_iters", o.bw_iters},
-          {"warmup_iters", o.warmup},
-          {"window", o.window},
-          {"pairs", o.pairs == PairsMode::kAll ? "all" : "first"},
-          {"timeout_s", o.timeout_s},
-          {"mem", mem_sides},
-          {"mem_path", o.memory_sides.empty() ? "auto" : memory::name_of(o.memory_sides[0].path)},
-          {"stage_chunk_bytes", o.memory_sides.empty() ? 0 : o.memory_sides[0].fragment_bytes}};
+results::P2pParams params_of(const P2pOptions& o) {
+  results::P2pParams p;
+  p.min_bytes = o.sweep.min_bytes;
+  p.max_bytes = o.sweep.max_bytes;
+  p.step_factor = o.sweep.factor;
+  p.latency_iters = o.latency_iters;
+  p.bw_iters = o.bw_iters;
+  p.warmup_iters = o.warmup;
+  p.window = o.window;
+  p.pairs = o.pairs == PairsMode::kAll ? "all" : "first";
+  p.timeout_s = o.timeout_s;
+  for (const auto& s : o.memory_sides) p.mem.emplace_back(memory::name_of(s.kind));
+  p.mem_path =
+      o.memory_sides.empty() ? "auto" : std::string(memory::name_of(o.memory_sides[0].path));
+  p.stage_chunk_bytes = o.memory_sides.empty() ? 0 : o.memory_sides[0].fragment_bytes;
+  return p;
 }
 
 }  // namespace ibscope::cli

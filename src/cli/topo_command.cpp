@@ -4,9 +4,9 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/output/topology_table.hpp"
+#include "ibscope/results/topology.hpp"
 #include "ibscope/topo/discover.hpp"
 #include "ibscope/topo/host_merge.hpp"
-#include "ibscope/topo/topology_json.hpp"
 #include "ibscope/transport/verbs/nic_ports.hpp"
 
 namespace ibscope::cli {
@@ -19,8 +19,8 @@ topo::HostTopology local_topology(const std::string& host, int rank) {
 }
 
 std::vector<topo::HostTopology> gather_topology(Bootstrap& bootstrap) {
-  const std::string mine =
-      topo::to_json(local_topology(bootstrap.host(bootstrap.rank()), bootstrap.rank())).dump();
+  const std::string mine = results::encode_host_topology(
+      local_topology(bootstrap.host(bootstrap.rank()), bootstrap.rank()));
   const auto* bytes = reinterpret_cast<const std::byte*>(mine.data());
   const auto all = bootstrap.allgather(std::span<const std::byte>(bytes, mine.size()), "topology");
   std::vector<topo::HostTopology> per_rank;
@@ -28,8 +28,7 @@ std::vector<topo::HostTopology> gather_topology(Bootstrap& bootstrap) {
     const Bytes& b = all[static_cast<std::size_t>(r)];
     const std::string text(reinterpret_cast<const char*>(b.data()), b.size());
     try {
-      per_rank.push_back(
-          topo::host_topology_from_json(nlohmann::json::parse(text), bootstrap.describe(r)));
+      per_rank.push_back(results::decode_host_topology(text, bootstrap.describe(r)));
     } catch (const std::exception& e) {
       throw RemoteError(
           fmt::format("malformed topology from {}: {}", bootstrap.describe(r), e.what()));
@@ -40,7 +39,7 @@ std::vector<topo::HostTopology> gather_topology(Bootstrap& bootstrap) {
 
 int topo_body(JobContext& ctx) {
   const auto hosts = gather_topology(ctx.bootstrap);
-  if (ctx.results != nullptr) ctx.results->set_topology(topo::topology_section_json(hosts));
+  if (ctx.results != nullptr) ctx.results->topology = hosts;
   if (ctx.table_out != nullptr) print_topology(ctx.table_out, hosts);
   return 0;
 }

@@ -73,25 +73,23 @@ LinkFit fit_link(Collective c, std::string_view algorithm, std::span<const Colle
   return fit;
 }
 
-MeasuredTier measured_tier(const nlohmann::json& results) {
-  const auto& hosts = results.at("job").at("hosts");
+MeasuredTier measured_tier(const results::Document& results) {
+  const auto& hosts = results.job.hosts;
   const std::set<std::string> distinct(hosts.begin(), hosts.end());
   if (hosts.size() > 1 && distinct.size() == hosts.size()) return MeasuredTier::kInter;
   if (distinct.size() == 1) return MeasuredTier::kIntra;
   return MeasuredTier::kMixed;
 }
 
-std::vector<CollectivePoint> collective_points(const nlohmann::json& results, Collective c,
+std::vector<CollectivePoint> collective_points(const results::Document& results, Collective c,
                                                std::string_view algorithm) {
   std::vector<CollectivePoint> pts;
-  for (const auto& row : results.at("collectives").at("rows")) {
-    if (row.at("collective").get<std::string>() != name_of(c)) continue;
-    if (row.at("algorithm").get<std::string>() != algorithm) continue;
-    const auto& wrong = row.at("wrong");
-    if (!wrong.is_null() && wrong.get<std::uint64_t>() > 0) continue;
-    const double p50_us = row.at("time_us").at("p50").get<double>();
+  for (const CollectiveRow& row : results.collectives.rows) {
+    if (row.collective != name_of(c) || row.algorithm != algorithm) continue;
+    if (row.wrong && *row.wrong > 0) continue;
+    const double p50_us = row.time_us.p50;
     if (!(p50_us > 0)) continue;
-    pts.push_back({row.at("ranks").get<int>(), row.at("size_bytes").get<double>(), p50_us * 1e-6});
+    pts.push_back({row.ranks, static_cast<double>(row.size_bytes), p50_us * 1e-6});
   }
   return pts;
 }

@@ -64,17 +64,12 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
   return k;
 }
 
-int distinct_hosts(const nlohmann::json& results) {
-  const auto& hosts = results.at("job").value("hosts", nlohmann::json::array());
-  std::set<std::string> distinct;
-  for (const auto& h : hosts) distinct.insert(h.get<std::string>());
+int distinct_hosts(const results::Document& results) {
+  const std::set<std::string> distinct(results.job.hosts.begin(), results.job.hosts.end());
   return static_cast<int>(distinct.size());
 }
 
-bool counts_wrong(const nlohmann::json& row) {
-  const auto it = row.find("wrong");
-  return it != row.end() && !it->is_null() && it->get<std::uint64_t>() > 0;
-}
+bool counts_wrong(const CollectiveRow& row) { return row.wrong && *row.wrong > 0; }
 
 struct CurveGroup {
   CurveKey key;
@@ -84,40 +79,38 @@ struct CurveGroup {
 
 // GPU buffers make a different curve: "tcp" becomes "tcp/cuda-staged" (rows without the fields
 // are host memory, as every row before GPU buffers).
-std::string with_memory(const std::string& transport, const nlohmann::json& row) {
-  const std::string mem = row.value("mem", "host");
-  const std::string path = row.value("mem_path", "host");
+std::string with_memory(const std::string& transport, const std::string& mem,
+                        const std::string& path) {
   if (mem == "host" && path == "host") return transport;
   return fmt::format("{}/{}-{}", transport, mem, path);
 }
 
-void fit_collectives(const nlohmann::json& results, const std::string& source,
+void fit_collectives(const results::Document& results, const std::string& source,
                      const FitFilter& filter, FitReport& report, const CurveFitOptions& options) {
-  const auto& section = results.at("collectives");
   const std::string transport = file_transport_label(results);
   const int hosts = distinct_hosts(results);
   std::map<std::string, CurveGroup> groups;  // by id: a stable, readable order
-  for (const auto& row : section.at("rows")) {
+  for (const CollectiveRow& row : results.collectives.rows) {
     CurveKey k;
-    k.collective = row.at("collective").get<std::string>();
-    k.algorithm = row.at("algorithm").get<std::string>();
+    k.collective = row.collective;
+    k.algorithm = row.algorithm;
     if (filter.collective && k.collective != *filter.collective) continue;
     if (filter.algorithm && k.algorithm != *filter.algorithm) continue;
-    k.transport = with_memory(transport, row);
-    k.ranks = row.at("ranks").get<int>();
+    k.transport = with_memory(transport, row.mem, row.mem_path);
+    k.ranks = row.ranks;
     k.hosts = hosts;
-    k.in_place = row.at("in_place").get<bool>();
-    k.type = row.at("type").get<std::string>();
-    k.op = row.at("op").get<std::string>();
-    k.root = row.value("root", -1);
+    k.in_place = row.in_place;
+    k.type = row.type;
+    k.op = row.op;
+    k.root = row.root;
     auto& g = groups[k.id()];
     g.key = k;
-    const double p50_us = row.at("time_us").at("p50").get<double>();
+    const double p50_us = row.time_us.p50;
     if (counts_wrong(row) || !(p50_us > 0)) {
       ++g.dropped_rows;
       continue;
     }
-    g.times[row.at("size_bytes").get<double>()].push_back(p50_us * 1e-6);
+    g.times[static_cast<double>(row.size_bytes)].push_back(p50_us * 1e-6);
   }
   for (auto& [id, g] : groups) {
     const SizeSeries s = per_size_median(g.times);
@@ -164,23 +157,23 @@ void fit_link_groups(std::map<std::string, LinkGroup>& groups, const std::string
   }
 }
 
-void fit_p2p(const nlohmann::json& results, const std::string& source, FitReport& report,
+void fit_p2p(const results::Document& results, const std::string& source, FitReport& report,
              const CurveFitOptions& options) {
   std::map<std::string, LinkGroup> groups;
-  for (const auto& row : results.at("p2p").at("rows")) {
+  for (const P2pRow& row : results.p2p.rows) {
     LinkResult l;
     l.source = source;
     l.kind = "p2p";
-    l.test = row.at("test").get<std::string>();
-    l.rank_a = row.at("rank_a").get<int>();
-    l.rank_b = row.at("rank_b").get<int>();
-    l.host_a = row.at("host_a").get<std::string>();
-    l.host_b = row.at("host_b").get<std::string>();
-    l.transport = with_memory(transport_label(row.value("transports", "")), row);
+    l.test = row.test;
+    l.rank_a = row.rank_a;
+    l.rank_b = row.rank_b;
+    l.host_a = row.host_a;
+    l.host_b = row.host_b;
+    l.transport = with_memory(transport_label(row.transports), row.mem, row.mem_path);
     // Latency rows time one message (half a round trip); bandwidth rows time a window of
     // `window` messages (bibw: in both directions), so their x is the bytes of a window.
-    const double size = row.at("size_bytes").get<double>();
-    const double window = std::max(1.0, row.value("window", 1.0));
+    const auto size = static_cast<double>(row.size_bytes);
+    const double window = std::max(1.0, static_cast<double>(row.window));
     double bytes = size;
     if (l.test == "latency") {
       l.fitted = "half round trip vs message bytes";
@@ -188,7 +181,7 @@ void fit_p2p(const nlohmann::json& results, const std::string& source, FitReport
       bytes = size * window * (l.test == "bibw" ? 2.0 : 1.0);
       l.fitted = "window time vs window bytes";
     }
-    const double p50_us = row.at("time_us").at("p50").get<double>();
+    const double p50_us = row.time_us.p50;
     auto& g = groups[l.id()];
     if (g.link.kind.empty()) g.link = l;
     if (p50_us > 0) g.times[bytes].push_back(p50_us * 1e-6);
@@ -196,35 +189,33 @@ void fit_p2p(const nlohmann::json& results, const std::string& source, FitReport
   fit_link_groups(groups, source, report, options);
 }
 
-void fit_probes(const nlohmann::json& results, const std::string& source, FitReport& report,
+void fit_probes(const results::Document& results, const std::string& source, FitReport& report,
                 const CurveFitOptions& options) {
-  const auto section = results.find("probes");
-  if (section == results.end() || section->is_null()) return;
+  if (!results.probes) return;
   std::map<std::string, LinkGroup> groups;
-  for (const auto& row : section->at("rows")) {
+  for (const ProbeRow& row : results.probes->rows) {
     LinkResult l;
     l.source = source;
     l.kind = "verbs";
-    l.test = row.at("test").get<std::string>();
-    l.rank_a = row.at("rank_a").get<int>();
-    l.rank_b = row.at("rank_b").get<int>();
-    l.host_a = row.at("host_a").get<std::string>();
-    l.host_b = row.at("host_b").get<std::string>();
-    l.transport = fmt::format("{}->{}", row.at("device_a").get<std::string>(),
-                              row.at("device_b").get<std::string>());
-    const double size = row.at("size_bytes").get<double>();
-    const bool bidirectional = row.value("bidirectional", false);
+    l.test = row.test;
+    l.rank_a = row.rank_a;
+    l.rank_b = row.rank_b;
+    l.host_a = row.host_a;
+    l.host_b = row.host_b;
+    l.transport = fmt::format("{}->{}", row.device_a, row.device_b);
+    const auto size = static_cast<double>(row.size_bytes);
+    const bool bidirectional = row.bidirectional;
     double bytes = size, time_s = 0;
     if (l.test.ends_with("_lat")) {
       l.fitted =
           l.test == "read_lat" ? "read time vs message bytes" : "half round trip vs message bytes";
-      time_s = row.at("time_us").at("p50").get<double>() * 1e-6;
+      time_s = row.time_us.p50 * 1e-6;
     } else {
       // Bandwidth tests stream messages: time per message = bytes / average rate (both
       // directions' bytes when bidirectional, so x counts both).
       if (bidirectional) bytes = 2 * size;
       l.fitted = "time per message vs message bytes (from bw_gbps)";
-      const double gbps = row.at("bw_gbps").get<double>();
+      const double gbps = row.bw_gbps;
       time_s = gbps > 0 ? bytes / (gbps * 1e9) : 0;
     }
     if (bidirectional) l.test += "_bidir";
@@ -262,13 +253,11 @@ std::string transport_label(std::string_view lanes) {
   return fmt::format("{}", fmt::join(names, "+"));
 }
 
-std::string file_transport_label(const nlohmann::json& results) {
-  const auto env = results.find("environment");
+std::string file_transport_label(const results::Document& results) {
   std::vector<std::string> labels;
-  if (env != results.end() && env->contains("transports")) {
-    for (const auto& [pair, lanes] : env->at("transports").items()) {
-      if (!lanes.is_string()) continue;
-      std::string label = transport_label(lanes.get<std::string>());
+  if (results.environment.transports) {
+    for (const auto& [pair, lanes] : *results.environment.transports) {
+      std::string label = transport_label(lanes);
       if (std::ranges::find(labels, label) == labels.end()) labels.push_back(std::move(label));
     }
   }
@@ -276,8 +265,8 @@ std::string file_transport_label(const nlohmann::json& results) {
   return fmt::format("{}", fmt::join(labels, ","));
 }
 
-void fit_results(const nlohmann::json& results, const std::string& source, const FitFilter& filter,
-                 FitReport& report, const CurveFitOptions& options) {
+void fit_results(const results::Document& results, const std::string& source,
+                 const FitFilter& filter, FitReport& report, const CurveFitOptions& options) {
   report.sources.push_back(source);
   fit_collectives(results, source, filter, report, options);
   fit_p2p(results, source, report, options);

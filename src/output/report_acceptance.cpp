@@ -63,9 +63,7 @@ class Checked {
   const std::string& source_;
 };
 
-bool has_acceptance(const ReportFile& f) {
-  return f.doc.contains("acceptance") && !f.doc["acceptance"].is_null();
-}
+bool has_acceptance(const ReportFile& f) { return f.doc.acceptance.has_value(); }
 
 std::string rank_label(int rank, const std::string& host) {
   return fmt::format("r{} {}", rank, host);
@@ -106,7 +104,7 @@ struct Matrix {
 
 std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
   const Checked c(f.path);
-  const json& links = c.array(f.doc["acceptance"], "acceptance", "links");
+  const json& links = c.array(*f.doc.acceptance, "acceptance", "links");
   if (links.empty()) return "";
   Matrix m;
   std::vector<std::vector<std::string>> failed;
@@ -147,14 +145,14 @@ std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
 std::string p2p_matrix(const ReportFile& f, std::size_t i) {
   std::map<std::pair<int, int>, std::pair<std::int64_t, double>> best;  // largest size wins
   Matrix m;
-  for (const auto& r : f.doc["p2p"]["rows"]) {
-    if (r["test"] != "bw") continue;
-    const int a = r["rank_a"].get<int>(), b = r["rank_b"].get<int>();
-    const std::int64_t size = r["size_bytes"].get<std::int64_t>();
-    m.ranks[a] = r["host_a"].get<std::string>();
-    m.ranks[b] = r["host_b"].get<std::string>();
+  for (const P2pRow& r : f.doc.p2p.rows) {
+    if (r.test != "bw") continue;
+    const int a = r.rank_a, b = r.rank_b;
+    const auto size = static_cast<std::int64_t>(r.size_bytes);
+    m.ranks[a] = r.host_a;
+    m.ranks[b] = r.host_b;
     auto& cell = best[{a, b}];
-    if (size >= cell.first) cell = {size, r["bw_gbps"].get<double>()};
+    if (size >= cell.first) cell = {size, r.bw_gbps};
   }
   if (best.empty()) return "";
   std::set<std::int64_t> sizes;
@@ -173,7 +171,7 @@ std::string p2p_matrix(const ReportFile& f, std::size_t i) {
 
 std::string straggler_charts(const ReportFile& f, std::size_t i) {
   const Checked c(f.path);
-  const json& s = c.get(f.doc["acceptance"], "acceptance", "stragglers");
+  const json& s = c.get(*f.doc.acceptance, "acceptance", "stragglers");
   if (s.is_null()) return "";
   const std::string where = "acceptance.stragglers";
   const json& ranks = c.array(s, where, "ranks");

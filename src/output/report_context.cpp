@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "ibscope/model/results_fits.hpp"
-#include "ibscope/topo/topology_json.hpp"
 #include "report_sections.hpp"
 
 namespace ibscope::report {
@@ -34,18 +33,15 @@ double number(const json& obj, const char* key) {
   return obj[key].get<double>();
 }
 
-std::vector<std::string> distinct_hosts(const json& doc) {
+std::vector<std::string> distinct_hosts(const results::Document& doc) {
   std::vector<std::string> hosts;
-  const json& job = doc["job"];
-  if (!job.contains("hosts") || !job["hosts"].is_array()) return hosts;
-  for (const auto& h : job["hosts"]) {
-    if (h.is_string() &&
-        std::find(hosts.begin(), hosts.end(), h.get<std::string>()) == hosts.end()) {
-      hosts.push_back(h.get<std::string>());
-    }
+  for (const auto& h : doc.job.hosts) {
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
   }
   return hosts;
 }
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -56,14 +52,14 @@ std::string join(const std::vector<std::string>& v) {
 std::string runs_table(const std::vector<ReportFile>& files) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : files) {
-    const json& d = f.doc;
+    const results::Document& d = f.doc;
     const std::vector<std::string> hosts = distinct_hosts(d);
-    rows.push_back({f.label, f.path, text(d["command"], "subcommand"), text(d, "started_utc"),
-                    text(d, "complete"), text(d["job"], "ranks"),
-                    fmt::format("{}: {}", hosts.size(), join(hosts)), text(d["job"], "bootstrap"),
-                    text(d["environment"], "ucx_version"), text(d["environment"], "build"),
-                    model::file_transport_label(d), text(d["tool"], "version"),
-                    text(d["tool"], "git_sha")});
+    rows.push_back({f.label, f.path, or_dash(d.command.subcommand), or_dash(d.started_utc),
+                    d.complete ? "yes" : "no", std::to_string(d.job.ranks),
+                    fmt::format("{}: {}", hosts.size(), join(hosts)), or_dash(d.job.bootstrap),
+                    d.environment.ucx_version.value_or("-"), or_dash(d.environment.build),
+                    model::file_transport_label(d), or_dash(d.tool.version),
+                    or_dash(d.tool.git_sha)});
   }
   return table({"label", "file", "command", "started (UTC)", "complete", "ranks", "hosts",
                 "bootstrap", "UCX version", "build", "UCX transports", "ibscope", "git sha"},
@@ -73,8 +69,8 @@ std::string runs_table(const std::vector<ReportFile>& files) {
 std::string nics_table(const std::vector<ReportFile>& files) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : files) {
-    if (f.doc.contains("topology")) {
-      for (const auto& h : topo::topology_from_section_json(f.doc["topology"], f.path)) {
+    if (f.doc.topology) {
+      for (const auto& h : *f.doc.topology) {
         if (h.nics.empty()) {
           rows.push_back({f.label, h.host, "-", "-", "-", "-", "-", "-", "-",
                           h.rdma_available ? "" : h.rdma_reason});
@@ -92,13 +88,12 @@ std::string nics_table(const std::vector<ReportFile>& files) {
         }
       }
     }
-    const json& env = f.doc["environment"];
-    if (env.contains("verbs_ports") && env["verbs_ports"].is_array()) {
-      for (const auto& p : env["verbs_ports"]) {
-        rows.push_back({f.label, fmt::format("rank {}", text(p, "rank")), text(p, "device"), "-",
-                        "-", text(p, "link_layer"), "-", "-",
-                        fmt::format("{:.4g}", number(p, "data_rate_gbit") / 8),
-                        fmt::format("verbs GID {}", text(p, "gid"))});
+    if (f.doc.environment.verbs_ports) {
+      for (const auto& p : *f.doc.environment.verbs_ports) {
+        rows.push_back({f.label, fmt::format("rank {}", p.rank), or_dash(p.device), "-", "-",
+                        or_dash(p.link_layer), "-", "-",
+                        fmt::format("{:.4g}", p.data_rate_gbit / 8),
+                        fmt::format("verbs GID {}", p.gid)});
       }
     }
   }
@@ -111,8 +106,8 @@ std::string nics_table(const std::vector<ReportFile>& files) {
 std::string acceptance_table(const std::vector<ReportFile>& files) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : files) {
-    if (!f.doc.contains("acceptance") || !f.doc["acceptance"].is_object()) continue;
-    const json& a = f.doc["acceptance"];
+    if (!f.doc.acceptance || !f.doc.acceptance->is_object()) continue;
+    const json& a = *f.doc.acceptance;
     int links = 0, failed = 0;
     if (a.contains("links") && a["links"].is_array()) {
       for (const auto& l : a["links"]) {
@@ -134,16 +129,14 @@ std::string acceptance_table(const std::vector<ReportFile>& files) {
 std::string warnings_list(const std::vector<ReportFile>& files) {
   std::string out;
   for (const auto& f : files) {
-    for (const auto& w : f.doc["warnings"]) {
-      if (w.is_string()) {
-        out += fmt::format("<li class=\"warning\">{}{}</li>",
-                           xml_escape(files.size() > 1 ? f.label + ": " : std::string()),
-                           xml_escape(w.get<std::string>()));
-      }
+    for (const auto& w : f.doc.warnings) {
+      out +=
+          fmt::format("<li class=\"warning\">{}{}</li>",
+                      xml_escape(files.size() > 1 ? f.label + ": " : std::string()), xml_escape(w));
     }
-    if (f.doc["error"].is_object()) {
+    if (f.doc.error) {
       out += fmt::format("<li class=\"fail\">{}: run failed: {}</li>", xml_escape(f.label),
-                         xml_escape(text(f.doc["error"], "message")));
+                         xml_escape(f.doc.error->message));
     }
   }
   return out.empty() ? "<p>No warnings.</p>" : "<ul class=\"warnings\">" + out + "</ul>";
@@ -168,10 +161,10 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
         fmt::format("line rate {:g} Gb/s = {:.4g} GB/s (given)", *given_gbit, *given_gbit / 8));
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
-    const json& d = files[i].doc;
+    const results::Document& d = files[i].doc;
     const std::string who = files.size() > 1 ? " (" + files[i].label + ")" : "";
-    if (d.contains("acceptance") && d["acceptance"].is_object()) {
-      const json& a = d["acceptance"];
+    if (d.acceptance && d.acceptance->is_object()) {
+      const json& a = *d.acceptance;
       double expected = 0;
       if (a.contains("links") && a["links"].is_array()) {
         for (const auto& l : a["links"]) expected = std::max(expected, number(l, "expected_gbps"));
@@ -187,10 +180,10 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
             fmt::format("line rate {:g} Gb/s = {:.4g} GB/s (acceptance{})", line, line / 8, who));
       }
     }
-    if (d.contains("topology")) {
+    if (d.topology) {
       double best = 0;
       std::string where;
-      for (const auto& h : topo::topology_from_section_json(d["topology"], files[i].path)) {
+      for (const auto& h : *d.topology) {
         for (const auto& n : h.nics) {
           for (const auto& p : n.ports) {
             if (p.state == "ACTIVE" && p.data_rate_gbyte_s() > best) {
@@ -203,13 +196,12 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
       add_rate(out, best, fmt::format("port data rate {:.4g} GB/s ({}{})", best, where, who));
     }
     double probe_gbit = 0;
-    if (d.contains("probes")) {
-      for (const auto& r : d["probes"]["rows"])
-        probe_gbit = std::max(probe_gbit, number(r, "line_rate_gbit"));
+    if (d.probes) {
+      for (const auto& r : d.probes->rows) probe_gbit = std::max(probe_gbit, r.line_rate_gbit);
     }
-    if (d["environment"].contains("verbs_ports") && d["environment"]["verbs_ports"].is_array()) {
-      for (const auto& p : d["environment"]["verbs_ports"]) {
-        probe_gbit = std::max(probe_gbit, number(p, "data_rate_gbit"));
+    if (d.environment.verbs_ports) {
+      for (const auto& p : *d.environment.verbs_ports) {
+        probe_gbit = std::max(probe_gbit, p.data_rate_gbit);
       }
     }
     add_rate(out, probe_gbit / 8,

@@ -12,8 +12,6 @@
 namespace ibscope::report {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::size_t kMaxSeries = 16;  // per chart; beyond, the chart gets unreadable
 
 const char* kCollectiveOrder[] = {"allreduce", "reduce_scatter", "allgather", "broadcast"};
@@ -53,22 +51,27 @@ class SeriesSet {
 
 // The p50 and p99 of a row's time_us at `size`, under "<name> p50" and "<name> p99".
 void add_percentiles(SeriesSet& p50, SeriesSet& p99, const std::string& name, double size,
-                     const json& row) {
-  p50.add(name + " p50", size, row["time_us"]["p50"].get<double>());
-  p99.add(name + " p99", size, row["time_us"]["p99"].get<double>());
+                     const Stats& time_us) {
+  p50.add(name + " p50", size, time_us.p50);
+  p99.add(name + " p99", size, time_us.p99);
 }
 
 struct RowRef {
   std::size_t file = 0;
-  const json* row = nullptr;
+  const CollectiveRow* row = nullptr;
 };
 
-std::string row_qualifiers(const json& r, bool ranks, bool place, bool type_op, bool root) {
+std::string root_text(const CollectiveRow& r) {
+  return r.root >= 0 ? fmt::format("{}", r.root) : std::string();
+}
+
+std::string row_qualifiers(const CollectiveRow& r, bool ranks, bool place, bool type_op,
+                           bool root) {
   std::string q;
-  if (ranks) q += fmt::format(" p{}", r["ranks"].get<int>());
-  if (place) q += r["in_place"].get<bool>() ? " in-place" : " out-of-place";
-  if (type_op) q += fmt::format(" {}/{}", r["type"].get<std::string>(), r["op"].get<std::string>());
-  if (root && r.contains("root")) q += fmt::format(" root {}", r["root"].dump());
+  if (ranks) q += fmt::format(" p{}", r.ranks);
+  if (place) q += r.in_place ? " in-place" : " out-of-place";
+  if (type_op) q += fmt::format(" {}/{}", r.type, r.op);
+  if (root && r.root >= 0) q += fmt::format(" root {}", r.root);
   return q;
 }
 
@@ -84,23 +87,23 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
   std::set<bool> places;
   std::set<std::string> type_ops, roots;
   for (const auto& r : rows) {
-    const json& j = *r.row;
-    ranks.insert(j["ranks"].get<int>());
-    places.insert(j["in_place"].get<bool>());
-    type_ops.insert(j["type"].get<std::string>() + "/" + j["op"].get<std::string>());
-    roots.insert(j.contains("root") ? j["root"].dump() : "");
+    const CollectiveRow& j = *r.row;
+    ranks.insert(j.ranks);
+    places.insert(j.in_place);
+    type_ops.insert(j.type + "/" + j.op);
+    roots.insert(root_text(j));
   }
   SeriesSet busbw, p50, p99;
   std::map<std::string, std::size_t> file_of;
   for (const auto& r : rows) {
-    const json& j = *r.row;
-    const std::string name = file_prefix(files, r.file) + j["algorithm"].get<std::string>() +
+    const CollectiveRow& j = *r.row;
+    const std::string name = file_prefix(files, r.file) + j.algorithm +
                              row_qualifiers(j, ranks.size() > 1, places.size() > 1,
                                             type_ops.size() > 1, roots.size() > 1);
     file_of[name] = r.file;
-    const double size = static_cast<double>(j["size_bytes"].get<std::int64_t>());
-    busbw.add(name, size, j["busbw_gbps"].get<double>());
-    add_percentiles(p50, p99, name, size, j);
+    const auto size = static_cast<double>(j.size_bytes);
+    busbw.add(name, size, j.busbw_gbps);
+    add_percentiles(p50, p99, name, size, j.time_us);
   }
   std::size_t left = 0;
   LineChart bw{"busbw-" + coll,
@@ -140,9 +143,8 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
   return out;
 }
 
-std::string pair_name(const json& r) {
-  return fmt::format("{}-{} ({} - {})", r["rank_a"].get<int>(), r["rank_b"].get<int>(),
-                     r["host_a"].get<std::string>(), r["host_b"].get<std::string>());
+std::string pair_name(const P2pRow& r) {
+  return fmt::format("{}-{} ({} - {})", r.rank_a, r.rank_b, r.host_a, r.host_b);
 }
 
 }  // namespace
@@ -153,8 +155,8 @@ Section collectives_section(const std::vector<ReportFile>& files,
   std::vector<std::string> order(std::begin(kCollectiveOrder), std::end(kCollectiveOrder));
   std::map<std::string, std::vector<RowRef>> by_coll;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    for (const auto& r : files[i].doc["collectives"]["rows"]) {
-      const std::string c = r["collective"].get<std::string>();
+    for (const CollectiveRow& r : files[i].doc.collectives.rows) {
+      const std::string& c = r.collective;
       if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
       by_coll[c].push_back({i, &r});
     }
@@ -172,15 +174,14 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
   Section s{"p2p", "Point to point: latency and bandwidth vs message size", "", ""};
   SeriesSet p50, p99, bw;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    for (const auto& r : files[i].doc["p2p"]["rows"]) {
-      const std::string test = r["test"].get<std::string>();
-      const double size = static_cast<double>(r["size_bytes"].get<std::int64_t>());
+    for (const P2pRow& r : files[i].doc.p2p.rows) {
+      const std::string& test = r.test;
+      const auto size = static_cast<double>(r.size_bytes);
       const std::string name = file_prefix(files, i) + pair_name(r);
       if (test == "latency") {
-        add_percentiles(p50, p99, name, size, r);
+        add_percentiles(p50, p99, name, size, r.time_us);
       } else {
-        bw.add(fmt::format("{}{} {}", file_prefix(files, i), test, pair_name(r)), size,
-               r["bw_gbps"].get<double>());
+        bw.add(fmt::format("{}{} {}", file_prefix(files, i), test, pair_name(r)), size, r.bw_gbps);
       }
     }
   }

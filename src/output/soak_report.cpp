@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "ibscope/core/units.hpp"
-#include "ibscope/output/results_document.hpp"
 
 namespace ibscope {
 namespace {
@@ -14,6 +13,12 @@ double mib(double bytes) { return bytes / (1 << 20); }
 
 std::string signed_mib(std::int64_t bytes) {
   return fmt::format("{:+.1f}", mib(static_cast<double>(bytes)));
+}
+
+// interim (issue 20): until the soak section is typed in results/
+nlohmann::json to_json(const Stats& s) {
+  return {{"n", s.n},         {"min", s.min}, {"p50", s.p50},   {"p99", s.p99},
+          {"p99_9", s.p99_9}, {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include "ibscope/output/csv.hpp"
-#include "ibscope/topo/topology_json.hpp"
 
 namespace ibscope {
 namespace {
@@ -151,8 +150,7 @@ void print_topology(std::FILE* out, const std::vector<topo::HostTopology>& hosts
   std::fflush(out);
 }
 
-std::string topology_csv(const nlohmann::json& section) {
-  const auto hosts = topo::topology_from_section_json(section, "topology");
+std::string topology_csv(const std::vector<topo::HostTopology>& hosts) {
   std::string csv;
   for (const auto& h : hosts) {
     if (h.nics.empty()) {

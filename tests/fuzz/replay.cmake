@@ -8,7 +8,9 @@ add_library(ibscope_fuzz_replay_main OBJECT ${CMAKE_CURRENT_LIST_DIR}/replay_mai
 foreach(name IN LISTS IBSCOPE_FUZZ_TARGETS)
   add_executable(ibscope_fuzz_replay_${name} ${CMAKE_CURRENT_LIST_DIR}/targets/fuzz_${name}.cpp
                                              $<TARGET_OBJECTS:ibscope_fuzz_replay_main>)
-  target_include_directories(ibscope_fuzz_replay_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  # ${PROJECT_SOURCE_DIR}/src: the private serializers of src/results/ the targets exercise.
+  target_include_directories(ibscope_fuzz_replay_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR}
+                                                                 ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(ibscope_fuzz_replay_${name} PRIVATE ibscope_lib)
   add_test(NAME fuzz/replay/${name}
            COMMAND ibscope_fuzz_replay_${name} ${CMAKE_CURRENT_LIST_DIR}/corpus/${name}

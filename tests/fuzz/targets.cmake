@@ -21,12 +21,14 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/collectives/collective.cpp
     src/collectives/registry.cpp
     src/collectives/cost.cpp
-    src/collectives/harness/tuning.cpp
-    src/results/results_loader.cpp
+    src/results/document.cpp
+    src/results/document_json.cpp
+    src/results/loader.cpp
+    src/results/tuning_json.cpp
+    src/results/topology_json.cpp
     src/results/schema_validator.cpp
     src/model/workload.cpp
     src/model/transformer.cpp
-    src/topo/topology_json.cpp
     src/topo/host_merge.cpp
     src/topo/host_topology.cpp
     src/topo/pci_distance.cpp

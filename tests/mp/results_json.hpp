@@ -1,11 +1,14 @@
 #pragma once
-// Loads the results file a test run wrote, through ibscope's own validating loader.
+// Loads the results file a test run wrote: checked by ibscope's own validating loader (schema
+// and typed document), then returned as JSON for the test to inspect field by field.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 #include "process.hpp"
 
 namespace ibscope::test {
@@ -14,7 +17,11 @@ inline nlohmann::json load_run_results(const ProcessResult& r) {
   const std::string path = results_path(r);
   INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
   REQUIRE(!path.empty());
-  return load_results(path);
+  (void)results::load(path);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
 }
 
 inline std::string describe(const ProcessResult& r) {

@@ -6,7 +6,7 @@
 #include <exception>
 #include <string>
 
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 #include "process.hpp"
 
 namespace ibscope::test {
@@ -14,7 +14,7 @@ namespace {
 
 void check_against_schema(const std::string& path) {
   try {
-    (void)load_results(path);  // the schema check of `ibscope validate` and every loader
+    (void)results::load(path);  // the schema check of `ibscope validate` and every loader
   } catch (const std::exception& e) {
     FAIL_CHECK("results file violates the schema: " << e.what());
   }

@@ -122,34 +122,29 @@ TEST_CASE("link fit: too few points and one size only are usage errors", "[model
 }
 
 TEST_CASE("link fit: results layout and rows", "[model]") {
-  nlohmann::json doc = {{"job", {{"hosts", {"a", "b", "c"}}}},
-                        {"collectives",
-                         {{"rows",
-                           {{{"collective", "allreduce"},
-                             {"algorithm", "ring"},
-                             {"wrong", 0},
-                             {"time_us", {{"p50", 100.0}}},
-                             {"ranks", 3},
-                             {"size_bytes", 1024}},
-                            {{"collective", "allreduce"},
-                             {"algorithm", "ring"},
-                             {"wrong", 5},
-                             {"time_us", {{"p50", 90.0}}},
-                             {"ranks", 3},
-                             {"size_bytes", 2048}},
-                            {{"collective", "allreduce"},
-                             {"algorithm", "dbt"},
-                             {"wrong", nullptr},
-                             {"time_us", {{"p50", 80.0}}},
-                             {"ranks", 3},
-                             {"size_bytes", 1024}}}}}}};
+  ibscope::results::Document doc;
+  doc.job.hosts = {"a", "b", "c"};
+  const auto row = [](const char* algorithm, std::optional<std::uint64_t> wrong, double p50_us,
+                      std::uint64_t bytes) {
+    ibscope::CollectiveRow r;
+    r.collective = "allreduce";
+    r.algorithm = algorithm;
+    r.wrong = wrong;
+    r.time_us.p50 = p50_us;
+    r.ranks = 3;
+    r.size_bytes = bytes;
+    return r;
+  };
+  doc.add_row(row("ring", 0, 100.0, 1024));
+  doc.add_row(row("ring", 5, 90.0, 2048));
+  doc.add_row(row("dbt", std::nullopt, 80.0, 1024));
   CHECK(measured_tier(doc) == MeasuredTier::kInter);
   const auto pts = collective_points(doc, Collective::kAllreduce, "ring");
   REQUIRE(pts.size() == 1);  // the row with #wrong > 0 is left out
   CHECK(pts[0].time_s == Approx(100e-6));
   CHECK(pts[0].bytes == 1024);
-  doc["job"]["hosts"] = {"a", "a", "a"};
+  doc.job.hosts = {"a", "a", "a"};
   CHECK(measured_tier(doc) == MeasuredTier::kIntra);
-  doc["job"]["hosts"] = {"a", "a", "b"};
+  doc.job.hosts = {"a", "a", "b"};
   CHECK(measured_tier(doc) == MeasuredTier::kMixed);
 }

@@ -3,6 +3,7 @@
 // bandwidth, links from p2p rows, transport labels, skipped curves, and the NCCL tuner CSV.
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -15,49 +16,65 @@ using namespace ibscope::model;
 
 namespace {
 
-json stats_us(double p50_us) { return {{"p50", p50_us}, {"mean", p50_us}}; }
+namespace results = ibscope::results;
 
-json collective_row(const std::string& coll, const std::string& algo, double bytes, double us,
-                    bool in_place = false, int wrong = 0) {
-  return {{"collective", coll},   {"algorithm", algo},
-          {"type", "float"},      {"op", coll == "allgather" ? "none" : "sum"},
-          {"in_place", in_place}, {"size_bytes", bytes},
-          {"ranks", 2},           {"time_us", stats_us(us)},
-          {"wrong", wrong}};
+ibscope::Stats stats_us(double p50_us) {
+  ibscope::Stats s;
+  s.p50 = s.mean = p50_us;
+  return s;
 }
 
-json p2p_row(const std::string& test, double bytes, int window, double us) {
-  return {{"test", test},
-          {"rank_a", 0},
-          {"rank_b", 1},
-          {"host_a", "a"},
-          {"host_b", "b"},
-          {"size_bytes", bytes},
-          {"window", window},
-          {"time_us", stats_us(us)},
-          {"transports", "tcp/eth0[am] | tag_send 0..<egr/short>..8256..<rndv>..(inf)"}};
+ibscope::CollectiveRow collective_row(const std::string& coll, const std::string& algo,
+                                      double bytes, double us, bool in_place = false,
+                                      int wrong = 0) {
+  ibscope::CollectiveRow r;
+  r.collective = coll;
+  r.algorithm = algo;
+  r.type = "float";
+  r.op = coll == "allgather" ? "none" : "sum";
+  r.in_place = in_place;
+  r.size_bytes = static_cast<std::uint64_t>(bytes);
+  r.ranks = 2;
+  r.time_us = stats_us(us);
+  r.wrong = wrong;
+  return r;
+}
+
+ibscope::P2pRow p2p_row(const std::string& test, double bytes, int window, double us) {
+  ibscope::P2pRow r;
+  r.test = test;
+  r.rank_a = 0;
+  r.rank_b = 1;
+  r.host_a = "a";
+  r.host_b = "b";
+  r.size_bytes = static_cast<std::uint64_t>(bytes);
+  r.window = window;
+  r.time_us = stats_us(us);
+  r.transports = "tcp/eth0[am] | tag_send 0..<egr/short>..8256..<rndv>..(inf)";
+  return r;
+}
+
+results::Document with_transports(std::map<std::string, std::string> transports) {
+  results::Document doc;
+  doc.environment.transports = std::move(transports);
+  return doc;
 }
 
 // Two hosts over TCP: all-reduce ring t = 5 us + n / 2 GB/s, 8 B .. 1 MiB; a rd curve with
 // two sizes only; p2p latency 3 us + n / 1 GB/s and bw windows of 64 at 1.25 GB/s.
-json synthetic_results() {
-  json doc = {{"job", {{"hosts", {"a", "b"}}}},
-              {"environment",
-               {{"transports",
-                 {{"0->1", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"},
-                  {"1->0", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"}}}}},
-              {"command", {{"subcommand", "run"}}},
-              {"collectives", {{"rows", json::array()}}},
-              {"p2p", {{"rows", json::array()}}}};
-  auto& rows = doc["collectives"]["rows"];
+results::Document synthetic_results() {
+  results::Document doc = with_transports({{"0->1", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"},
+                                           {"1->0", "tcp/eth0[am,keepalive] | tag_send 0..(inf)"}});
+  doc.job.hosts = {"a", "b"};
+  doc.command.subcommand = "run";
   for (double n = 8; n <= 1 << 20; n *= 2) {
-    rows.push_back(collective_row("allreduce", "ring", n, 5 + n / 2e3));
-    doc["p2p"]["rows"].push_back(p2p_row("latency", n, 1, 3 + n / 1e3));
-    doc["p2p"]["rows"].push_back(p2p_row("bw", n, 64, 20 + 64 * n / 1.25e3));
+    doc.add_row(collective_row("allreduce", "ring", n, 5 + n / 2e3));
+    doc.add_row(p2p_row("latency", n, 1, 3 + n / 1e3));
+    doc.add_row(p2p_row("bw", n, 64, 20 + 64 * n / 1.25e3));
   }
-  rows.push_back(collective_row("allreduce", "ring", 64, 999, true, 3));  // wrong: dropped
-  rows.push_back(collective_row("allreduce", "rd", 8, 4));
-  rows.push_back(collective_row("allreduce", "rd", 16, 4));
+  doc.add_row(collective_row("allreduce", "ring", 64, 999, true, 3));  // wrong: dropped
+  doc.add_row(collective_row("allreduce", "rd", 8, 4));
+  doc.add_row(collective_row("allreduce", "rd", 16, 4));
   return doc;
 }
 
@@ -69,10 +86,9 @@ TEST_CASE("transport labels from UCX lanes", "[model]") {
   CHECK(transport_label("tcp/eth0[am] tcp/eth1 | tag_send") == "tcp");
   CHECK(transport_label("rc_mlx5/mlx5_0:1[am] ud_mlx5/mlx5_0:1") == "rc_mlx5+ud_mlx5");
   CHECK(transport_label("") == "unknown");
-  CHECK(file_transport_label(json{{"environment", json::object()}}) == "unknown");
-  const json mixed = {
-      {"environment",
-       {{"transports", {{"0->1", "sysv/memory posix/memory | x"}, {"0->2", "tcp/eth0 | x"}}}}}};
+  CHECK(file_transport_label(results::Document{}) == "unknown");
+  const auto mixed =
+      with_transports({{"0->1", "sysv/memory posix/memory | x"}, {"0->2", "tcp/eth0 | x"}});
   CHECK(file_transport_label(mixed) == "sysv+posix,tcp");
 }
 
@@ -150,30 +166,26 @@ TEST_CASE("fit document, series CSV and NCCL tuner CSV", "[model]") {
 }
 
 TEST_CASE("verbs probe rows: latency from time_us, bandwidth from bw_gbps", "[model]") {
-  json doc = {{"job", {{"hosts", {"a", "b"}}}},
-              {"environment", json::object()},
-              {"collectives", {{"rows", json::array()}}},
-              {"p2p", {{"rows", json::array()}}},
-              {"probes", {{"rows", json::array()}}}};
+  results::Document doc;
+  doc.job.hosts = {"a", "b"};
   for (double n = 2; n <= 1 << 22; n *= 2) {
-    json lat = {{"test", "write_lat"},
-                {"rank_a", 0},
-                {"rank_b", 1},
-                {"host_a", "a"},
-                {"host_b", "b"},
-                {"device_a", "mlx5_0:1"},
-                {"device_b", "mlx5_1:1"},
-                {"bidirectional", false},
-                {"size_bytes", n},
-                {"time_us", stats_us(2 + n / 3e3)},
-                {"bw_gbps", 0.0}};
+    ibscope::ProbeRow lat;
+    lat.test = "write_lat";
+    lat.rank_a = 0;
+    lat.rank_b = 1;
+    lat.host_a = "a";
+    lat.host_b = "b";
+    lat.device_a = "mlx5_0:1";
+    lat.device_b = "mlx5_1:1";
+    lat.size_bytes = static_cast<std::uint64_t>(n);
+    lat.time_us = stats_us(2 + n / 3e3);
     // Streaming: 0.5 us per message + n / 12 GB/s; the row reports the average rate.
-    json bw = lat;
-    bw["test"] = "write_bw";
-    bw["time_us"] = stats_us(0);
-    bw["bw_gbps"] = n / (0.5e-6 + n / 12e9) / 1e9;
-    doc["probes"]["rows"].push_back(lat);
-    doc["probes"]["rows"].push_back(bw);
+    ibscope::ProbeRow bw = lat;
+    bw.test = "write_bw";
+    bw.time_us = stats_us(0);
+    bw.bw_gbps = n / (0.5e-6 + n / 12e9) / 1e9;
+    doc.add_row(lat);
+    doc.add_row(bw);
   }
   FitReport report;
   fit_results(doc, "v.json", {}, report);

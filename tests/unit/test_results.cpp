@@ -13,11 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/stats.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/output/results_csv.hpp"
+#include "ibscope/results/loader.hpp"
+#include "ibscope/results/writer.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -111,18 +113,30 @@ ibscope::P2pRow sample_p2p_row() {
   return row;
 }
 
-ibscope::ResultsDocument sample_document() {
-  ibscope::ResultsDocument doc("allreduce", {"ibscope", "allreduce", "-b", "8", "-e", "1M"});
+namespace results = ibscope::results;
+
+results::Document sample_document() {
+  auto doc = results::Document::start("allreduce", {"ibscope", "allreduce", "-b", "8", "-e", "1M"});
   doc.add_warning("debug build");
-  doc.set_params("collectives", {{"iters", 20}, {"warmup", 5}});
-  doc.job()["ranks"] = 8;
-  doc.environment()["UCX_TLS"] = "rc";
+  doc.collectives.params = results::CollectiveParams{};
+  doc.collectives.params->iters = 20;
+  doc.collectives.params->warmup_iters = 5;
+  doc.job.ranks = 8;
+  doc.environment.ucx_env["UCX_TLS"] = "rc";
   doc.add_row(sample_collective_row());
   doc.add_row(sample_p2p_row());
   return doc;
 }
 
-// Writes `doc` to a file in `dir` and expects load_results to reject it with a message that
+// The file as JSON, after the loader accepted it.
+json load_json(const fs::path& path) {
+  (void)results::load(path);
+  return json::parse(read_text(path));
+}
+
+json as_json(const results::Document& doc) { return json::parse(results::to_text(doc)); }
+
+// Writes `doc` to a file in `dir` and expects results::load to reject it with a message that
 // contains the file name and every one of `needles`.
 void expect_rejected(const fs::path& dir, const std::string& name, const std::string& text,
                      const std::vector<std::string>& needles) {
@@ -130,7 +144,7 @@ void expect_rejected(const fs::path& dir, const std::string& name, const std::st
   write_text(file, text);
   INFO("case " << name);
   try {
-    ibscope::load_results(file);
+    results::load(file);
     FAIL("accepted " << name);
   } catch (const ibscope::UsageError& e) {
     const std::string what = e.what();
@@ -147,7 +161,7 @@ void expect_rejected(const fs::path& dir, const std::string& name, const std::st
 void expect_rejected(const fs::path& dir, const std::string& name,
                      const std::function<void(json&)>& mutate,
                      const std::vector<std::string>& needles) {
-  json doc = sample_document().json();
+  json doc = as_json(sample_document());
   mutate(doc);
   expect_rejected(dir, name, doc.dump(1), needles);
 }
@@ -156,16 +170,16 @@ void expect_rejected(const fs::path& dir, const std::string& name,
 
 TEST_CASE("results: written file loads back with every field", "[results]") {
   TempDir tmp;
-  ibscope::ResultsDocument doc = sample_document();
-  const fs::path path = doc.write(tmp.path() / "nested" / "dir");  // created on demand
+  results::Document doc = sample_document();
+  const fs::path path = results::write(doc, tmp.path() / "nested" / "dir");  // created on demand
   REQUIRE(fs::exists(path));
   CHECK(path.parent_path() == tmp.path() / "nested" / "dir");
   const std::string name = path.filename().string();
   CHECK(name.rfind("ibscope-allreduce-", 0) == 0);
   CHECK(path.extension() == ".json");
 
-  const json j = ibscope::load_results(path);
-  CHECK(j["schema_version"] == ibscope::kResultsSchemaVersion);
+  const json j = load_json(path);
+  CHECK(j["schema_version"] == results::kSupportedSchemaVersion);
   CHECK(j["tool"]["name"] == "ibscope");
   CHECK(j["command"]["subcommand"] == "allreduce");
   CHECK(j["command"]["argv"] == json::array({"ibscope", "allreduce", "-b", "8", "-e", "1M"}));
@@ -176,7 +190,7 @@ TEST_CASE("results: written file loads back with every field", "[results]") {
   CHECK(j["warnings"] == json::array({"debug build"}));
   CHECK(j["collectives"]["params"]["iters"] == 20);
   CHECK(j["job"]["ranks"] == 8);
-  CHECK(j["environment"]["UCX_TLS"] == "rc");
+  CHECK(j["environment"]["ucx_env"]["UCX_TLS"] == "rc");
 
   REQUIRE(j["collectives"]["rows"].size() == 1);
   const json& c = j["collectives"]["rows"][0];
@@ -216,18 +230,19 @@ TEST_CASE("results: written file loads back with every field", "[results]") {
   CHECK(p["transports"] == "rc_mlx5/mlx5_0:1");
   CHECK(p["samples_us"] == json::array({20.0, 22.0}));
 
-  // What was written is what the document holds.
-  CHECK(j == doc.json());
+  // What was written is what the document holds, and it reads back to the same document.
+  CHECK(j == as_json(doc));
+  CHECK(as_json(results::load(path)) == j);
 }
 
 TEST_CASE("results: a failed run without a verification count still loads", "[results]") {
   TempDir tmp;
-  ibscope::ResultsDocument doc("p2p", {"ibscope", "p2p"});
+  auto doc = results::Document::start("p2p", {"ibscope", "p2p"});
   auto row = sample_collective_row();
   row.wrong.reset();  // -c 0
   doc.add_row(row);
-  doc.set_error("timeout", "rank 3 never arrived");
-  const json j = ibscope::load_results(doc.write(tmp.path()));
+  doc.fail("timeout", "rank 3 never arrived");
+  const json j = load_json(results::write(doc, tmp.path()));
   CHECK(j["complete"] == false);
   CHECK(j["error"]["kind"] == "timeout");
   CHECK(j["error"]["message"] == "rank 3 never arrived");
@@ -237,9 +252,9 @@ TEST_CASE("results: a failed run without a verification count still loads", "[re
 
 TEST_CASE("results: writing twice gives two files and no temp files", "[results]") {
   TempDir tmp;
-  ibscope::ResultsDocument doc = sample_document();
-  const fs::path first = doc.write(tmp.path());
-  const fs::path second = doc.write(tmp.path());
+  results::Document doc = sample_document();
+  const fs::path first = results::write(doc, tmp.path());
+  const fs::path second = results::write(doc, tmp.path());
   CHECK(first != second);
   CHECK(fs::exists(first));
   CHECK(fs::exists(second));
@@ -249,8 +264,8 @@ TEST_CASE("results: writing twice gives two files and no temp files", "[results]
     CHECK(n.rfind("ibscope-allreduce-", 0) == 0);
     CHECK(n.find(".tmp") == std::string::npos);
   }
-  ibscope::load_results(first);
-  ibscope::load_results(second);
+  results::load(first);
+  results::load(second);
 }
 
 TEST_CASE("results: write_file_exclusive never replaces an existing file", "[results]") {
@@ -281,13 +296,13 @@ TEST_CASE("results: write_file_exclusive never replaces an existing file", "[res
 
 TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
   TempDir tmp;
-  ibscope::ResultsDocument doc = sample_document();
+  results::Document doc = sample_document();
   auto second = sample_collective_row();
   second.size_bytes = 2 << 20;
   second.wrong.reset();
   doc.add_row(second);
-  const fs::path json_path = doc.write(tmp.path());
-  const fs::path csv_path = doc.write_csv(json_path);
+  const fs::path json_path = results::write(doc, tmp.path());
+  const fs::path csv_path = ibscope::write_results_csv(doc, json_path);
   CHECK(csv_path.parent_path() == json_path.parent_path());
   CHECK(csv_path.stem() == json_path.stem());
   CHECK(csv_path.extension() == ".csv");
@@ -306,14 +321,15 @@ TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
   CHECK(fields_in(lines[4]) == fields_in(lines[3]));
 
   // The CSV is never overwritten either.
-  CHECK_THROWS_AS(doc.write_csv(json_path), ibscope::SystemError);
+  CHECK_THROWS_AS(ibscope::write_results_csv(doc, json_path), ibscope::SystemError);
 
   // Only one section: one header.
   TempDir tmp2;
-  ibscope::ResultsDocument p2p_only("p2p", {"ibscope", "p2p"});
+  auto p2p_only = results::Document::start("p2p", {"ibscope", "p2p"});
   p2p_only.add_row(sample_p2p_row());
   p2p_only.add_row(sample_p2p_row());
-  const auto p2p_lines = lines_of(read_text(p2p_only.write_csv(p2p_only.write(tmp2.path()))));
+  const auto p2p_lines = lines_of(
+      read_text(ibscope::write_results_csv(p2p_only, results::write(p2p_only, tmp2.path()))));
   REQUIRE(p2p_lines.size() == 3);
   CHECK(p2p_lines[0].rfind("section,test,", 0) == 0);
 }
@@ -372,16 +388,16 @@ TEST_CASE("results: schema_version is compared exactly and not truncated", "[res
 TEST_CASE("results: a missing file is a usage error naming it", "[results]") {
   TempDir tmp;
   const fs::path missing = tmp.path() / "does-not-exist.json";
-  CHECK_THROWS_AS(ibscope::load_results(missing), ibscope::UsageError);
-  CHECK_THROWS_WITH(ibscope::load_results(missing),
+  CHECK_THROWS_AS(results::load(missing), ibscope::UsageError);
+  CHECK_THROWS_WITH(results::load(missing),
                     Catch::Contains(missing.string()) && Catch::Contains("cannot open"));
 }
 
-TEST_CASE("results: validate_results names the source", "[results]") {
-  json doc = sample_document().json();
-  CHECK_NOTHROW(ibscope::validate_results(doc, "memory"));
+TEST_CASE("results: parse names the source", "[results]") {
+  json doc = as_json(sample_document());
+  CHECK_NOTHROW(results::parse(doc.dump(), "memory"));
   doc["collectives"]["rows"][0]["ranks"] = "eight";
-  CHECK_THROWS_WITH(ibscope::validate_results(doc, "memory"),
+  CHECK_THROWS_WITH(results::parse(doc.dump(), "memory"),
                     Catch::StartsWith("memory: collectives.rows[0].ranks: expected an integer"));
 }
 
@@ -389,7 +405,7 @@ TEST_CASE("results: validate_results names the source", "[results]") {
 // parse_error, which escaped the loader as an untyped exception (regressions/results/).
 TEST_CASE("results loader: a number too large for a double is a UsageError", "[results]") {
   try {
-    ibscope::parse_results(R"({"schema_version": 1e400})", "big.json");
+    results::parse(R"({"schema_version": 1e400})", "big.json");
     FAIL("no exception");
   } catch (const ibscope::UsageError& e) {
     CHECK(std::string(e.what()).find("big.json: not valid JSON") == 0);

@@ -8,16 +8,16 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/stats.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 #include "ibscope/results/schema.hpp"
+#include "ibscope/results/writer.hpp"
 
 using nlohmann::json;
 
 namespace {
 
 json written_document() {
-  ibscope::ResultsDocument doc("allreduce", {"ibscope", "allreduce"});
+  auto doc = ibscope::results::Document::start("allreduce", {"ibscope", "allreduce"});
   ibscope::CollectiveRow row;
   row.collective = "allreduce";
   row.algorithm = "ring";
@@ -32,22 +32,23 @@ json written_document() {
   row.mem = "cuda";
   row.mem_path = "direct";
   doc.add_row(row);
-  doc.set_tuning({{"entries",
-                   {{{"collective", "allreduce"},
-                     {"ranks", 2},
-                     {"hosts", 1},
-                     {"ranges", {{{"max_bytes", nullptr}, {"algorithm", "ring"}}}}}}}});
-  doc.set_acceptance({{"pass", true},
-                      {"transport", "ucx"},
-                      {"links", json::array()},
-                      {"hosts", json::array()},
-                      {"stragglers", nullptr}});
-  return doc.json();
+  doc.tuning = ibscope::TuningTable{
+      .entries = {ibscope::TuningEntry{.collective = "allreduce",
+                                       .ranks = 2,
+                                       .hosts = 1,
+                                       .ranges = {ibscope::TuningRange{.algorithm = "ring"}}}},
+      .source = "this run"};
+  doc.acceptance = json{{"pass", true},
+                        {"transport", "ucx"},
+                        {"links", json::array()},
+                        {"hosts", json::array()},
+                        {"stragglers", nullptr}};
+  return json::parse(ibscope::results::to_text(doc));
 }
 
 std::string rejection(const json& doc) {
   try {
-    ibscope::validate_results(doc, "f.json");
+    (void)ibscope::results::parse(doc.dump(), "f.json");
   } catch (const ibscope::UsageError& e) {
     return e.what();
   }

@@ -7,14 +7,16 @@
 #include <sstream>
 
 #include "ibscope/core/error.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/output/results_csv.hpp"
 #include "ibscope/output/topology_table.hpp"
+#include "ibscope/results/loader.hpp"
+#include "ibscope/results/writer.hpp"
 #include "ibscope/topo/host_merge.hpp"
-#include "ibscope/topo/topology_json.hpp"
+#include "results/topology_json.hpp"
 
 using namespace ibscope;
 using namespace ibscope::topo;
+using namespace ibscope::results;  // the topology section's JSON (private to src/results/)
 using nlohmann::json;
 
 namespace {
@@ -246,7 +248,7 @@ TEST_CASE("Topology CSV has one line per port and one per failed NIC or empty ho
   none.host = "bare";
   none.ranks = {1};
   none.rdma_reason = "no RDMA device on this host";
-  const std::string csv = topology_csv(topology_section_json({sample_host("node01", 0), none}));
+  const std::string csv = topology_csv({sample_host("node01", 0), none});
   std::istringstream in(csv);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -260,22 +262,22 @@ TEST_CASE("Topology CSV has one line per port and one per failed NIC or empty ho
   CHECK_THAT(lines[2], Catch::EndsWith("libibverbs cannot open it (no user-space provider)"));
   CHECK_THAT(lines[4], Catch::StartsWith("topology,bare,") &&
                            Catch::EndsWith("no RDMA device: no RDMA device on this host"));
-  CHECK(topology_csv(topology_section_json({})).empty());
+  CHECK(topology_csv({}).empty());
 }
 
 TEST_CASE("The results validator checks the topology section", "[topo][results]") {
-  ResultsDocument doc("topo", {"ibscope", "topo"});
-  doc.set_topology(topology_section_json({sample_host("node01", 0)}));
-  json j = doc.json();
-  CHECK_NOTHROW(validate_results(j, "f.json"));
+  auto doc = Document::start("topo", {"ibscope", "topo"});
+  doc.topology = std::vector<HostTopology>{sample_host("node01", 0)};
+  json j = json::parse(to_text(doc));
+  CHECK_NOTHROW(parse(j.dump(), "f.json"));
   j["topology"]["hosts"][0]["nics"][0]["ports"][0].erase("state");
   try {
-    validate_results(j, "f.json");
+    (void)parse(j.dump(), "f.json");
     FAIL("accepted");
   } catch (const UsageError& e) {
     CHECK_THAT(e.what(),
                Catch::Contains("f.json: topology.hosts[0].nics[0].ports[0].state: missing"));
   }
   // The CSV of a topo run carries the ports.
-  CHECK_THAT(doc.csv(), Catch::Contains("topology,node01,mlx5_0"));
+  CHECK_THAT(results_csv(doc), Catch::Contains("topology,node01,mlx5_0"));
 }

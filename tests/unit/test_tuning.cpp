@@ -7,8 +7,11 @@
 
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
+#include "results/tuning_json.hpp"
 
 using namespace ibscope;
+using ibscope::results::to_json;  // the tuning section's JSON (private to src/results/)
+using ibscope::results::tuning_from_json;
 
 namespace {
 

@@ -5,12 +5,12 @@
 /// `ibscope predict` and `ibscope model`.
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/model/network.hpp"
+#include "ibscope/results/document.hpp"
 
 namespace ibscope::cli {
 
@@ -44,7 +44,8 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f);
 /// says where its figures came from. Throws UsageError.
 model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm = "");
 /// The same with the --fit files already loaded (`fit_docs[i]` is `f.fit_files[i]`).
-model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<nlohmann::json>& fit_docs,
+model::ClusterNetwork to_cluster(const ClusterFlags& f,
+                                 const std::vector<results::Document>& fit_docs,
                                  const std::string& fit_algorithm = "");
 
 }  // namespace ibscope::cli

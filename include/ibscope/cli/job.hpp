@@ -12,7 +12,7 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/cli/flags.hpp"
-#include "ibscope/output/results_document.hpp"
+#include "ibscope/results/document.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope::cli {
@@ -23,9 +23,9 @@ enum class JobTransport { kUcx, kBootstrapOnly };
 
 struct JobContext {
   Bootstrap& bootstrap;
-  ucx::Comm* comm_ptr;       ///< nullptr for JobTransport::kBootstrapOnly
-  ResultsDocument* results;  ///< rank 0 only; nullptr elsewhere
-  std::FILE* table_out;      ///< where tables go; nullptr when not printing tables
+  ucx::Comm* comm_ptr;         ///< nullptr for JobTransport::kBootstrapOnly
+  results::Document* results;  ///< rank 0 only; nullptr elsewhere
+  std::FILE* table_out;        ///< where tables go; nullptr when not printing tables
   double timeout_s;
   /// Draw a progress line on stderr (rank 0, stderr a terminal, not --quiet).
   bool show_progress = false;

@@ -3,11 +3,10 @@
 /// several algorithms ran) and the p2p sweep — and the "params" each records in the results
 /// file. Used by the per-collective subcommands, `ibscope p2p` and `ibscope run`.
 
-#include <nlohmann/json.hpp>
-
 #include "ibscope/cli/job.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/measure/p2p.hpp"
+#include "ibscope/results/params.hpp"
 
 namespace ibscope::cli {
 
@@ -17,7 +16,7 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& o);
 /// Runs the p2p sweep, prints and records its rows. Returns 0.
 int p2p_body(JobContext& ctx, const P2pOptions& o);
 
-nlohmann::json params_json(const CollectiveSweepOptions& o);
-nlohmann::json params_json(const P2pOptions& o);
+results::CollectiveParams params_of(const CollectiveSweepOptions& o);
+results::P2pParams params_of(const P2pOptions& o);
 
 }  // namespace ibscope::cli

@@ -4,13 +4,13 @@
 /// that measurements at a few rank counts predict others. Pure: points in, parameters out.
 /// Method and limits: docs/model.md, "Network tiers and predictions".
 
-#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/results/document.hpp"
 
 namespace ibscope::model {
 
@@ -38,12 +38,12 @@ LinkFit fit_link(Collective c, std::string_view algorithm, std::span<const Colle
 /// Which tier a results file measured: every rank on its own host (inter-node), or every
 /// rank on one host (intra-node). Other layouts measure a mix and are not used for a tier.
 enum class MeasuredTier { kInter, kIntra, kMixed };
-MeasuredTier measured_tier(const nlohmann::json& results);
+MeasuredTier measured_tier(const results::Document& results);
 
-/// The collective rows of a validated results document (output/results_loader.hpp) for `c`
+/// The collective rows of a results document (results/loader.hpp) for `c`
 /// and `algorithm`, as points (time = the row's median per-call time), rows with #wrong > 0
 /// left out.
-std::vector<CollectivePoint> collective_points(const nlohmann::json& results, Collective c,
+std::vector<CollectivePoint> collective_points(const results::Document& results, Collective c,
                                                std::string_view algorithm);
 
 }  // namespace ibscope::model

@@ -3,16 +3,16 @@
 /// (one per collective, algorithm, transport, rank count, host count, in place or not, type and
 /// op) and every link (p2p latency/bw/bibw rows per rank pair, verbs probe rows per rank pair),
 /// each a piecewise alpha-beta fit (model/curve_fit.hpp) of the per-size median time. Pure:
-/// takes documents already loaded and validated (output/results_loader.hpp). Method and
+/// takes documents already loaded and validated (results/loader.hpp). Method and
 /// fields: docs/model.md, "Fits (`ibscope fit`)".
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ibscope/model/curve_fit.hpp"
+#include "ibscope/results/document.hpp"
 
 namespace ibscope::model {
 
@@ -74,11 +74,11 @@ std::string transport_label(std::string_view lanes);
 /// One label for a whole file: the labels of every rank pair in environment.transports,
 /// distinct, joined by ',' in first-seen order (e.g. "sysv+posix,tcp" when some pairs share a
 /// host and some do not); "unknown" when the file lists none.
-std::string file_transport_label(const nlohmann::json& results);
+std::string file_transport_label(const results::Document& results);
 
 /// Fits every curve and link of one validated document into `report` (appends, and adds
 /// `source` to report.sources). A curve or link with fewer than 3 sizes is skipped with a note.
-void fit_results(const nlohmann::json& results, const std::string& source, const FitFilter& filter,
-                 FitReport& report, const CurveFitOptions& options = {});
+void fit_results(const results::Document& results, const std::string& source,
+                 const FitFilter& filter, FitReport& report, const CurveFitOptions& options = {});
 
 }  // namespace ibscope::model

@@ -9,21 +9,21 @@
 /// saying so. Every figure comes from a file or from a model computed from the files.
 /// Charts and their attributes: output/svg_chart.hpp; the page: docs/report.md.
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
+#include "ibscope/results/document.hpp"
 
 namespace ibscope {
 
 /// One results file of the report.
 struct ReportFile {
-  std::string path;    ///< as given on the command line
-  std::string label;   ///< its name in legends (the file's stem, or --label)
-  nlohmann::json doc;  ///< loaded and validated (output/results_loader.hpp)
+  std::string path;       ///< as given on the command line
+  std::string label;      ///< its name in legends (the file's stem, or --label)
+  results::Document doc;  ///< loaded and validated (results/loader.hpp)
 };
 
 /// The training-step section, computed by the caller (cli/report_command.cpp) from a workload

@@ -52,7 +52,7 @@ std::vector<Family> acceptance_metrics(const nlohmann::json& acceptance, double 
 
 /// Checks, before anything runs, a textfile path given by `flag`: it must end in ".prom" (the
 /// collector reads nothing else) and its folder must exist. Throws UsageError. The file itself
-/// is written with write_file_replacing (output/results_document.hpp): unlike a results file,
+/// is written with write_file_replacing (core/atomic_file.hpp): unlike a results file,
 /// a textfile is meant to be replaced by the next run.
 void check_textfile_path(const std::string& path, std::string_view flag);
 

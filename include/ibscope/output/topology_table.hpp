@@ -4,7 +4,6 @@
 /// tables, GPUs and the GPU<->NIC distance matrix. Units are in the column headers.
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -26,8 +25,7 @@ std::string format_pcie_path(const topo::PciePath& path, const std::string& devi
 std::string format_rank_list(const std::vector<int>& ranks);
 
 /// The "topology" results section as CSV, header first: one line per NIC port; a NIC without
-/// ports, or a host without NICs, gets one line with the error. Throws UsageError when the
-/// section is malformed.
-std::string topology_csv(const nlohmann::json& topology_section);
+/// ports, or a host without NICs, gets one line with the error.
+std::string topology_csv(const std::vector<topo::HostTopology>& hosts);
 
 }  // namespace ibscope

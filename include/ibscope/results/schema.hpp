@@ -2,7 +2,7 @@
 /// The results file's JSON Schema (results/schema/ibscope-results-v1.schema.json), embedded in
 /// the binary at build time (cmake/EmbedResultsSchema.cmake). It is the single source of truth
 /// for what a results file may contain: `ibscope validate` and every loader check files against
-/// it (output/results_loader.hpp) before reading them.
+/// it (results/loader.hpp) before reading them.
 
 #include <string_view>
 

@@ -2,7 +2,7 @@
 /// What one host is made of, as `ibscope topo` reports it: NUMA nodes and CPUs, RDMA NICs with
 /// their ports (filled from libibverbs by transport/verbs/nic_ports.hpp), GPUs by PCI id, and
 /// the GPU<->NIC distance classes. Plain values: they cross the bootstrap as JSON
-/// (topology_json.hpp) and rank 0 keeps one per host (host_merge.hpp).
+/// (results/topology.hpp) and rank 0 keeps one per host (host_merge.hpp).
 
 #include <cstdint>
 #include <optional>

@@ -10,6 +10,7 @@
 #include "fuzz_support.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
+#include "results/tuning_json.hpp"
 
 namespace ib = ibscope;
 
@@ -41,12 +42,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!doc) return 0;
   ib::TuningTable table;
   try {
-    table = ib::tuning_from_json(*doc, "fuzz.json");
+    table = ib::results::tuning_from_json(*doc, "fuzz.json");
   } catch (const ib::UsageError&) {
     return 0;
   }
-  const nlohmann::json written = ib::to_json(table);
-  const ib::TuningTable again = ib::tuning_from_json(written, "fuzz.json (rewritten)");
+  const nlohmann::json written = ib::results::to_json(table);
+  const ib::TuningTable again = ib::results::tuning_from_json(written, "fuzz.json (rewritten)");
   IBSCOPE_FUZZ_CHECK(same(table, again));
   // Nothing narrowed on the way in: the counts read are the counts written in the file.
   for (std::size_t i = 0; i < table.entries.size(); ++i) {

@@ -1,8 +1,8 @@
 #pragma once
 /// Algorithm selection for `-A auto`: a tuning table of measured crossover points, derived from
 /// an `-A all` sweep (pure: rows in, table out), saved in that run's results file under
-/// "tuning", and read back with `--tuning FILE`; and the documented default rule used when no
-/// table matches.
+/// "tuning" (results/document.hpp), and read back with `--tuning FILE`; and the documented default
+/// rule used when no table matches.
 ///
 /// A table has one entry per (collective, ranks, hosts); an entry is a list of size ranges,
 /// each "sizes up to max_bytes use algorithm A", the last one open-ended. Sizes between two
@@ -10,7 +10,6 @@
 /// just above the largest size at which the smaller-size winner was measured to win.
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,11 +51,5 @@ std::optional<std::string> select_algorithm(const TuningTable& table, Collective
 /// recursive doubling up to 16 KiB, Rabenseifner up to 512 KiB, ring above (when those
 /// algorithms are registered); the ring for the other collectives.
 std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes);
-
-nlohmann::json to_json(const TuningTable& table);
-/// Parses the "tuning" section of a results file (output/results_loader.hpp loads one from a
-/// file). Throws UsageError naming `source` and the field on anything malformed, including
-/// algorithm names this build does not have.
-TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& source);
 
 }  // namespace ibscope

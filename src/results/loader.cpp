@@ -1,4 +1,4 @@
-#include "ibscope/output/results_loader.hpp"
+#include "ibscope/results/loader.hpp"
 
 #include <fmt/format.h>
 
@@ -7,25 +7,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "document_json.hpp"
 #include "ibscope/core/error.hpp"
-#include "ibscope/output/results_document.hpp"
-#include "ibscope/results/schema.hpp"
-#include "ibscope/topo/topology_json.hpp"
 #include "schema_validator.hpp"
+#include "tuning_json.hpp"
 
-namespace ibscope {
+namespace ibscope::results {
+namespace {
 
-static_assert(kResultsSchemaVersion == results::kSupportedSchemaVersion,
-              "the writer's version is the version the schema describes");
-
-void validate_results(const nlohmann::json& doc, std::string_view source) {
-  // The schema is the single source of truth (results/schema/); the topology reader then checks
-  // what a schema cannot say (e.g. ranks unique across hosts) as it builds the typed section.
-  results::validate_schema(doc, source);
-  if (doc.contains("topology")) topo::topology_from_section_json(doc["topology"], source);
-}
-
-nlohmann::json load_results(const std::filesystem::path& path) {
+std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw UsageError(
@@ -33,10 +23,11 @@ nlohmann::json load_results(const std::filesystem::path& path) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_results(text.str(), path.string());
+  return text.str();
 }
 
-nlohmann::json parse_results(std::string_view text, std::string_view source) {
+/// Parses and checks against the schema (the single source of truth). UsageError.
+nlohmann::json checked_json(std::string_view text, std::string_view source) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -46,19 +37,30 @@ nlohmann::json parse_results(std::string_view text, std::string_view source) {
     // out_of_range: a number too large for a double (1e400).
     throw UsageError(fmt::format("{}: not valid JSON: {}", source, e.what()));
   }
-  validate_results(doc, source);
+  validate_schema(doc, source);
   return doc;
 }
 
+}  // namespace
+
+Document parse(std::string_view text, std::string_view source) {
+  // The typed reader then checks what a schema cannot say (ranks unique across hosts, integers
+  // that fit their field).
+  return document_from_json(checked_json(text, source), source);
+}
+
+Document load(const std::filesystem::path& path) { return parse(read_text(path), path.string()); }
+
 TuningTable load_tuning(const std::filesystem::path& path) {
-  const auto doc = load_results(path);
+  const auto doc = checked_json(read_text(path), path.string());
+  (void)document_from_json(doc, path.string());
   if (!doc.contains("tuning") || doc["tuning"].is_null()) {
     throw UsageError(
         fmt::format("--tuning {}: this results file has no tuning table (one is "
                     "written by a sweep of several algorithms, e.g. -A all)",
                     path.string()));
   }
-  return tuning_from_json(doc["tuning"], path.string());
+  return tuning_from_json(doc["tuning"], path.string(), TuningUse::kSelect);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::results

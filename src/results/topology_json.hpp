@@ -1,5 +1,6 @@
 #pragma once
-/// HostTopology <-> JSON: what each rank sends over the bootstrap, and the "topology" section of
+// Private to src/results/. HostTopology <-> JSON: what each rank sends over the bootstrap, and the
+// "topology" section of
 /// the results file (results/README.md documents the fields). Rates carry their unit in the
 /// key: *_gbit_s (1e9 bit/s), *_gbyte_s (1e9 B/s).
 
@@ -9,7 +10,9 @@
 
 #include "ibscope/topo/host_topology.hpp"
 
-namespace ibscope::topo {
+namespace ibscope::results {
+
+using topo::HostTopology;
 
 nlohmann::json to_json(const HostTopology& host);
 /// Throws UsageError naming `source` and the field when `j` is not a host topology.
@@ -21,4 +24,4 @@ nlohmann::json topology_section_json(const std::vector<HostTopology>& hosts);
 std::vector<HostTopology> topology_from_section_json(const nlohmann::json& j,
                                                      std::string_view source);
 
-}  // namespace ibscope::topo
+}  // namespace ibscope::results

@@ -1,12 +1,15 @@
-#include "ibscope/topo/topology_json.hpp"
+#include "topology_json.hpp"
 
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/results/topology.hpp"
 
-namespace ibscope::topo {
+namespace ibscope::results {
+
+using namespace topo;  // the section's types
 namespace {
 
 using nlohmann::json;
@@ -324,4 +327,16 @@ std::vector<HostTopology> topology_from_section_json(const nlohmann::json& j,
   return hosts;
 }
 
-}  // namespace ibscope::topo
+std::string encode_host_topology(const HostTopology& host) { return to_json(host).dump(); }
+
+HostTopology decode_host_topology(std::string_view text, std::string_view source) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw UsageError(fmt::format("{}: topology is not valid JSON: {}", source, e.what()));
+  }
+  return host_topology_from_json(j, source);
+}
+
+}  // namespace ibscope::results

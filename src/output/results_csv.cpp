@@ -1,0 +1,68 @@
+#include "ibscope/output/results_csv.hpp"
+
+#include <fmt/format.h>
+
+#include "ibscope/core/atomic_file.hpp"
+#include "ibscope/output/csv.hpp"
+#include "ibscope/output/topology_table.hpp"
+
+namespace ibscope {
+
+std::string results_csv(const results::Document& doc) {
+  std::string csv;
+  if (!doc.collectives.rows.empty()) {
+    csv +=
+        "section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us_mean,"
+        "time_us_p50,time_us_p99,time_us_min,time_us_max,algbw_gbps,busbw_gbps,wrong\n";
+    for (const auto& r : doc.collectives.rows) {
+      csv += fmt::format(
+          "collectives,{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},"
+          "{:.4f},{:.4f},{}\n",
+          csv_field(r.collective), csv_field(r.algorithm), csv_field(r.type), csv_field(r.op),
+          r.in_place ? 1 : 0, r.size_bytes, r.count, r.ranks, r.time_us.mean, r.time_us.p50,
+          r.time_us.p99, r.time_us.min, r.time_us.max, r.algbw_gbps, r.busbw_gbps,
+          r.wrong ? fmt::format("{}", *r.wrong) : std::string());
+    }
+  }
+  if (!doc.p2p.rows.empty()) {
+    csv +=
+        "section,test,rank_a,rank_b,host_a,host_b,size_bytes,window,time_us_mean,time_us_p50,"
+        "time_us_p99,time_us_min,time_us_max,bw_gbps,peak_bw_gbps,msg_rate_mps\n";
+    for (const auto& r : doc.p2p.rows) {
+      csv += fmt::format(
+          "p2p,{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},"
+          "{:.4f}\n",
+          csv_field(r.test), r.rank_a, r.rank_b, csv_field(r.host_a), csv_field(r.host_b),
+          r.size_bytes, r.window, r.time_us.mean, r.time_us.p50, r.time_us.p99, r.time_us.min,
+          r.time_us.max, r.bw_gbps, r.peak_bw_gbps, r.msg_rate_mps);
+    }
+  }
+  if (doc.probes && !doc.probes->rows.empty()) {
+    csv +=
+        "section,test,rank_a,rank_b,host_a,host_b,device_a,device_b,bidirectional,size_bytes,"
+        "iterations,qps,mtu_bytes,time_us_p50,time_us_p99,time_us_p99_9,time_us_min,"
+        "time_us_max,bw_gbps,bw_gbit,peak_bw_gbps,msg_rate_mps,line_rate_gbit\n";
+    for (const auto& r : doc.probes->rows) {
+      const Stats& t = r.time_us;
+      csv += fmt::format(
+          "probes,{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},"
+          "{:.4f},{:.4f},{:.4f},{:.2f}\n",
+          csv_field(r.test), r.rank_a, r.rank_b, csv_field(r.host_a), csv_field(r.host_b),
+          csv_field(r.device_a), csv_field(r.device_b), r.bidirectional ? 1 : 0, r.size_bytes,
+          r.iterations, r.qps, r.mtu_bytes, t.p50, t.p99, t.p99_9, t.min, t.max, r.bw_gbps,
+          r.bw_gbps * 8, r.peak_bw_gbps, r.msg_rate_mps, r.line_rate_gbit);
+    }
+  }
+  if (doc.topology) csv += topology_csv(*doc.topology);
+  return csv;
+}
+
+std::filesystem::path write_results_csv(const results::Document& doc,
+                                        const std::filesystem::path& json_path) {
+  auto path = json_path;
+  path.replace_extension(".csv");
+  write_file_exclusive(path, results_csv(doc));
+  return path;
+}
+
+}  // namespace ibscope

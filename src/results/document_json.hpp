@@ -1,0 +1,23 @@
+#pragma once
+// Private to src/results/: the Document as JSON, both ways. Each section has exactly one
+// to_json and one reader here (topology_json.hpp and tuning_json.hpp hold theirs). The reader
+// runs after the schema check (loader.cpp), so it trusts the types the schema fixes; a value
+// the schema leaves open and the type cannot hold (an int out of range) is a UsageError that
+// names the source and the field.
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "ibscope/results/document.hpp"
+
+namespace ibscope::results {
+
+nlohmann::json to_json(const Document& doc);
+Document document_from_json(const nlohmann::json& j, std::string_view source);
+
+nlohmann::json to_json(const Stats& s);
+nlohmann::json to_json(const CollectiveRow& row);
+nlohmann::json to_json(const P2pRow& row);
+nlohmann::json to_json(const ProbeRow& row);
+
+}  // namespace ibscope::results
