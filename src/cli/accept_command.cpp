@@ -141,17 +141,17 @@ int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
   };
   const accept::AcceptResult result = accept::run_accept(ctx.comm(), hosts, o, sinks);
   if (!root) return result.pass ? 0 : 1;
-  if (ctx.results != nullptr) ctx.results->acceptance = result.section;  // interim (issue 20)
+  if (ctx.results != nullptr) ctx.results->acceptance = result.section;
 
-  const auto& links = result.section["links"];
+  const auto& links = result.section.links;
   int failed_links = 0;
-  for (const auto& l : links) failed_links += l["pass"].get<bool>() ? 0 : 1;
+  for (const auto& l : links) failed_links += l.pass ? 0 : 1;
   int failed_hosts = 0;
-  for (const auto& h : result.section["hosts"]) failed_hosts += h["pass"].get<bool>() ? 0 : 1;
+  for (const auto& h : result.section.hosts) failed_hosts += h.pass ? 0 : 1;
   const std::string verdict = fmt::format(
       "ibscope accept: {} ({} links between {} hosts over {}: {} failed; {} hosts failed)",
-      result.pass ? "PASS" : "FAIL", links.size(), result.section["hosts"].size(),
-      result.section["transport"].get<std::string>(), failed_links, failed_hosts);
+      result.pass ? "PASS" : "FAIL", links.size(), result.section.hosts.size(),
+      results::name_of(result.section.transport), failed_links, failed_hosts);
   // The summary names only what failed and why; warnings after it.
   std::FILE* summary = out != nullptr ? out : stderr;
   fmt::print(summary, "{}\n", verdict);
@@ -162,9 +162,9 @@ int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const double now_s =
         static_cast<double>(std::chrono::duration_cast<std::chrono::seconds>(now).count());
-    write_file_replacing(command.prometheus_file,
-                         prometheus::exposition_text(prometheus::acceptance_metrics(
-                             result.section, now_s, "the acceptance section")));
+    write_file_replacing(
+        command.prometheus_file,
+        prometheus::exposition_text(prometheus::acceptance_metrics(result.section, now_s)));
   }
   return result.pass ? 0 : 1;
 }

@@ -51,7 +51,7 @@ double unix_time(const std::string& iso, const std::string& where) {
 }
 
 struct Acceptance {
-  nlohmann::json section;
+  results::Acceptance section;
   std::string source;
   double finished_s = 0;
 };
@@ -78,7 +78,7 @@ int run_export(const ExportFlags& f) {
     if (r.finished_s > newest->finished_s) newest = &r;
   }
   const std::string text = prometheus::exposition_text(
-      prometheus::acceptance_metrics(newest->section, newest->finished_s, newest->source));
+      prometheus::acceptance_metrics(newest->section, newest->finished_s));
   if (f.out.empty()) {
     fmt::print("{}", text);
     return 0;

@@ -36,15 +36,6 @@ class StagingReset {
   ucx::Comm& comm_;
 };
 
-nlohmann::json soak_section(const SoakOptions& o, const std::vector<SoakWindow>& windows,
-                            const std::optional<SoakSummary>& summary) {
-  nlohmann::json w = nlohmann::json::array();
-  for (const auto& x : windows) w.push_back(to_json(x));
-  return {{"params", params_json(o)},
-          {"windows", w},
-          {"summary", summary ? to_json(*summary) : nlohmann::json()}};
-}
-
 }  // namespace
 
 void add_soak_flags(CLI::App& app, SoakFlags& f) {
@@ -104,30 +95,27 @@ SoakOptions to_options(const SoakFlags& f, double timeout_s) {
   return o;
 }
 
-nlohmann::json params_json(const SoakOptions& o) {
-  // interim (issue 20): until the soak section is typed
+results::SoakParams params_of(const SoakOptions& o) {
   const results::CollectiveParams c = params_of(o.collective);
-  nlohmann::json p = {
-      {"collective", c.collective},
-      {"root", c.root},
-      {"tuning_source", c.tuning_source ? nlohmann::json(*c.tuning_source) : nlohmann::json()},
-      {"min_bytes", c.min_bytes},
-      {"max_bytes", c.max_bytes},
-      {"types", c.types},
-      {"ops", c.ops},
-      {"algorithms", c.algorithms},
-      {"chunk_bytes", c.chunk_bytes},
-      {"timeout_s", c.timeout_s},
-      {"mem", c.mem},
-      {"mem_path", c.mem_path},
-      {"stage_chunk_bytes", c.stage_chunk_bytes}};
-  p["sizes_bytes"] = o.collective.sweep.explicit_bytes;
-  p["in_place"] = false;
-  p["verify_every_iteration"] = true;
-  p["duration_s"] = o.duration_s;
-  p["window_s"] = o.window_s;
-  p["thresholds"] = to_json(o.thresholds);
-  return p;
+  return results::SoakParams{.collective = c.collective,
+                             .root = c.root,
+                             .tuning_source = c.tuning_source,
+                             .min_bytes = c.min_bytes,
+                             .max_bytes = c.max_bytes,
+                             .sizes_bytes = o.collective.sweep.explicit_bytes,
+                             .types = c.types,
+                             .ops = c.ops,
+                             .algorithms = c.algorithms,
+                             .chunk_bytes = c.chunk_bytes,
+                             .timeout_s = c.timeout_s,
+                             .mem = c.mem,
+                             .mem_path = c.mem_path,
+                             .stage_chunk_bytes = c.stage_chunk_bytes,
+                             .in_place = false,
+                             .verify_every_iteration = true,
+                             .duration_s = o.duration_s,
+                             .window_s = o.window_s,
+                             .thresholds = o.thresholds};
 }
 
 int soak_body(JobContext& ctx, const SoakOptions& options) {
@@ -148,17 +136,18 @@ int soak_body(JobContext& ctx, const SoakOptions& options) {
     table->header();
   }
   std::vector<SoakWindow> windows;
-  if (ctx.results != nullptr) ctx.results->soak = soak_section(o, windows, std::nullopt);
+  if (ctx.results != nullptr) ctx.results->soak = results::Soak{params_of(o), {}, std::nullopt};
   windows = run_soak(ctx.comm(), o, [&](const SoakWindow& w) {
     if (table) table->window(w);
     if (ctx.results == nullptr) return;
     // Kept current, so a run that fails later still has its windows in the partial results.
-    auto section = ctx.results->soak ? *ctx.results->soak : soak_section(o, {}, std::nullopt);
-    section["windows"].push_back(to_json(w));
-    ctx.results->soak = std::move(section);  // interim (issue 20)
+    ctx.results->soak->windows.push_back(w);
   });
   const SoakSummary summary = summarize_soak(windows, o.thresholds);
-  if (ctx.results != nullptr) ctx.results->soak = soak_section(o, windows, summary);
+  if (ctx.results != nullptr) {
+    ctx.results->soak->windows = windows;
+    ctx.results->soak->summary = summary;
+  }
   if (table) table->summary(summary, o.thresholds);
   if (!summary.pass) {
     if (ctx.comm().rank() == 0) {

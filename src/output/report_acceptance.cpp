@@ -1,9 +1,9 @@
 // The all-pairs bandwidth matrix (acceptance links, else p2p bw rows) and the per-rank
-// straggler charts (acceptance stragglers). The results loader does not check the acceptance
-// section, so every field read here is checked and a bad one named with file and JSON path.
+// straggler charts (acceptance stragglers), from the typed acceptance section.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -12,56 +12,6 @@
 
 namespace ibscope::report {
 namespace {
-
-using nlohmann::json;
-
-class Checked {
- public:
-  explicit Checked(const std::string& source) : source_(source) {}
-
-  const json& get(const json& obj, const std::string& where, const char* key) const {
-    if (!obj.is_object()) fail(where, "expected an object");
-    const auto it = obj.find(key);
-    if (it == obj.end()) fail(fmt::format("{}.{}", where, key), "missing");
-    return *it;
-  }
-  double number(const json& obj, const std::string& where, const char* key) const {
-    const json& v = get(obj, where, key);
-    if (!v.is_number()) fail(fmt::format("{}.{}", where, key), expected("a number", v));
-    return v.get<double>();
-  }
-  int integer(const json& obj, const std::string& where, const char* key) const {
-    const json& v = get(obj, where, key);
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > (1 << 24)) {
-      fail(fmt::format("{}.{}", where, key), expected("a rank (integer >= 0)", v));
-    }
-    return v.get<int>();
-  }
-  bool boolean(const json& obj, const std::string& where, const char* key) const {
-    const json& v = get(obj, where, key);
-    if (!v.is_boolean()) fail(fmt::format("{}.{}", where, key), expected("true or false", v));
-    return v.get<bool>();
-  }
-  std::string string(const json& obj, const std::string& where, const char* key) const {
-    const json& v = get(obj, where, key);
-    if (!v.is_string()) fail(fmt::format("{}.{}", where, key), expected("a string", v));
-    return v.get<std::string>();
-  }
-  const json& array(const json& obj, const std::string& where, const char* key) const {
-    const json& v = get(obj, where, key);
-    if (!v.is_array()) fail(fmt::format("{}.{}", where, key), expected("an array", v));
-    return v;
-  }
-  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw UsageError(fmt::format("{}: {}: {}", source_, where, what));
-  }
-
- private:
-  static std::string expected(const char* what, const json& v) {
-    return fmt::format("expected {}, got {}", what, v.type_name());
-  }
-  const std::string& source_;
-};
 
 bool has_acceptance(const ReportFile& f) { return f.doc.acceptance.has_value(); }
 
@@ -103,29 +53,22 @@ struct Matrix {
 };
 
 std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
-  const Checked c(f.path);
-  const json& links = c.array(*f.doc.acceptance, "acceptance", "links");
+  const auto& links = f.doc.acceptance->links;
   if (links.empty()) return "";
   Matrix m;
   std::vector<std::vector<std::string>> failed;
-  for (std::size_t k = 0; k < links.size(); ++k) {
-    const std::string where = fmt::format("acceptance.links[{}]", k);
-    const json& l = links[k];
-    const int a = c.integer(l, where, "rank_a"), b = c.integer(l, where, "rank_b");
-    const std::string ha = c.string(l, where, "host_a"), hb = c.string(l, where, "host_b");
-    const double gbps = c.number(l, where, "measured_gbps");
-    const bool pass = c.boolean(l, where, "pass");
-    m.ranks[a] = ha;
-    m.ranks[b] = hb;
-    m.value[{a, b}] = m.value[{b, a}] = gbps;
-    if (!pass) {
+  for (const results::AcceptLink& l : links) {
+    const int a = l.rank_a, b = l.rank_b;
+    m.ranks[a] = l.host_a;
+    m.ranks[b] = l.host_b;
+    m.value[{a, b}] = m.value[{b, a}] = l.measured_gbps;
+    if (!l.pass) {
       m.failing.insert({a, b});
       m.failing.insert({b, a});
-      failed.push_back(
-          {rank_label(a, ha), rank_label(b, hb), fmt::format("{:.4g}", gbps),
-           fmt::format("{:.4g}", c.number(l, where, "expected_gbps")),
-           fmt::format("{:.3g}", c.number(l, where, "fraction_of_expected")),
-           l.contains("reason") && l["reason"].is_string() ? l["reason"].get<std::string>() : ""});
+      failed.push_back({rank_label(a, l.host_a), rank_label(b, l.host_b),
+                        fmt::format("{:.4g}", l.measured_gbps),
+                        fmt::format("{:.4g}", l.expected_gbps),
+                        fmt::format("{:.3g}", l.fraction_of_expected), l.reason});
     }
   }
   std::string out = figure(
@@ -170,15 +113,10 @@ std::string p2p_matrix(const ReportFile& f, std::size_t i) {
 }
 
 std::string straggler_charts(const ReportFile& f, std::size_t i) {
-  const Checked c(f.path);
-  const json& s = c.get(*f.doc.acceptance, "acceptance", "stragglers");
-  if (s.is_null()) return "";
-  const std::string where = "acceptance.stragglers";
-  const json& ranks = c.array(s, where, "ranks");
-  if (ranks.empty()) return "";
-  int straggler = -1;
-  const json& named = c.get(s, where, "straggler");
-  if (named.is_object()) straggler = c.integer(named, where + ".straggler", "rank");
+  if (!f.doc.acceptance->stragglers) return "";
+  const results::Stragglers& s = *f.doc.acceptance->stragglers;
+  if (s.ranks.empty()) return "";
+  const int straggler = s.straggler ? s.straggler->rank : -1;
   StackedBars bars{fmt::format("stragglers-{}", i + 1),
                    fmt::format("{}: median lateness per rank", f.label),
                    "median arrival after the first rank (us)",
@@ -188,54 +126,42 @@ std::string straggler_charts(const ReportFile& f, std::size_t i) {
                    {},
                    {}};
   std::vector<std::vector<std::string>> rows;
-  for (std::size_t k = 0; k < ranks.size(); ++k) {
-    const std::string w = fmt::format("{}.ranks[{}]", where, k);
-    const int rank = c.integer(ranks[k], w, "rank");
-    const std::string host = c.string(ranks[k], w, "host");
-    const double late = c.number(ranks[k], w, "median_late_us");
-    bars.bars.push_back(rank_label(rank, host));
-    bars.values.push_back({late});
-    bars.highlighted.push_back(rank == straggler);
-    rows.push_back(
-        {rank_label(rank, host), fmt::format("{:g}", c.number(ranks[k], w, "iterations")),
-         fmt::format("{:.3g}", c.number(ranks[k], w, "last_fraction")), fmt::format("{:.4g}", late),
-         fmt::format("{:.3g}", c.number(ranks[k], w, "median_late_fraction")),
-         rank == straggler ? "straggler" : ""});
+  for (const results::StragglerRank& r : s.ranks) {
+    bars.bars.push_back(rank_label(r.rank, r.host));
+    bars.values.push_back({r.median_late_us});
+    bars.highlighted.push_back(r.rank == straggler);
+    rows.push_back({rank_label(r.rank, r.host), fmt::format("{}", r.iterations),
+                    fmt::format("{:.3g}", r.last_fraction), fmt::format("{:.4g}", r.median_late_us),
+                    fmt::format("{:.3g}", r.median_late_fraction),
+                    r.rank == straggler ? "straggler" : ""});
   }
-  std::string reason =
-      s.contains("reason") && s["reason"].is_string() ? s["reason"].get<std::string>() : "";
   std::string out =
       figure(render_svg(bars), fmt::format("From per-rank arrival times at every all-reduce "
                                            "iteration, on rank 0's clock (clock uncertainty {:.3g} "
                                            "us). {}",
-                                           c.number(s, where, "clock_uncertainty_us"), reason));
+                                           s.clock_uncertainty_us, s.reason));
   out += table({"rank (host)", "iterations", "last (fraction of iterations)",
                 "median lateness (us)", "median lateness (fraction of iteration)", "verdict"},
                rows);
   // The arrivals of the largest all-reduce measured, iteration by iteration.
-  const json& per_row = c.array(s, where, "rows");
-  if (!per_row.empty()) {
-    const std::size_t last = per_row.size() - 1;
-    const std::string w = fmt::format("{}.rows[{}]", where, last);
-    const json& arrival = c.array(per_row[last], w, "arrival_us");
+  if (!s.rows.empty()) {
+    const results::StragglerRow& last = s.rows.back();
     LineChart line{fmt::format("arrivals-{}", i + 1),
                    fmt::format("{}: arrival per iteration ({} all-reduce, {} bytes)", f.label,
-                               c.string(per_row[last], w, "algorithm"),
-                               c.number(per_row[last], w, "size_bytes")),
+                               last.algorithm, last.size_bytes),
                    Axis{"iteration (index)", AxisScale::kLinear, false},
                    Axis{"arrival after the first rank (us)", AxisScale::kLinear, false},
                    {},
                    {}};
-    for (std::size_t it = 0; it < arrival.size(); ++it) {
-      const std::string wi = fmt::format("{}.arrival_us[{}]", w, it);
-      if (!arrival[it].is_array()) c.fail(wi, "expected an array (one arrival per rank)");
-      for (std::size_t r = 0; r < arrival[it].size(); ++r) {
-        if (!arrival[it][r].is_number()) c.fail(fmt::format("{}[{}]", wi, r), "expected a number");
+    for (std::size_t it = 0; it < last.arrival_us.size(); ++it) {
+      for (std::size_t r = 0; r < last.arrival_us[it].size(); ++r) {
         if (line.series.size() <= r) {
           line.series.push_back(Series{fmt::format("rank {}", r), {}, {}, true, false, -1});
         }
+        const double us = last.arrival_us[it][r];
+        if (!std::isfinite(us)) continue;  // a rank whose arrival was not recorded
         line.series[r].x.push_back(static_cast<double>(it));
-        line.series[r].y.push_back(arrival[it][r].get<double>());
+        line.series[r].y.push_back(us);
       }
     }
     out += figure(render_svg(line),

@@ -11,28 +11,6 @@
 namespace ibscope::report {
 namespace {
 
-using nlohmann::json;
-
-// Best-effort reads for display: the loader checked the types of the fields it knows; these
-// show "-" for anything absent or unexpected rather than guessing.
-std::string text(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key)) return "-";
-  const json& v = obj[key];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  if (v.is_number()) return v.dump();
-  return "-";
-}
-
-bool flag(const json& obj, const char* key) {
-  return obj.is_object() && obj.contains(key) && obj[key].is_boolean() && obj[key].get<bool>();
-}
-
-double number(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return 0;
-  return obj[key].get<double>();
-}
-
 std::vector<std::string> distinct_hosts(const results::Document& doc) {
   std::vector<std::string> hosts;
   for (const auto& h : doc.job.hosts) {
@@ -106,19 +84,14 @@ std::string nics_table(const std::vector<ReportFile>& files) {
 std::string acceptance_table(const std::vector<ReportFile>& files) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : files) {
-    if (!f.doc.acceptance || !f.doc.acceptance->is_object()) continue;
-    const json& a = *f.doc.acceptance;
-    int links = 0, failed = 0;
-    if (a.contains("links") && a["links"].is_array()) {
-      for (const auto& l : a["links"]) {
-        ++links;
-        if (!flag(l, "pass")) ++failed;
-      }
-    }
-    rows.push_back({f.label, flag(a, "pass") ? "PASS" : "FAIL", text(a, "transport"),
-                    text(a, "expect_line_gbit"), std::to_string(links), std::to_string(failed),
-                    fmt::format("{:.4g}", number(a, "median_gbps")),
-                    fmt::format("{:.4g}", number(a, "median_latency_us"))});
+    if (!f.doc.acceptance) continue;
+    const results::Acceptance& a = *f.doc.acceptance;
+    int failed = 0;
+    for (const auto& l : a.links) failed += l.pass ? 0 : 1;
+    rows.push_back({f.label, a.pass ? "PASS" : "FAIL", results::name_of(a.transport),
+                    fmt::format("{:g}", a.expect_line_gbit), std::to_string(a.links.size()),
+                    std::to_string(failed), fmt::format("{:.4g}", a.median_gbps),
+                    fmt::format("{:.4g}", a.median_latency_us)});
   }
   if (rows.empty()) return "";
   return table({"label", "acceptance", "transport", "expected line rate (Gb/s)", "links",
@@ -163,13 +136,13 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
   for (std::size_t i = 0; i < files.size(); ++i) {
     const results::Document& d = files[i].doc;
     const std::string who = files.size() > 1 ? " (" + files[i].label + ")" : "";
-    if (d.acceptance && d.acceptance->is_object()) {
-      const json& a = *d.acceptance;
+    if (d.acceptance) {
+      const results::Acceptance& a = *d.acceptance;
       double expected = 0;
-      if (a.contains("links") && a["links"].is_array()) {
-        for (const auto& l : a["links"]) expected = std::max(expected, number(l, "expected_gbps"));
+      for (const auto& l : a.links) {
+        if (std::isfinite(l.expected_gbps)) expected = std::max(expected, l.expected_gbps);
       }
-      const double line = number(a, "expect_line_gbit");
+      const double line = std::isfinite(a.expect_line_gbit) ? a.expect_line_gbit : 0;
       if (expected > 0) {
         add_rate(out, expected,
                  fmt::format("expected payload {:.4g} GB/s (acceptance{}{})", expected,

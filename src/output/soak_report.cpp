@@ -15,12 +15,6 @@ std::string signed_mib(std::int64_t bytes) {
   return fmt::format("{:+.1f}", mib(static_cast<double>(bytes)));
 }
 
-// interim (issue 20): until the soak section is typed in results/
-nlohmann::json to_json(const Stats& s) {
-  return {{"n", s.n},         {"min", s.min}, {"p50", s.p50},   {"p99", s.p99},
-          {"p99_9", s.p99_9}, {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
-}
-
 }  // namespace
 
 void SoakTable::header() {
@@ -90,54 +84,6 @@ void SoakTable::summary(const SoakSummary& s, const SoakThresholds& t) {
   for (const auto& r : s.reasons) fmt::print(out_, "# FAIL: {}\n", r);
   fmt::print(out_, "# Soak verdict         : {}\n#\n", s.pass ? "PASS" : "FAIL");
   std::fflush(out_);
-}
-
-nlohmann::json to_json(const SoakWindow& w) {
-  nlohmann::json cases = nlohmann::json::array();
-  for (const auto& c : w.cases) {
-    cases.push_back({{"algorithm", c.algorithm},
-                     {"type", c.type},
-                     {"op", c.op},
-                     {"size_bytes", c.size_bytes},
-                     {"iterations", c.iterations},
-                     {"time_us", to_json(c.time_us)},
-                     {"algbw_gbps", c.algbw_gbps},
-                     {"busbw_gbps", c.busbw_gbps},
-                     {"wrong", c.wrong}});
-  }
-  return {{"index", w.index},
-          {"start_s", w.start_s},
-          {"end_s", w.end_s},
-          {"rss_bytes", w.rss_bytes},
-          {"cases", cases}};
-}
-
-nlohmann::json to_json(const SoakSummary& s) {
-  nlohmann::json cases = nlohmann::json::array();
-  for (const auto& c : s.cases) {
-    cases.push_back({{"algorithm", c.algorithm},
-                     {"type", c.type},
-                     {"op", c.op},
-                     {"size_bytes", c.size_bytes},
-                     {"first_window", c.first_window},
-                     {"last_window", c.last_window},
-                     {"first_p50_us", c.first_p50_us},
-                     {"last_p50_us", c.last_p50_us},
-                     {"p50_ratio", c.p50_ratio},
-                     {"p50_trend_per_hour", c.p50_trend_per_hour},
-                     {"first_busbw_gbps", c.first_busbw_gbps},
-                     {"last_busbw_gbps", c.last_busbw_gbps},
-                     {"busbw_ratio", c.busbw_ratio},
-                     {"busbw_trend_per_hour", c.busbw_trend_per_hour}});
-  }
-  return {{"windows", s.windows}, {"steady_windows", s.steady_windows},
-          {"cases", cases},       {"rss_growth_bytes", s.rss_growth_bytes},
-          {"wrong", s.wrong},     {"pass", s.pass},
-          {"reasons", s.reasons}};
-}
-
-nlohmann::json to_json(const SoakThresholds& t) {
-  return {{"max_rss_growth_bytes", t.max_rss_growth_bytes}, {"max_drift", t.max_drift}};
 }
 
 }  // namespace ibscope

@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <limits>
-#include <type_traits>
-
-#include "ibscope/core/error.hpp"
+#include "field_reader.hpp"
+#include "section_json.hpp"
 #include "topology_json.hpp"
 #include "tuning_json.hpp"
 
@@ -16,81 +14,6 @@ using nlohmann::json;
 
 json or_null(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
-// ---- reading: a JSON path in every message ----
-
-class FieldReader {
- public:
-  explicit FieldReader(std::string_view source) : source_(source) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw UsageError(fmt::format("{}: {}: {}", source_, path, what));
-  }
-
-  const json& at(const json& obj, const std::string& path, const char* key) const {
-    if (!obj.is_object()) fail(path, fmt::format("expected an object, got {}", obj.type_name()));
-    const auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing");
-    return *it;
-  }
-
-  template <typename T>
-  T get(const json& obj, const std::string& path, const char* key) const {
-    return as<T>(at(obj, path, key), join(path, key));
-  }
-
-  /// `fallback` when the key is absent (fields added after files of this version were written).
-  template <typename T>
-  T get_or(const json& obj, const std::string& path, const char* key, T fallback) const {
-    if (!obj.is_object() || !obj.contains(key)) return fallback;
-    return get<T>(obj, path, key);
-  }
-
-  template <typename T>
-  T as(const json& v, const std::string& path) const {
-    if constexpr (std::is_same_v<T, bool>) {
-      if (!v.is_boolean()) fail(path, fmt::format("expected a boolean, got {}", v.type_name()));
-      return v.get<bool>();
-    } else if constexpr (std::is_integral_v<T>) {
-      if (!v.is_number_integer()) {
-        fail(path, fmt::format("expected an integer, got {}", v.type_name()));
-      }
-      const bool ok =
-          v.is_number_unsigned()
-              ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-              : v.get<std::int64_t>() >= std::int64_t{std::numeric_limits<T>::min()} &&
-                    (v.get<std::int64_t>() < 0 ||
-                     static_cast<std::uint64_t>(v.get<std::int64_t>()) <=
-                         static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
-      if (!ok) fail(path, fmt::format("{} is out of range", v.dump()));
-      return v.get<T>();
-    } else if constexpr (std::is_floating_point_v<T>) {
-      if (!v.is_number()) fail(path, fmt::format("expected a number, got {}", v.type_name()));
-      return v.get<T>();
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      if (!v.is_string()) fail(path, fmt::format("expected a string, got {}", v.type_name()));
-      return v.get<std::string>();
-    } else {
-      // std::vector<U>
-      if (!v.is_array()) fail(path, fmt::format("expected an array, got {}", v.type_name()));
-      T out;
-      out.reserve(v.size());
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        out.push_back(as<typename T::value_type>(v[i], fmt::format("{}[{}]", path, i)));
-      }
-      return out;
-    }
-  }
-
-  std::string_view source() const { return source_; }
-
-  static std::string join(const std::string& path, const char* key) {
-    return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
-  }
-
- private:
-  std::string_view source_;
-};
-
 // ---- rows ----
 
 json to_json(const std::vector<Stall>& stalls) {
@@ -99,19 +22,6 @@ json to_json(const std::vector<Stall>& stalls) {
     out.push_back({{"iteration", s.iteration}, {"time_us", s.time_us}, {"median_us", s.median_us}});
   }
   return out;
-}
-
-Stats read_stats(const FieldReader& in, const json& j, const std::string& path) {
-  Stats s;
-  s.n = in.get<std::size_t>(j, path, "n");
-  s.min = in.get<double>(j, path, "min");
-  s.p50 = in.get<double>(j, path, "p50");
-  s.p99 = in.get<double>(j, path, "p99");
-  s.p99_9 = in.get_or<double>(j, path, "p99_9", 0.0);
-  s.max = in.get<double>(j, path, "max");
-  s.mean = in.get<double>(j, path, "mean");
-  s.sd = in.get<double>(j, path, "sd");
-  return s;
 }
 
 std::vector<Stall> read_stalls(const FieldReader& in, const json& row, const std::string& path) {
@@ -477,6 +387,19 @@ Environment read_environment(const FieldReader& in, const json& j) {
 
 // ---- public to this module ----
 
+Stats read_stats(const FieldReader& in, const json& j, const std::string& path) {
+  Stats s;
+  s.n = in.get<std::size_t>(j, path, "n");
+  s.min = in.get<double>(j, path, "min");
+  s.p50 = in.get<double>(j, path, "p50");
+  s.p99 = in.get<double>(j, path, "p99");
+  s.p99_9 = in.get_or<double>(j, path, "p99_9", 0.0);
+  s.max = in.get<double>(j, path, "max");
+  s.mean = in.get<double>(j, path, "mean");
+  s.sd = in.get<double>(j, path, "sd");
+  return s;
+}
+
 json to_json(const Stats& s) {
   return {{"n", s.n},         {"min", s.min}, {"p50", s.p50},   {"p99", s.p99},
           {"p99_9", s.p99_9}, {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
@@ -577,8 +500,8 @@ json to_json(const Document& d) {
   }
   if (d.topology) j["topology"] = topology_section_json(*d.topology);
   if (d.tuning) j["tuning"] = to_json(*d.tuning);
-  if (d.acceptance) j["acceptance"] = *d.acceptance;
-  if (d.soak) j["soak"] = *d.soak;
+  if (d.acceptance) j["acceptance"] = to_json(*d.acceptance);
+  if (d.soak) j["soak"] = to_json(*d.soak);
   return j;
 }
 
@@ -623,8 +546,10 @@ Document document_from_json(const json& j, std::string_view source) {
   if (j.contains("tuning") && !j["tuning"].is_null()) {
     d.tuning = tuning_from_json(j["tuning"], std::string(source), TuningUse::kRecord);
   }
-  if (j.contains("acceptance") && !j["acceptance"].is_null()) d.acceptance = j["acceptance"];
-  if (j.contains("soak") && !j["soak"].is_null()) d.soak = j["soak"];
+  if (j.contains("acceptance") && !j["acceptance"].is_null()) {
+    d.acceptance = acceptance_from_json(j["acceptance"], source);
+  }
+  if (j.contains("soak") && !j["soak"].is_null()) d.soak = soak_from_json(j["soak"], source);
   return d;
 }
 

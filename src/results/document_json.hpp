@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "field_reader.hpp"
 #include "ibscope/results/document.hpp"
 
 namespace ibscope::results {
@@ -16,6 +17,7 @@ nlohmann::json to_json(const Document& doc);
 Document document_from_json(const nlohmann::json& j, std::string_view source);
 
 nlohmann::json to_json(const Stats& s);
+Stats read_stats(const FieldReader& in, const nlohmann::json& j, const std::string& path);
 nlohmann::json to_json(const CollectiveRow& row);
 nlohmann::json to_json(const P2pRow& row);
 nlohmann::json to_json(const ProbeRow& row);

@@ -1,5 +1,6 @@
 // Prometheus export of acceptance verdicts: escaping, the exposition format's line shapes,
-// metric names and labels, one sample per link/host/NIC/rank, and errors naming the JSON path.
+// metric names and labels, one sample per link/host/NIC/rank; the sections are read through the
+// results loader, which refuses a malformed one naming the JSON path.
 
 #include <catch2/catch.hpp>
 #include <limits>
@@ -11,6 +12,8 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/output/prometheus.hpp"
+#include "ibscope/results/loader.hpp"
+#include "ibscope/results/writer.hpp"
 
 using nlohmann::json;
 namespace prom = ibscope::prometheus;
@@ -29,7 +32,16 @@ json link(int a, int b, const std::string& host_a, const std::string& host_b, do
           {"expected_gbps", expected},
           {"fraction_of_expected", expected > 0 ? gbps / expected : 0.0},
           {"latency_us", 2.5},
-          {"pass", pass}};
+          {"pass", pass},
+          {"reason", pass ? "" : "below expected"}};
+}
+
+json host(const std::string& name, bool pass, bool culprit) {
+  return {{"host", name},
+          {"links", 2},
+          {"failed_links", pass ? 0 : 2},
+          {"pass", pass},
+          {"culprit", culprit}};
 }
 
 // Three hosts, h2 slow: both of its links fail; rank 2 is the straggler.
@@ -39,11 +51,14 @@ json section() {
           {"links",
            {link(0, 1, "h0", "h1", 48.0, 49.68, true), link(0, 2, "h0", "h2", 12.0, 49.68, false),
             link(1, 2, "h1", "h2", 11.5, 49.68, false)}},
-          {"hosts",
-           {{{"host", "h0"}, {"pass", true}, {"culprit", false}},
-            {{"host", "h1"}, {"pass", true}, {"culprit", false}},
-            {{"host", "h2"}, {"pass", false}, {"culprit", true}}}},
-          {"nics", {{{"host", "h2"}, {"nic", "mlx5_0:1"}, {"pass", false}}}},
+          {"hosts", {host("h0", true, false), host("h1", true, false), host("h2", false, true)}},
+          {"nics",
+           {{{"host", "h2"},
+             {"nic", "mlx5_0:1"},
+             {"links", 2},
+             {"failed_links", 2},
+             {"culprit", true},
+             {"pass", false}}}},
           {"allreduce", {{"rows", 4}, {"wrong", 0}}},
           {"stragglers",
            {{"ranks",
@@ -51,6 +66,14 @@ json section() {
               {{"rank", 1}, {"host", "h1"}},
               {{"rank", 2}, {"host", "h2"}}}},
             {"straggler", {{"rank", 2}, {"host", "h2"}}}}}};
+}
+
+// The section as every reader gets it: inside a results file, through the results loader.
+ibscope::results::Acceptance typed(const json& acceptance) {
+  namespace results = ibscope::results;
+  json doc = json::parse(results::to_text(results::Document::start("accept", {"ibscope"})));
+  doc["acceptance"] = acceptance;
+  return *results::parse(doc.dump(), "x.json").acceptance;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -100,7 +123,7 @@ TEST_CASE("exposition text: HELP and TYPE once per family, values, no empty fami
 TEST_CASE("acceptance metrics: one sample per link, host, NIC and rank, parseable lines",
           "[prometheus]") {
   const std::string text =
-      prom::exposition_text(prom::acceptance_metrics(section(), 1764756000, "test"));
+      prom::exposition_text(prom::acceptance_metrics(typed(section()), 1764756000));
   INFO(text);
   const std::regex sample(
       R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [0-9eE.+-]+$)");
@@ -159,7 +182,7 @@ TEST_CASE("acceptance metrics leave out what is unknown", "[prometheus]") {
   a["stragglers"] = nullptr;  // --skip-allreduce
   a.erase("allreduce");
   a.erase("nics");
-  const std::string text = prom::exposition_text(prom::acceptance_metrics(a, 1, "test"));
+  const std::string text = prom::exposition_text(prom::acceptance_metrics(typed(a), 1));
   CHECK(samples_named(text, "ibscope_link_bandwidth_gbps").size() == 3);
   CHECK(text.find("ibscope_link_expected_gbps") == std::string::npos);
   CHECK(text.find("ibscope_link_fraction_of_expected") == std::string::npos);
@@ -170,15 +193,16 @@ TEST_CASE("acceptance metrics leave out what is unknown", "[prometheus]") {
   SECTION("no straggler: every rank 0") {
     json b = section();
     b["stragglers"]["straggler"] = nullptr;
-    const std::string t = prom::exposition_text(prom::acceptance_metrics(b, 1, "test"));
+    const std::string t = prom::exposition_text(prom::acceptance_metrics(typed(b), 1));
     for (const auto& l : samples_named(t, "ibscope_straggler")) CHECK(l.ends_with("} 0"));
   }
 }
 
-TEST_CASE("a malformed acceptance section is a usage error naming the JSON path", "[prometheus]") {
+TEST_CASE("a malformed acceptance section is refused by the loader, naming the JSON path",
+          "[prometheus]") {
   const auto message_of = [](const json& a) {
     try {
-      prom::acceptance_metrics(a, 1, "x.json");
+      (void)typed(a);
     } catch (const ibscope::UsageError& e) {
       return std::string(e.what());
     }
@@ -186,17 +210,18 @@ TEST_CASE("a malformed acceptance section is a usage error naming the JSON path"
   };
   json a = section();
   a["links"][1].erase("host_b");
-  CHECK(message_of(a) == "x.json: acceptance.links[1].host_b: expected a value (missing)");
+  CHECK(message_of(a) == "x.json: acceptance.links[1].host_b: missing");
   a = section();
   a["links"][0]["measured_gbps"] = "fast";
-  CHECK(message_of(a) == "x.json: acceptance.links[0].measured_gbps: expected a number");
+  CHECK(message_of(a) ==
+        "x.json: acceptance.links[0].measured_gbps: expected a number or null, got string");
   a = section();
   a["hosts"] = "h0";
-  CHECK(message_of(a) == "x.json: acceptance.hosts: expected an array");
+  CHECK(message_of(a) == "x.json: acceptance.hosts: expected an array, got string");
   a = section();
   a["pass"] = 1;
-  CHECK(message_of(a) == "x.json: acceptance.pass: expected true or false");
-  CHECK(message_of(json::array()) == "x.json: acceptance: expected an object");
+  CHECK(message_of(a) == "x.json: acceptance.pass: expected true or false, got number");
+  CHECK(message_of(json::array()) == "x.json: acceptance: expected an object, got array");
 }
 
 TEST_CASE("a textfile path must end in .prom and be in an existing folder", "[prometheus]") {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -410,4 +411,56 @@ TEST_CASE("results loader: a number too large for a double is a UsageError", "[r
   } catch (const ibscope::UsageError& e) {
     CHECK(std::string(e.what()).find("big.json: not valid JSON") == 0);
   }
+}
+
+TEST_CASE("results: acceptance and soak sections read back to the same document", "[results]") {
+  results::Document doc = sample_document();
+  results::Acceptance a;
+  a.pass = false;
+  a.transport = results::AcceptTransport::kVerbs;
+  a.thresholds = results::AcceptThresholds{.min_fraction = 0.9, .retests = 2};
+  a.expect_line_gbit = 400;
+  a.preflight = results::AcceptPreflight{.pass = true, .link_layer = "InfiniBand"};
+  a.preflight->findings.push_back({"h1", "mlx5_0", false, "MTU 2048 below 4096"});
+  a.links.push_back(results::AcceptLink{.rank_a = 0,
+                                        .rank_b = 1,
+                                        .host_a = "h0",
+                                        .host_b = "h1",
+                                        .measured_gbps = 11.5,
+                                        .expected_gbps = std::nan(""),
+                                        .pass = false,
+                                        .reason = "below expected"});
+  a.hosts.push_back(results::AcceptHost{"h1", 1, 1, false, false, "slow"});
+  a.nics.push_back(results::AcceptNic{"h1", "mlx5_0:1", 1, 1, false, false});
+  a.allreduce = results::AcceptAllreduce{4, 0};
+  a.stragglers = results::Stragglers{.clock_uncertainty_us = 3.5};
+  a.stragglers->ranks.push_back({.rank = 1, .host = "h1", .iterations = 20});
+  a.stragglers->rows.push_back({"ring", 1024, false, {{0.0, 12.5}, {0.0, std::nan("")}}});
+  a.stragglers->straggler = results::NamedStraggler{1, "h1"};
+  doc.acceptance = a;
+  results::Soak soak;
+  soak.params.duration_s = 60;
+  soak.params.sizes_bytes = {4096, 4 << 20};
+  ibscope::SoakWindow w;
+  w.index = 1;
+  w.rss_bytes = {1 << 20};
+  w.cases.push_back({.algorithm = "ring", .type = "float", .op = "sum", .size_bytes = 4096});
+  soak.windows.push_back(w);
+  soak.summary = ibscope::SoakSummary{};
+  soak.summary->reasons = {"drift"};
+  doc.soak = soak;
+
+  TempDir tmp;
+  const fs::path path = results::write(doc, tmp.path());
+  const results::Document back = results::load(path);
+  CHECK(as_json(back) == as_json(doc));
+  REQUIRE(back.acceptance);
+  CHECK(std::isnan(back.acceptance->links[0].expected_gbps));  // null in the file
+  CHECK(back.acceptance->transport == results::AcceptTransport::kVerbs);
+  CHECK(std::isnan(back.acceptance->stragglers->rows[0].arrival_us[1][1]));
+  CHECK(back.acceptance->stragglers->straggler->host == "h1");
+  REQUIRE(back.soak);
+  CHECK(back.soak->windows.size() == 1);
+  CHECK(back.soak->summary->reasons == std::vector<std::string>{"drift"});
+  CHECK(json::parse(read_text(path))["acceptance"]["links"][0]["expected_gbps"].is_null());
 }

@@ -6,13 +6,13 @@
 /// times to name a straggler. Every rank calls it.
 
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ibscope/accept/accept_options.hpp"
 #include "ibscope/measure/records.hpp"
+#include "ibscope/results/acceptance.hpp"
 #include "ibscope/topo/host_topology.hpp"
 
 namespace ibscope {
@@ -32,7 +32,7 @@ struct AcceptSinks {
 
 struct AcceptResult {
   bool pass = false;                  ///< every rank gets rank 0's verdict
-  nlohmann::json section;             ///< rank 0: the results file's "acceptance" section
+  results::Acceptance section;        ///< rank 0: the results file's "acceptance" section
   std::vector<std::string> failures;  ///< rank 0: one line per failed check, for the console
   std::vector<std::string> warnings;  ///< rank 0
 };

@@ -27,7 +27,7 @@ void add_soak_flags(CLI::App& app, SoakFlags& f);
 /// Validates every flag (UsageError) before any rank starts.
 SoakOptions to_options(const SoakFlags& f, double timeout_s);
 /// The params recorded in the results' soak section.
-nlohmann::json params_json(const SoakOptions& o);
+results::SoakParams params_of(const SoakOptions& o);
 /// Runs the soak, prints its windows and summary (ctx.table_out), records the soak section.
 /// Returns 0 on PASS, 1 on FAIL.
 int soak_body(JobContext& ctx, const SoakOptions& o);

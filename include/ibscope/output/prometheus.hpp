@@ -4,11 +4,12 @@
 /// so a cluster can alert on a degraded link or host (docs/acceptance.md, "Prometheus").
 /// Pure formatting: no I/O. Rates are GB/s (1e9 B/s) as in the results file, latency in µs.
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "ibscope/results/acceptance.hpp"
 
 namespace ibscope::prometheus {
 
@@ -45,10 +46,8 @@ std::string exposition_text(const std::vector<Family>& families);
 /// ibscope_link_{bandwidth_gbps,expected_gbps,fraction_of_expected,latency_us,pass}; per host
 /// ibscope_host_{pass,culprit}; per NIC ibscope_nic_pass; per rank of the all-reduce sweep
 /// ibscope_straggler (1 the straggler, 0 the others) and ibscope_accept_allreduce_wrong.
-/// `source` names the document in errors. Throws UsageError naming the JSON path of a missing
-/// or mistyped field.
-std::vector<Family> acceptance_metrics(const nlohmann::json& acceptance, double timestamp_s,
-                                       std::string_view source);
+/// Figures that are unknown (NaN) are left out.
+std::vector<Family> acceptance_metrics(const results::Acceptance& acceptance, double timestamp_s);
 
 /// Checks, before anything runs, a textfile path given by `flag`: it must end in ".prom" (the
 /// collector reads nothing else) and its folder must exist. Throws UsageError. The file itself

@@ -1,10 +1,9 @@
 #pragma once
 /// How a soak is shown: one table row per window and case as each window closes (nccl-tests
 /// style, units in the headers), the drift and RSS summary with the verdict at the end, and the
-/// "soak" section of the results file (results/README.md).
+/// "soak" section of the results file is results::Soak (results/soak.hpp).
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <span>
 
 #include "ibscope/measure/soak.hpp"
@@ -24,9 +23,5 @@ class SoakTable {
   std::FILE* out_;
   std::vector<std::uint64_t> base_rss_;
 };
-
-nlohmann::json to_json(const SoakWindow& w);
-nlohmann::json to_json(const SoakSummary& s);
-nlohmann::json to_json(const SoakThresholds& t);
 
 }  // namespace ibscope

@@ -6,15 +6,16 @@
 /// (results/loader.hpp checks every file against it before building a Document).
 
 #include <map>
-#include <nlohmann/json.hpp>  // interim (issue 20): the acceptance and soak sections
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/measure/records.hpp"
+#include "ibscope/results/acceptance.hpp"
 #include "ibscope/results/params.hpp"
 #include "ibscope/results/schema.hpp"
+#include "ibscope/results/soak.hpp"
 #include "ibscope/topo/host_topology.hpp"
 
 namespace ibscope::results {
@@ -100,8 +101,8 @@ struct Document {
   std::optional<ProbeSection> probes;                       ///< probe runs
   std::optional<std::vector<topo::HostTopology>> topology;  ///< one per host
   std::optional<TuningTable> tuning;                        ///< sweeps of several algorithms
-  std::optional<nlohmann::json> acceptance;                 ///< interim (issue 20)
-  std::optional<nlohmann::json> soak;                       ///< interim (issue 20)
+  std::optional<Acceptance> acceptance;                     ///< `ibscope accept`
+  std::optional<Soak> soak;                                 ///< `ibscope soak`
 
   /// A document for `subcommand`, stamped with this build and the current UTC time.
   static Document start(std::string subcommand, std::vector<std::string> argv);

@@ -1,0 +1,121 @@
+#pragma once
+/// The "acceptance" section of a results file (`ibscope accept`; results/README.md): the verdict,
+/// the thresholds it was judged by, the preflight, every link's evidence, the per-host and
+/// per-NIC verdicts, the fabric's medians, and the all-reduce straggler analysis. Rates in GB/s
+/// (1e9 B/s) unless the name says Gb/s; a figure that is unknown is NaN (null in the file).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibscope::results {
+
+enum class AcceptTransport { kUcx, kVerbs };
+
+struct AcceptThresholds {
+  double min_fraction = 0, mad_k = 0, mad_floor_fraction = 0, max_latency_ratio = 0;
+  int retests = 0;
+  double straggler_min_last_fraction = 0, straggler_min_late_fraction = 0,
+         straggler_min_late_us = 0;
+};
+
+struct PreflightFinding {
+  std::string host, device;
+  bool fatal = false;
+  std::string message;
+};
+
+struct AcceptPreflight {
+  bool pass = false;
+  bool rdma_everywhere = false;
+  std::string no_rdma_reason;
+  double fabric_data_rate_gbit = 0;
+  std::string link_layer;
+  std::uint32_t active_mtu_bytes = 0;
+  std::vector<PreflightFinding> findings;
+};
+
+/// One link between two hosts: what was measured, what was expected, the tests' outcomes.
+struct AcceptLink {
+  int rank_a = 0, rank_b = 0;
+  std::string host_a, host_b, nic_a, nic_b;
+  double measured_gbps = 0;  ///< the slower direction, best attempt
+  double gbps_a_to_b = 0, gbps_b_to_a = 0;
+  double expected_gbps = 0;  ///< 0: unknown
+  double line_rate_gbit = 0;
+  std::string link_kind;
+  double fraction_of_expected = 0, peers_median_gbps = 0;
+  double latency_us = 0;  ///< 0: not measured
+  double peers_median_latency_us = 0;
+  int attempts = 1;
+  std::string transports;
+  bool below_expected = false, outlier = false, slow_latency = false, pass = false;
+  std::string reason;  ///< empty when it passes
+};
+
+struct AcceptHost {
+  std::string host;
+  int links = 0, failed_links = 0;
+  bool culprit = false, pass = false;
+  std::string reason;
+};
+
+struct AcceptNic {
+  std::string host, nic;
+  int links = 0, failed_links = 0;
+  bool culprit = false, pass = false;
+};
+
+struct AcceptAllreduce {
+  std::uint64_t rows = 0, wrong = 0;
+};
+
+struct StragglerRank {
+  int rank = 0;
+  std::string host;
+  int iterations = 0, last_count = 0;
+  double last_fraction = 0, median_late_us = 0, median_late_fraction = 0;
+};
+
+/// One all-reduce row's arrivals: [iteration][rank] lateness in µs on rank 0's time axis.
+struct StragglerRow {
+  std::string algorithm;
+  std::uint64_t size_bytes = 0;
+  bool in_place = false;
+  std::vector<std::vector<double>> arrival_us;
+};
+
+struct NamedStraggler {
+  int rank = 0;
+  std::string host;
+};
+
+struct Stragglers {
+  double clock_uncertainty_us = 0;
+  std::vector<StragglerRank> ranks;
+  std::vector<StragglerRow> rows;
+  std::optional<NamedStraggler> straggler;  ///< the rank that was consistently last
+  std::string reason;
+};
+
+struct Acceptance {
+  bool pass = false;
+  AcceptTransport transport = AcceptTransport::kUcx;
+  std::optional<AcceptThresholds> thresholds;
+  double expect_line_gbit = 0;  ///< --expect-gbps as a line rate; 0: from the ports
+  std::optional<AcceptPreflight> preflight;
+  std::vector<AcceptLink> links;
+  std::vector<AcceptHost> hosts;
+  std::vector<AcceptNic> nics;
+  double median_gbps = 0, mad_gbps = 0, median_latency_us = 0;
+  int retest_rounds = 0;
+  std::vector<std::string> notes;
+  std::optional<AcceptAllreduce> allreduce;  ///< absent with --skip-allreduce
+  std::optional<Stragglers> stragglers;      ///< null with --skip-allreduce
+};
+
+/// "ucx" or "verbs".
+const char* name_of(AcceptTransport t) noexcept;
+
+}  // namespace ibscope::results
