@@ -13,6 +13,7 @@
 #include "ibscope/cli/training_report.hpp"
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -59,7 +60,7 @@ model::Workload workload_like_job(const RunFlags& f, const nlohmann::json& doc) 
   model::Workload w = model::preset(f.workload);
   const auto& hosts = doc.at("job").at("hosts");
   const int ranks = static_cast<int>(hosts.size());
-  const int host_count = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  const int host_count = count_hosts(hosts.get<std::vector<std::string>>());
   if (ranks % host_count != 0) {
     throw UsageError(fmt::format("the job's {} ranks are not spread evenly over its {} hosts",
                                  ranks, host_count));

@@ -8,6 +8,7 @@
 
 #include "ibscope/cli/memory_setup.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"
@@ -93,9 +94,7 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
   std::set<std::string> measured;
   for (const auto& r : all_rows) measured.insert(r.algorithm);
   if (measured.size() >= 2) {
-    std::set<std::string> hosts(ctx.comm().bootstrap().hosts().begin(),
-                                ctx.comm().bootstrap().hosts().end());
-    const TuningTable tuning = derive_tuning(all_rows, static_cast<int>(hosts.size()));
+    const TuningTable tuning = derive_tuning(all_rows, count_hosts(ctx.comm().bootstrap().hosts()));
     if (ctx.results != nullptr) ctx.results->set_tuning(to_json(tuning));
     if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
   }

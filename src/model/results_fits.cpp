@@ -10,6 +10,7 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/measure/stats.hpp"
 
 namespace ibscope::model {
@@ -66,9 +67,7 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
 
 int distinct_hosts(const nlohmann::json& results) {
   const auto& hosts = results.at("job").value("hosts", nlohmann::json::array());
-  std::set<std::string> distinct;
-  for (const auto& h : hosts) distinct.insert(h.get<std::string>());
-  return static_cast<int>(distinct.size());
+  return count_hosts(hosts.get<std::vector<std::string>>());
 }
 
 bool counts_wrong(const nlohmann::json& row) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/topo/topology_json.hpp"
 #include "report_sections.hpp"
@@ -35,16 +36,13 @@ double number(const json& obj, const char* key) {
 }
 
 std::vector<std::string> distinct_hosts(const json& doc) {
-  std::vector<std::string> hosts;
+  std::vector<std::string> per_rank;
   const json& job = doc["job"];
-  if (!job.contains("hosts") || !job["hosts"].is_array()) return hosts;
+  if (!job.contains("hosts") || !job["hosts"].is_array()) return per_rank;
   for (const auto& h : job["hosts"]) {
-    if (h.is_string() &&
-        std::find(hosts.begin(), hosts.end(), h.get<std::string>()) == hosts.end()) {
-      hosts.push_back(h.get<std::string>());
-    }
+    if (h.is_string()) per_rank.push_back(h.get<std::string>());
   }
-  return hosts;
+  return ibscope::distinct_hosts(per_rank);
 }
 
 std::string join(const std::vector<std::string>& v) {

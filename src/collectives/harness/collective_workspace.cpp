@@ -3,20 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "ibscope/collectives/harness/tuning.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope {
 namespace {
-
-int distinct_hosts(const Bootstrap& boot) {
-  const std::set<std::string> hosts(boot.hosts().begin(), boot.hosts().end());
-  return static_cast<int>(hosts.size());
-}
 
 // Runs the budget check before the members that allocate are made.
 std::uint64_t checked_max_bytes(const ucx::Comm& comm, const CollectiveSweepOptions& o,
@@ -52,7 +47,7 @@ CollectiveWorkspace::CollectiveWorkspace(ucx::Comm& comm, const CollectiveSweepO
       host_recv_(on_host_ ? 0 : max_bytes_),
       check_send_(on_host_ ? send_.data() : host_send_.data()),
       check_recv_(on_host_ ? recv_.data() : host_recv_.data()),
-      hosts_(distinct_hosts(comm.bootstrap())) {}
+      hosts_(count_hosts(comm.bootstrap().hosts())) {}
 
 AlgorithmChoice CollectiveWorkspace::choose(const std::string& asked, std::uint64_t bytes) const {
   if (asked != kAutoAlgorithm) return {asked, ""};
