@@ -145,7 +145,7 @@ int run_fit(const FitFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_fit_command(CLI::App& app) {
+Command add_fit_command(CLI::App& app) {
   auto flags = std::make_shared<FitFlags>();
   auto* sub = app.add_subcommand(
       "fit", "Fit latency and bandwidth (t = alpha + n/bw, piecewise) to measured results");

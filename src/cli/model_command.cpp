@@ -186,7 +186,7 @@ int run_model(const ModelFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_model_command(CLI::App& app) {
+Command add_model_command(CLI::App& app) {
   auto f = std::make_shared<ModelFlags>();
   auto* sub = app.add_subcommand(
       "model",

@@ -201,7 +201,7 @@ int run_predict(const PredictFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_predict_command(CLI::App& app) {
+Command add_predict_command(CLI::App& app) {
   auto f = std::make_shared<PredictFlags>();
   auto* sub = app.add_subcommand(
       "predict",
