@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <set>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "ibscope/build_info.hpp"
 #include "ibscope/cli/accept_command.hpp"
+#include "ibscope/cli/command.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/help_footers.hpp"
 #include "ibscope/cli/job.hpp"
@@ -57,6 +61,208 @@ int validate_files(const std::vector<std::string>& files) {
   return 0;
 }
 
+// What the subcommands that run a job share: CLI11 binds each flag to one variable, and only one
+// subcommand is parsed, so the subcommands that have a flag bind it to the same place.
+struct JobFlags {
+  CommonFlags common;
+  CollectiveFlags collective;
+  P2pFlags p2p;
+  std::vector<std::string> argv;  ///< the command line, for the results file
+};
+
+// One subcommand per collective, with nccl-tests' names as aliases.
+struct CollectiveCommand {
+  Collective collective;
+  const char* name;
+  std::vector<const char*> aliases;
+  const char* description;
+};
+
+const std::vector<CollectiveCommand>& collective_commands() {
+  static const std::vector<CollectiveCommand> commands = {
+      {Collective::kAllreduce,
+       "allreduce",
+       {"all_reduce"},
+       "All-reduce sweep, nccl-tests columns (time, algbw, busbw, #wrong)"},
+      {Collective::kReduceScatter,
+       "reduce_scatter",
+       {"reducescatter", "reduce-scatter"},
+       "Reduce-scatter sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
+      {Collective::kAllgather,
+       "allgather",
+       {"all_gather"},
+       "All-gather sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
+      {Collective::kBroadcast,
+       "broadcast",
+       {"bcast"},
+       "Broadcast sweep from --root (busbw = algbw)"},
+  };
+  return commands;
+}
+
+Command add_run_command(CLI::App& app, JobFlags& j) {
+  auto run_flags = std::make_shared<RunFlags>();
+  auto* sub = app.add_subcommand(
+      "run",
+      "The main job, the whole suite in one results file: topology, every rank pair's "
+      "links (verbs probes where RDMA is up, else UCX p2p), the all-reduce sweep over "
+      "every algorithm (-A all unless given), then the fits and the network's share of "
+      "a training step for a default workload laid out as this job");
+  add_common_flags(*sub, j.common);
+  add_collective_flags(*sub, j.collective, Collective::kAllreduce);
+  add_p2p_flags(*sub, j.p2p, "p2p-");
+  add_run_flags(*sub, *run_flags);
+  return {sub, [sub, &j, run_flags]() -> int {
+            const double timeout_s = parse_timeout_s(j.common);
+            if (sub->count("--algo") == 0) j.collective.algo = "all";
+            const RunFlags& f = *run_flags;
+            const RunPlan plan{f, to_options(j.collective, Collective::kAllreduce, timeout_s),
+                               to_options(j.p2p, timeout_s)};
+            const bool table = j.common.format == "table" && !j.common.quiet;
+            return run_job(
+                "run", j.common, j.argv, [&](JobContext& ctx) { return run_body(ctx, plan); },
+                JobTransport::kUcx,
+                [&](const std::filesystem::path& results) { analyse_run(results, f, table); });
+          }};
+}
+
+Command add_collective_command(CLI::App& app, JobFlags& j, const CollectiveCommand& cc) {
+  auto* sub = app.add_subcommand(cc.name, cc.description);
+  for (const char* alias : cc.aliases) sub->alias(alias);
+  add_common_flags(*sub, j.common);
+  add_collective_flags(*sub, j.collective, cc.collective);
+  return {sub, [&j, &cc]() -> int {
+            const double timeout_s = parse_timeout_s(j.common);
+            const auto o = to_options(j.collective, cc.collective, timeout_s);
+            return run_job(cc.name, j.common, j.argv, [&](JobContext& ctx) {
+              if (ctx.results) ctx.results->collectives.params = params_of(o);
+              return collective_body(ctx, o);
+            });
+          }};
+}
+
+Command add_p2p_command(CLI::App& app, JobFlags& j) {
+  auto* sub =
+      app.add_subcommand("p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
+  add_common_flags(*sub, j.common);
+  add_p2p_flags(*sub, j.p2p, "");
+  return {sub, [&j]() -> int {
+            const double timeout_s = parse_timeout_s(j.common);
+            const auto o = to_options(j.p2p, timeout_s);
+            return run_job("p2p", j.common, j.argv, [&](JobContext& ctx) {
+              if (ctx.results) ctx.results->p2p.params = params_of(o);
+              return p2p_body(ctx, o);
+            });
+          }};
+}
+
+Command add_soak_command(CLI::App& app, JobFlags& j) {
+  auto flags = std::make_shared<SoakFlags>();
+  auto* sub = app.add_subcommand(
+      "soak",
+      "All-reduce again and again for --duration, every iteration verified: per window "
+      "p50/p99 time, busbw, #wrong and every rank's RSS; at the end drift, RSS growth "
+      "and a PASS/FAIL verdict (docs/soak.md)");
+  add_common_flags(*sub, j.common);
+  add_soak_flags(*sub, *flags);
+  return {sub, [&j, flags]() -> int {
+            const double timeout_s = parse_timeout_s(j.common);
+            const auto o = to_options(*flags, timeout_s);
+            return run_job("soak", j.common, j.argv,
+                           [&](JobContext& ctx) { return soak_body(ctx, o); });
+          }};
+}
+
+Command add_validate_command(CLI::App& app, JobFlags&) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto* sub = app.add_subcommand("validate", "Check results files against the schema");
+  sub->add_option("files", *files, "Results files")->required()->check(CLI::ExistingFile);
+  return {sub, [files]() -> int { return validate_files(*files); }};
+}
+
+Command add_algorithms_command(CLI::App& app, JobFlags&) {
+  return {app.add_subcommand("algorithms", "List the collective algorithms"), list_algorithms};
+}
+
+Command add_topo_command(CLI::App& app, JobFlags& j) {
+  auto* sub = app.add_subcommand(
+      "topo",
+      "Topology of every host in the job: NUMA nodes and CPUs, RDMA NICs (ports, rates, "
+      "MTU, GIDs, PCIe path), GPUs and GPU<->NIC distance classes");
+  add_common_flags(*sub, j.common);
+  return {sub, [&j]() -> int {
+            (void)parse_timeout_s(j.common);  // a usage error before any rank starts
+            return run_job("topo", j.common, j.argv, topo_body, JobTransport::kBootstrapOnly);
+          }};
+}
+
+Command add_probe_command(CLI::App& app, JobFlags& j) {
+  auto flags = std::make_shared<ProbeFlags>();
+  auto* sub = app.add_subcommand(
+      "probe",
+      "libibverbs probes between rank pairs, as perftest measures them (RC write/read/"
+      "send, bandwidth and latency); --pairs all runs every pair in disjoint rounds");
+  add_common_flags(*sub, j.common, /*short_quiet=*/false);
+  add_probe_flags(*sub, *flags);
+  return {sub, [&j, flags]() -> int {
+            const double timeout_s = parse_timeout_s(j.common);
+            // Usage errors before any rank starts; --pairs is checked against the job size later.
+            to_options(*flags, kMaxRanksForValidation, timeout_s);
+            return run_job(
+                "probe", j.common, j.argv, [&](JobContext& ctx) { return probe_body(ctx, *flags); },
+                JobTransport::kBootstrapOnly);
+          }};
+}
+
+Command add_accept_command(CLI::App& app, JobFlags& j) {
+  auto flags = std::make_shared<AcceptFlags>();
+  auto* sub = app.add_subcommand(
+      "accept",
+      "Acceptance of a fabric: topology/link-state preflight, all-pairs latency and "
+      "bandwidth in disjoint rounds (verbs or UCX), verdicts per link, NIC and host "
+      "against the line rate and the other links, an all-reduce sweep naming "
+      "stragglers. Exit 0 pass, 1 fail, 2 usage");
+  add_common_flags(*sub, j.common);
+  add_accept_flags(*sub, *flags);
+  return {sub, [&j, flags]() -> int {
+            const double timeout_s = parse_timeout_s(j.common);
+            const auto o = to_options(*flags, timeout_s);
+            return run_job("accept", j.common, j.argv,
+                           [&](JobContext& ctx) { return accept_body(ctx, o); });
+          }};
+}
+
+// Every subcommand, in --help order, registered one way: it adds itself and its flags to the
+// CLI and returns what to run when it is the one chosen. The offline ones need no JobFlags.
+using AddCommand = Command (*)(CLI::App&, JobFlags&);
+template <Command (*Add)(CLI::App&)>
+Command offline(CLI::App& app, JobFlags&) {
+  return Add(app);
+}
+
+std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
+  std::vector<Command> commands;
+  commands.push_back(add_run_command(app, j));
+  for (const auto& cc : collective_commands()) {
+    commands.push_back(add_collective_command(app, j, cc));
+  }
+  constexpr AddCommand kCommands[] = {add_p2p_command,
+                                      add_soak_command,
+                                      add_validate_command,
+                                      add_algorithms_command,
+                                      add_topo_command,
+                                      add_probe_command,
+                                      add_accept_command,
+                                      offline<add_fit_command>,
+                                      offline<add_predict_command>,
+                                      offline<add_model_command>,
+                                      offline<add_report_command>,
+                                      offline<add_export_prometheus_command>,
+                                      offline<add_man_command>};
+  for (AddCommand add : kCommands) commands.push_back(add(app, j));
+  return commands;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -87,102 +293,9 @@ int run(int argc, char** argv) {
       "  ibscope validate results/*.json\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
-  CommonFlags common;
-  CollectiveFlags ar_flags;
-  P2pFlags p2p_flags;
-  RunFlags run_flags;
-
-  auto* run_cmd = app.add_subcommand(
-      "run",
-      "The main job, the whole suite in one results file: topology, every rank pair's "
-      "links (verbs probes where RDMA is up, else UCX p2p), the all-reduce sweep over "
-      "every algorithm (-A all unless given), then the fits and the network's share of "
-      "a training step for a default workload laid out as this job");
-  add_common_flags(*run_cmd, common);
-  add_collective_flags(*run_cmd, ar_flags, Collective::kAllreduce);
-  add_p2p_flags(*run_cmd, p2p_flags, "p2p-");
-  add_run_flags(*run_cmd, run_flags);
-
-  // One subcommand per collective, with nccl-tests' names as aliases.
-  struct CollectiveCommand {
-    Collective collective;
-    const char* name;
-    std::vector<const char*> aliases;
-    const char* description;
-    CLI::App* app = nullptr;
-  };
-  std::vector<CollectiveCommand> collective_cmds = {
-      {Collective::kAllreduce,
-       "allreduce",
-       {"all_reduce"},
-       "All-reduce sweep, nccl-tests columns (time, algbw, busbw, #wrong)"},
-      {Collective::kReduceScatter,
-       "reduce_scatter",
-       {"reducescatter", "reduce-scatter"},
-       "Reduce-scatter sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
-      {Collective::kAllgather,
-       "allgather",
-       {"all_gather"},
-       "All-gather sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
-      {Collective::kBroadcast,
-       "broadcast",
-       {"bcast"},
-       "Broadcast sweep from --root (busbw = algbw)"},
-  };
-  for (auto& cc : collective_cmds) {
-    cc.app = app.add_subcommand(cc.name, cc.description);
-    for (const char* alias : cc.aliases) cc.app->alias(alias);
-    add_common_flags(*cc.app, common);
-    add_collective_flags(*cc.app, ar_flags, cc.collective);
-  }
-
-  auto* p2p_cmd =
-      app.add_subcommand("p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
-  add_common_flags(*p2p_cmd, common);
-  add_p2p_flags(*p2p_cmd, p2p_flags, "");
-
-  SoakFlags soak_flags;
-  auto* soak_cmd = app.add_subcommand(
-      "soak",
-      "All-reduce again and again for --duration, every iteration verified: per window "
-      "p50/p99 time, busbw, #wrong and every rank's RSS; at the end drift, RSS growth "
-      "and a PASS/FAIL verdict (docs/soak.md)");
-  add_common_flags(*soak_cmd, common);
-  add_soak_flags(*soak_cmd, soak_flags);
-
-  std::vector<std::string> files;
-  auto* validate_cmd = app.add_subcommand("validate", "Check results files against the schema");
-  validate_cmd->add_option("files", files, "Results files")->required()->check(CLI::ExistingFile);
-
-  auto* algos_cmd = app.add_subcommand("algorithms", "List the collective algorithms");
-
-  auto* topo_cmd = app.add_subcommand(
-      "topo",
-      "Topology of every host in the job: NUMA nodes and CPUs, RDMA NICs (ports, rates, "
-      "MTU, GIDs, PCIe path), GPUs and GPU<->NIC distance classes");
-  add_common_flags(*topo_cmd, common);
-
-  ProbeFlags probe_flags;
-  auto* probe_cmd = app.add_subcommand(
-      "probe",
-      "libibverbs probes between rank pairs, as perftest measures them (RC write/read/"
-      "send, bandwidth and latency); --pairs all runs every pair in disjoint rounds");
-  add_common_flags(*probe_cmd, common, /*short_quiet=*/false);
-  add_probe_flags(*probe_cmd, probe_flags);
-
-  AcceptFlags accept_flags;
-  auto* accept_cmd = app.add_subcommand(
-      "accept",
-      "Acceptance of a fabric: topology/link-state preflight, all-pairs latency and "
-      "bandwidth in disjoint rounds (verbs or UCX), verdicts per link, NIC and host "
-      "against the line rate and the other links, an all-reduce sweep naming "
-      "stragglers. Exit 0 pass, 1 fail, 2 usage");
-  add_common_flags(*accept_cmd, common);
-  add_accept_flags(*accept_cmd, accept_flags);
-
-  const OfflineCommand offline_cmds[] = {
-      add_fit_command(app),    add_predict_command(app),           add_model_command(app),
-      add_report_command(app), add_export_prometheus_command(app), add_man_command(app)};
+  JobFlags job_flags;
+  job_flags.argv.assign(argv, argv + argc);
+  const std::vector<Command> commands = add_commands(app, job_flags);
   add_help_footers(app);  // examples and exit status of every subcommand (after they exist)
 
   try {
@@ -198,56 +311,9 @@ int run(int argc, char** argv) {
     return 2;
   }
 
-  const std::vector<std::string> args(argv, argv + argc);
   try {
-    if (*validate_cmd) return validate_files(files);
-    if (*algos_cmd) return list_algorithms();
-    for (const auto& oc : offline_cmds) {
-      if (*oc.app) return oc.run();
-    }
-    const double timeout_s = parse_timeout_s(common);
-    for (const auto& cc : collective_cmds) {
-      if (!*cc.app) continue;
-      const auto o = to_options(ar_flags, cc.collective, timeout_s);
-      return run_job(cc.name, common, args, [&](JobContext& ctx) {
-        if (ctx.results) ctx.results->collectives.params = params_of(o);
-        return collective_body(ctx, o);
-      });
-    }
-    if (*soak_cmd) {
-      const auto o = to_options(soak_flags, timeout_s);
-      return run_job("soak", common, args, [&](JobContext& ctx) { return soak_body(ctx, o); });
-    }
-    if (*accept_cmd) {
-      const auto o = to_options(accept_flags, timeout_s);
-      return run_job("accept", common, args, [&](JobContext& ctx) { return accept_body(ctx, o); });
-    }
-    if (*topo_cmd) {
-      return run_job("topo", common, args, topo_body, JobTransport::kBootstrapOnly);
-    }
-    if (*probe_cmd) {
-      // Usage errors before any rank starts; --pairs is checked against the job size later.
-      to_options(probe_flags, kMaxRanksForValidation, timeout_s);
-      return run_job(
-          "probe", common, args, [&](JobContext& ctx) { return probe_body(ctx, probe_flags); },
-          JobTransport::kBootstrapOnly);
-    }
-    if (*p2p_cmd) {
-      const auto o = to_options(p2p_flags, timeout_s);
-      return run_job("p2p", common, args, [&](JobContext& ctx) {
-        if (ctx.results) ctx.results->p2p.params = params_of(o);
-        return p2p_body(ctx, o);
-      });
-    }
-    if (*run_cmd) {
-      if (run_cmd->count("--algo") == 0) ar_flags.algo = "all";
-      const RunPlan plan{run_flags, to_options(ar_flags, Collective::kAllreduce, timeout_s),
-                         to_options(p2p_flags, timeout_s)};
-      const bool table = common.format == "table" && !common.quiet;
-      return run_job(
-          "run", common, args, [&](JobContext& ctx) { return run_body(ctx, plan); },
-          JobTransport::kUcx,
-          [&](const std::filesystem::path& results) { analyse_run(results, run_flags, table); });
+    for (const auto& command : commands) {
+      if (*command.app) return command.run();
     }
   } catch (const Error& e) {
     log::error("{}", e.what());

@@ -89,7 +89,7 @@ int run_export(const ExportFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_export_prometheus_command(CLI::App& app) {
+Command add_export_prometheus_command(CLI::App& app) {
   auto flags = std::make_shared<ExportFlags>();
   auto* sub = app.add_subcommand(
       "export-prometheus",

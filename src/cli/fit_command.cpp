@@ -124,7 +124,7 @@ int run_fit(const FitFlags& f) {
   }
   print_table(report);
   if (!f.json_out.empty()) {
-    write_file_exclusive(f.json_out, model::fit_document(report).dump(2) + "\n");
+    write_file_exclusive(f.json_out, model::fit_document_text(report));
     fmt::print("# fits written to {}\n", f.json_out);
   }
   if (!f.series_out.empty()) {
@@ -142,7 +142,7 @@ int run_fit(const FitFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_fit_command(CLI::App& app) {
+Command add_fit_command(CLI::App& app) {
   auto flags = std::make_shared<FitFlags>();
   auto* sub = app.add_subcommand(
       "fit", "Fit latency and bandwidth (t = alpha + n/bw, piecewise) to measured results");

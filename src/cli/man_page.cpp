@@ -225,7 +225,7 @@ std::string man_page(const CLI::App& app, std::string_view version) {
   return out;
 }
 
-OfflineCommand add_man_command(CLI::App& app) {
+Command add_man_command(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("help-man", "Print the man page (roff) of every command");
   sub->group("");  // hidden: the man page and --help leave it out

@@ -3,13 +3,15 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/documents.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -93,31 +95,10 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
       s.network_s, 100 * s.network_share);
 }
 
-nlohmann::ordered_json breakdown_json(const model::StepBreakdown& s) {
-  nlohmann::ordered_json j = {{"microbatches", s.microbatches},
-                              {"bubble_fraction", s.bubble_fraction},
-                              {"compute_s", s.compute_s},
-                              {"tp_s", s.tp_s},
-                              {"pp_s", s.pp_s},
-                              {"bubble_s", s.bubble_s},
-                              {"dp_total_s", s.dp_total_s},
-                              {"dp_exposed_s", s.dp_exposed_s},
-                              {"step_s", s.step_s},
-                              {"network_s", s.network_s},
-                              {"network_share", s.network_share},
-                              {"tokens_per_s_per_gpu", s.tokens_per_s_per_gpu},
-                              {"model_flops", s.model_flops},
-                              {"hardware_flops", s.hardware_flops},
-                              {"dp_bytes_per_gpu", s.dp_bytes_per_gpu},
-                              {"dp_buckets", s.dp_buckets}};
-  j["mfu"] = s.mfu ? nlohmann::ordered_json(*s.mfu) : nlohmann::ordered_json(nullptr);
-  return j;
-}
-
 int run_model(const ModelFlags& f) {
   const model::Workload w = chosen_workload(f.workload);
   if (f.print_workload) {
-    fmt::print("{}\n", model::to_json(w).dump(2));
+    fmt::print("{}\n", model::workload_json_text(w));
     return 0;
   }
   const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.workload.what_if);
@@ -129,7 +110,7 @@ int run_model(const ModelFlags& f) {
   print_header(w, cluster, model::place_ranks(w));
   print_breakdown(w, s);
 
-  nlohmann::ordered_json wj = nlohmann::ordered_json::array();
+  std::vector<model::WhatIfResult> results;
   if (!what_ifs.empty()) {
     fmt::print("# {:<24} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "what-if", "base(s)", "changed(s)",
                "change(%)", "network(%)", "layout");
@@ -139,46 +120,24 @@ int run_model(const ModelFlags& f) {
     fmt::print("  {:<24} {:>12.4f} {:>12.4f} {:>+9.2f} {:>10.2f} {:>10}\n", r.label,
                r.baseline.step_s, r.changed.step_s, r.change_pct, 100 * r.changed.network_share,
                fmt::format("tp{}pp{}dp{}", r.workload.tp, r.workload.pp, r.workload.dp));
-    wj.push_back({{"what_if", r.label},
-                  {"workload", model::to_json(r.workload)},
-                  {"changed", breakdown_json(r.changed)},
-                  {"change_pct", r.change_pct}});
+    results.push_back(r);
   }
 
-  nlohmann::ordered_json sj = nullptr;
+  std::optional<model::Sensitivity> sensitivity;
   if (cluster.nodes > 1) {
     const model::Sensitivity sens = model::inter_bw_sensitivity(w, cluster, factory);
     fmt::print(
         "# sensitivity at {:.4g} GB/s inter-node: d(step)/d(bandwidth) = {:.6g} s per "
         "GB/s; elasticity {:.4g} (% step per % bandwidth)\n",
         sens.inter_bw_gbps, sens.ds_dbw_s_per_gbps, sens.elasticity);
-    sj = {{"inter_bw_gbps", sens.inter_bw_gbps},
-          {"ds_dbw_s_per_gbps", sens.ds_dbw_s_per_gbps},
-          {"elasticity", sens.elasticity}};
+    sensitivity = sens;
   } else {
     fmt::print("# sensitivity: one node, the inter-node bandwidth plays no part\n");
   }
 
   if (!f.json_out.empty()) {
-    const auto tier = [](const model::Tier& t) {
-      return nlohmann::ordered_json{{"latency_us", t.latency_s * 1e6},
-                                    {"bw_gbps", t.bw_gbps},
-                                    {"links_per_node", t.links_per_node},
-                                    {"source", t.source}};
-    };
-    const nlohmann::ordered_json doc = {{"kind", "ibscope-model"},
-                                        {"schema_version", 1},
-                                        {"workload", model::to_json(w)},
-                                        {"cluster",
-                                         {{"nodes", cluster.nodes},
-                                          {"gpus_per_node", cluster.gpus_per_node},
-                                          {"inter", tier(cluster.inter)},
-                                          {"intra", tier(cluster.intra)},
-                                          {"gamma_s_per_byte", cluster.gamma_s_per_byte}}},
-                                        {"breakdown", breakdown_json(s)},
-                                        {"what_if", wj},
-                                        {"sensitivity", sj}};
-    write_file_exclusive(f.json_out, doc.dump(2) + "\n");
+    write_file_exclusive(f.json_out,
+                         model::model_document_text(w, cluster, s, results, sensitivity));
     fmt::print("# model: {}\n", f.json_out);
   }
   return 0;
@@ -186,7 +145,7 @@ int run_model(const ModelFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_model_command(CLI::App& app) {
+Command add_model_command(CLI::App& app) {
   auto f = std::make_shared<ModelFlags>();
   auto* sub = app.add_subcommand(
       "model",

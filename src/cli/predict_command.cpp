@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/flags.hpp"
@@ -13,6 +12,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/stats.hpp"
+#include "ibscope/model/documents.hpp"
 #include "ibscope/model/link_fit.hpp"
 #include "ibscope/results/loader.hpp"
 
@@ -73,13 +73,6 @@ std::string describe(const model::Tier& t, const char* name, bool used) {
       t.source.empty() ? "not given" : t.source);
 }
 
-nlohmann::json tier_json(const model::Tier& t) {
-  return {{"latency_us", t.latency_s * 1e6},
-          {"bw_gbps", t.bw_gbps},
-          {"links_per_node", t.links_per_node},
-          {"source", t.source}};
-}
-
 int run_predict(const PredictFlags& f) {
   const Collective coll = parse_collective(f.collective);
   const int nodes = f.cluster.nodes > 0 ? f.cluster.nodes : 1;
@@ -103,7 +96,7 @@ int run_predict(const PredictFlags& f) {
   const model::Group group{ranks, per_node, 1};
   std::vector<PredictRow> rows;
   std::string tiers_text, last_tiers;
-  nlohmann::json tiers = nlohmann::json::array();
+  std::vector<model::PredictedTiers> tiers;
   for (const auto& a : algorithms) {
     find_algorithm(coll, a);
     // An all-reduce algorithm measured in the --fit files is best predicted through its own
@@ -122,10 +115,7 @@ int run_predict(const PredictFlags& f) {
                     text;
       last_tiers = std::move(text);
     }
-    tiers.push_back({{"algorithm", a},
-                     {"inter", tier_json(cluster.inter)},
-                     {"intra", tier_json(cluster.intra)},
-                     {"gamma_s_per_byte", cluster.gamma_s_per_byte}});
+    tiers.push_back({a, cluster.inter, cluster.intra, cluster.gamma_s_per_byte});
     for (auto size : sizes) {
       PredictRow r{a, size, network->collective_s(coll, static_cast<double>(size), group)};
       r.measured_s = measured_s(compare_docs, coll, a, size, ranks);
@@ -138,22 +128,22 @@ int run_predict(const PredictFlags& f) {
   fmt::print("# {:>12} {:>10} {:>6} {:>6} {:>14} {:>12} {:>12}{}\n", "size(B)", "algo", "ranks",
              "nodes", "predicted(us)", "algbw(GB/s)", "busbw(GB/s)",
              comparing ? fmt::format(" {:>13} {:>9}", "measured(us)", "error(%)") : "");
-  nlohmann::json out_rows = nlohmann::json::array();
+  std::vector<model::PredictedRow> out_rows;
   int outside = 0, compared = 0;
   double worst_pct = 0;
   for (const auto& r : rows) {
     const double algbw = units::to_gb_per_s(static_cast<double>(r.size_bytes), r.predicted_s);
     const double busbw = algbw * busbw_factor(coll, ranks);
-    nlohmann::json jr = {{"collective", name_of(coll)},
-                         {"algorithm", r.algorithm},
-                         {"size_bytes", r.size_bytes},
-                         {"ranks", ranks},
-                         {"nodes", nodes},
-                         {"predicted_us", r.predicted_s * 1e6},
-                         {"algbw_gbps", algbw},
-                         {"busbw_gbps", busbw},
-                         {"measured_us", nullptr},
-                         {"error_pct", nullptr}};
+    model::PredictedRow jr{.collective = std::string(name_of(coll)),
+                           .algorithm = r.algorithm,
+                           .size_bytes = r.size_bytes,
+                           .ranks = ranks,
+                           .nodes = nodes,
+                           .predicted_us = r.predicted_s * 1e6,
+                           .algbw_gbps = algbw,
+                           .busbw_gbps = busbw,
+                           .measured_us = std::nullopt,
+                           .error_pct = std::nullopt};
     std::string cmp;
     if (comparing) {
       if (r.measured_s > 0) {
@@ -161,8 +151,8 @@ int run_predict(const PredictFlags& f) {
         ++compared;
         worst_pct = std::max(worst_pct, std::abs(err));
         if (f.tolerance_pct >= 0 && std::abs(err) > f.tolerance_pct) ++outside;
-        jr["measured_us"] = r.measured_s * 1e6;
-        jr["error_pct"] = err;
+        jr.measured_us = r.measured_s * 1e6;
+        jr.error_pct = err;
         cmp = fmt::format(" {:>13.2f} {:>+9.1f}", r.measured_s * 1e6, err);
       } else {
         cmp = fmt::format(" {:>13} {:>9}", "-", "-");
@@ -185,15 +175,9 @@ int run_predict(const PredictFlags& f) {
     }
   }
   if (!f.json_out.empty()) {
-    const nlohmann::json doc = {{"kind", "ibscope-predict"},
-                                {"schema_version", 1},
-                                {"fit_files", f.cluster.fit_files},
-                                {"compare_files", f.compare_files},
-                                {"nodes", nodes},
-                                {"gpus_per_node", per_node},
-                                {"tiers", tiers},
-                                {"rows", out_rows}};
-    write_file_exclusive(f.json_out, doc.dump(2) + "\n");
+    write_file_exclusive(f.json_out,
+                         model::predict_document_text(f.cluster.fit_files, f.compare_files, nodes,
+                                                      per_node, tiers, out_rows));
     fmt::print("# predictions: {}\n", f.json_out);
   }
   return outside > 0 ? 1 : 0;
@@ -201,7 +185,7 @@ int run_predict(const PredictFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_predict_command(CLI::App& app) {
+Command add_predict_command(CLI::App& app) {
   auto f = std::make_shared<PredictFlags>();
   auto* sub = app.add_subcommand(
       "predict",

@@ -89,7 +89,7 @@ int run_report(const ReportFlags& f) {
 
 }  // namespace
 
-OfflineCommand add_report_command(CLI::App& app) {
+Command add_report_command(CLI::App& app) {
   auto f = std::make_shared<ReportFlags>();
   auto* sub = app.add_subcommand(
       "report",

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/cli/cluster_flags.hpp"
@@ -14,6 +13,7 @@
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -58,7 +58,7 @@ model::Workload workload_like_job(const RunFlags& f, const results::Document& do
   model::Workload w = model::preset(f.workload);
   const auto& hosts = doc.job.hosts;
   const int ranks = static_cast<int>(hosts.size());
-  const int host_count = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  const int host_count = count_hosts(hosts);
   if (ranks % host_count != 0) {
     throw UsageError(fmt::format("the job's {} ranks are not spread evenly over its {} hosts",
                                  ranks, host_count));

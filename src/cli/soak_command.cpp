@@ -11,6 +11,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/soak_report.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/ucx/staging_scope.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -23,18 +24,6 @@ constexpr const char* kSoakFooter =
     "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope soak --duration 12h --mem cuda\n"
     "Exit status: 0 PASS, 1 FAIL (#wrong > 0, a rank's RSS grew more than --max-rss-growth "
     "after window 0, drift above --max-drift when given, a lost peer, a deadline), 2 usage.";
-
-// Staging set up for the soak is undone when it ends.
-class StagingReset {
- public:
-  explicit StagingReset(ucx::Comm& comm) noexcept : comm_(comm) {}
-  ~StagingReset() { comm_.set_staging({}); }
-  StagingReset(const StagingReset&) = delete;
-  StagingReset& operator=(const StagingReset&) = delete;
-
- private:
-  ucx::Comm& comm_;
-};
 
 }  // namespace
 
@@ -120,7 +109,7 @@ results::SoakParams params_of(const SoakOptions& o) {
 
 int soak_body(JobContext& ctx, const SoakOptions& options) {
   SoakOptions o = options;
-  StagingReset staging(ctx.comm());
+  ucx::StagingScope staging(ctx.comm());
   const auto& request = o.collective.memory_request;
   if (request.kind != memory::MemKind::kHost || request.path != memory::PathRequest::kAuto) {
     const MemorySetup m = setup_memory(ctx.comm(), request);

@@ -8,10 +8,12 @@
 
 #include "ibscope/cli/memory_setup.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
+#include "ibscope/transport/ucx/staging_scope.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -40,18 +42,6 @@ bool plain_host(const memory::MemoryRequest& r) {
   return r.kind == memory::MemKind::kHost && r.path == memory::PathRequest::kAuto;
 }
 
-// Staging set up for one body is undone when it ends (`ibscope run` reuses the communicator).
-class StagingScope {
- public:
-  explicit StagingScope(ucx::Comm& comm) noexcept : comm_(comm) {}
-  ~StagingScope() { comm_.set_staging({}); }
-  StagingScope(const StagingScope&) = delete;
-  StagingScope& operator=(const StagingScope&) = delete;
-
- private:
-  ucx::Comm& comm_;
-};
-
 // "host" for every rank alike, else "a,b" for the pair.
 std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
   const auto& la = per_rank.at(static_cast<std::size_t>(a));
@@ -74,7 +64,7 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
   ProgressLine progress(ctx.show_progress);
   CollectiveSweepOptions o = options;
   o.progress = progress.callback();
-  StagingScope staging(ctx.comm());
+  ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   if (!plain_host(o.memory_request)) {
     const MemorySetup m = setup_memory(ctx.comm(), o.memory_request);
     o.algorithm_options.memory = m.space;
@@ -104,9 +94,7 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
   std::set<std::string> measured;
   for (const auto& r : all_rows) measured.insert(r.algorithm);
   if (measured.size() >= 2) {
-    std::set<std::string> hosts(ctx.comm().bootstrap().hosts().begin(),
-                                ctx.comm().bootstrap().hosts().end());
-    const TuningTable tuning = derive_tuning(all_rows, static_cast<int>(hosts.size()));
+    const TuningTable tuning = derive_tuning(all_rows, count_hosts(ctx.comm().bootstrap().hosts()));
     if (ctx.results != nullptr) ctx.results->tuning = tuning;
     if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
   }
@@ -124,7 +112,7 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
   ProgressLine progress(ctx.show_progress);
   P2pOptions o = options;
   o.progress = progress.callback();
-  StagingScope staging(ctx.comm());
+  ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   // Side B is rank 1 when memory is given per side (--pairs first); every other rank is A.
   const int me = ctx.comm().rank();
   const auto& sides = o.memory_sides;

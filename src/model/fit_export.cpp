@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 namespace ibscope::model {
 namespace {
@@ -58,7 +59,7 @@ std::string csv_line(const std::string& id, const std::string& source, const Cur
 
 }  // namespace
 
-nlohmann::json fit_document(const FitReport& report) {
+std::string fit_document_text(const FitReport& report) {
   nlohmann::json curves = nlohmann::json::array();
   for (const auto& c : report.curves) {
     nlohmann::json j = {{"id", c.key.id()},
@@ -93,10 +94,11 @@ nlohmann::json fit_document(const FitReport& report) {
                      {"bw_gbps", gbps_or_null(l.bw_gbps)},
                      {"fit", fit_json(l.fit)}});
   }
-  return {{"kind", "ibscope-fit"},       {"schema_version", kFitSchemaVersion},
-          {"statistic", "p50"},          {"sources", report.sources},
-          {"curves", std::move(curves)}, {"links", std::move(links)},
-          {"notes", report.notes}};
+  const nlohmann::json doc = {{"kind", "ibscope-fit"},       {"schema_version", kFitSchemaVersion},
+                              {"statistic", "p50"},          {"sources", report.sources},
+                              {"curves", std::move(curves)}, {"links", std::move(links)},
+                              {"notes", report.notes}};
+  return doc.dump(2) + "\n";
 }
 
 std::string series_csv(const FitReport& report) {

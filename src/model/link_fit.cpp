@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/model/regression.hpp"
 
 namespace ibscope::model {
@@ -75,9 +76,9 @@ LinkFit fit_link(Collective c, std::string_view algorithm, std::span<const Colle
 
 MeasuredTier measured_tier(const results::Document& results) {
   const auto& hosts = results.job.hosts;
-  const std::set<std::string> distinct(hosts.begin(), hosts.end());
-  if (hosts.size() > 1 && distinct.size() == hosts.size()) return MeasuredTier::kInter;
-  if (distinct.size() == 1) return MeasuredTier::kIntra;
+  const int distinct = count_hosts(hosts);
+  if (hosts.size() > 1 && distinct == static_cast<int>(hosts.size())) return MeasuredTier::kInter;
+  if (distinct == 1) return MeasuredTier::kIntra;
   return MeasuredTier::kMixed;
 }
 

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/measure/stats.hpp"
 
 namespace ibscope::model {
@@ -64,10 +64,7 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
   return k;
 }
 
-int distinct_hosts(const results::Document& results) {
-  const std::set<std::string> distinct(results.job.hosts.begin(), results.job.hosts.end());
-  return static_cast<int>(distinct.size());
-}
+int distinct_hosts(const results::Document& results) { return count_hosts(results.job.hosts); }
 
 bool counts_wrong(const CollectiveRow& row) { return row.wrong && *row.wrong > 0; }
 

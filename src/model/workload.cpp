@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ibscope/core/error.hpp"
+#include "workload_json.hpp"
 
 namespace ibscope::model {
 namespace {
@@ -316,6 +317,8 @@ Workload workload_from_text(std::string_view text, std::string_view source) {
   }
   return parse_workload(doc, source);
 }
+
+std::string workload_json_text(const Workload& w) { return to_json(w).dump(2); }
 
 nlohmann::ordered_json to_json(const Workload& w) {
   nlohmann::ordered_json compute = nlohmann::ordered_json::object();

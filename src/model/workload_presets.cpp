@@ -71,7 +71,7 @@ std::vector<std::string> preset_names() {
 Workload preset(std::string_view name) {
   for (const auto& [preset_name, text] : kPresets) {
     if (name == preset_name) {
-      return parse_workload(nlohmann::json::parse(text), fmt::format("preset {}", name));
+      return workload_from_text(text, fmt::format("preset {}", name));
     }
   }
   throw UsageError(fmt::format("unknown preset '{}' ({})", name, fmt::join(preset_names(), ", ")));

@@ -5,19 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ibscope/core/hosts.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "report_sections.hpp"
 
 namespace ibscope::report {
 namespace {
-
-std::vector<std::string> distinct_hosts(const results::Document& doc) {
-  std::vector<std::string> hosts;
-  for (const auto& h : doc.job.hosts) {
-    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
-  }
-  return hosts;
-}
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
@@ -31,7 +24,7 @@ std::string runs_table(const std::vector<ReportFile>& files) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : files) {
     const results::Document& d = f.doc;
-    const std::vector<std::string> hosts = distinct_hosts(d);
+    const std::vector<std::string> hosts = distinct_hosts(d.job.hosts);
     rows.push_back({f.label, f.path, or_dash(d.command.subcommand), or_dash(d.started_utc),
                     d.complete ? "yes" : "no", std::to_string(d.job.ranks),
                     fmt::format("{}: {}", hosts.size(), join(hosts)), or_dash(d.job.bootstrap),

@@ -11,7 +11,7 @@ foreach(name IN LISTS IBSCOPE_FUZZ_TARGETS)
   # ${PROJECT_SOURCE_DIR}/src: the private serializers of src/results/ the targets exercise.
   target_include_directories(ibscope_fuzz_replay_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR}
                                                                  ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(ibscope_fuzz_replay_${name} PRIVATE ibscope_lib)
+  target_link_libraries(ibscope_fuzz_replay_${name} PRIVATE ibscope_lib nlohmann_json::nlohmann_json)
   add_test(NAME fuzz/replay/${name}
            COMMAND ibscope_fuzz_replay_${name} ${CMAKE_CURRENT_LIST_DIR}/corpus/${name}
                    ${CMAKE_CURRENT_LIST_DIR}/regressions/${name})

@@ -61,7 +61,7 @@ std::string without_timestamp(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("accept writes a Prometheus textfile; export-prometheus converts its results",
+TEST_CASE("accept writes a Prometheus textfile, export-prometheus converts its results",
           "[mp][accept][prometheus]") {
   const std::string dir = make_temp_dir();
   const std::string prom = dir + "/ibscope.prom";

@@ -55,7 +55,7 @@ TEST_CASE("preflight: a port trained below the fabric's rate fails, naming host 
   CHECK(p.findings[0].message.find("200 Gb/s") != std::string::npos);
 }
 
-TEST_CASE("preflight: a host whose ports are all down fails; another down port only warns") {
+TEST_CASE("preflight: a host whose ports are all down fails, another down port only warns") {
   auto two_ports = host("n0", {port("ACTIVE", 4, 400), port("DOWN", 0, 0)});
   const auto p = check_preflight({two_ports, host("n1", {port("DOWN", 0, 0)})});
   CHECK_FALSE(p.pass());
@@ -67,7 +67,7 @@ TEST_CASE("preflight: a host whose ports are all down fails; another down port o
   CHECK(warnings == 2);  // n0's port 2 and n1's port are DOWN
 }
 
-TEST_CASE("preflight: hosts without RDMA devices mean UCX; MTUs that differ warn") {
+TEST_CASE("preflight: hosts without RDMA devices mean UCX, MTUs that differ warn") {
   topo::HostTopology plain;
   plain.host = "laptop";
   plain.rdma_reason = "no RDMA device";
@@ -107,7 +107,7 @@ topo::HostTopology gpu_host(const std::string& name, std::vector<int> ranks) {
 
 }  // namespace
 
-TEST_CASE("preflight: each local rank's GPU and its distance class; SYS warns", "[accept][gpu]") {
+TEST_CASE("preflight: each local rank's GPU and its distance class, SYS warns", "[accept][gpu]") {
   // Only a socket-0 GPU, and the default NIC (the first ACTIVE one) is on socket 1.
   const auto p = check_preflight({gpu_host("g0", {0, 1}), host("n1", {port("ACTIVE", 4, 400)})});
   CHECK(p.pass());              // a warning, not a failure

@@ -110,7 +110,7 @@ TEST_CASE("a retest that measures the link at speed clears it") {
   CHECK(links[1].measured_gbps == Approx(23.4));  // the better measurement stays
 }
 
-TEST_CASE("a link with several times the others' latency fails; retests keep the best latency") {
+TEST_CASE("a link with several times the others' latency fails, retests keep the best latency") {
   auto links = mesh(4, 23.5, 23.9);
   for (auto& l : links) l.latency_us = 50 + l.rank_a;  // 50..52 us
   links[2].latency_us = 400;                           // 8x the median

@@ -136,7 +136,7 @@ TEST_CASE("fit_results: curves, links and notes from a synthetic document", "[mo
 TEST_CASE("fit document, series CSV and NCCL tuner CSV", "[model]") {
   FitReport report;
   fit_results(synthetic_results(), "x.json", {}, report);
-  const json doc = fit_document(report);
+  const json doc = json::parse(fit_document_text(report));
   CHECK(doc.at("kind") == "ibscope-fit");
   CHECK(doc.at("schema_version") == 1);
   CHECK(doc.at("sources") == json::array({"x.json"}));

@@ -32,7 +32,7 @@ constexpr std::uint64_t kMiB = 1 << 20;
 
 }  // namespace
 
-TEST_CASE("soak histogram: exact count, min, max, mean, sd; percentiles within 0.6 %", "[soak]") {
+TEST_CASE("soak histogram: exact count, min, max, mean, sd, percentiles within 0.6 %", "[soak]") {
   std::mt19937 rng(7);
   std::lognormal_distribution<double> dist(3.0, 1.0);
   std::vector<double> samples;

@@ -3,27 +3,22 @@
 /// fit`, `ibscope predict`, `ibscope model`, `ibscope report`, `ibscope export-prometheus`
 /// (acceptance results as Prometheus metrics) and the hidden `ibscope help-man` (the man
 /// page, from this same CLI). Each adds itself to the CLI and returns what to run when it was
-/// chosen; its flags live in the returned closure.
+/// chosen (cli/command.hpp); its flags live in the returned closure.
 
 #include <CLI/CLI.hpp>
-#include <functional>
+
+#include "ibscope/cli/command.hpp"
 
 namespace ibscope::cli {
 
-struct OfflineCommand {
-  CLI::App* app = nullptr;
-  /// Runs the command after parsing; returns the exit status. Throws ibscope::Error.
-  std::function<int()> run;
-};
-
-OfflineCommand add_fit_command(CLI::App& app);      ///< src/cli/fit_command.cpp
-OfflineCommand add_predict_command(CLI::App& app);  ///< src/cli/predict_command.cpp
-OfflineCommand add_model_command(CLI::App& app);    ///< src/cli/model_command.cpp
-OfflineCommand add_report_command(CLI::App& app);   ///< src/cli/report_command.cpp
+Command add_fit_command(CLI::App& app);      ///< src/cli/fit_command.cpp
+Command add_predict_command(CLI::App& app);  ///< src/cli/predict_command.cpp
+Command add_model_command(CLI::App& app);    ///< src/cli/model_command.cpp
+Command add_report_command(CLI::App& app);   ///< src/cli/report_command.cpp
 /// src/cli/export_prometheus_command.cpp
-OfflineCommand add_export_prometheus_command(CLI::App& app);
+Command add_export_prometheus_command(CLI::App& app);
 /// src/cli/man_page.cpp: prints (or -o writes) the man page of `app`, walked when it runs, so
 /// every subcommand is in it; hidden from --help.
-OfflineCommand add_man_command(CLI::App& app);
+Command add_man_command(CLI::App& app);
 
 }  // namespace ibscope::cli

@@ -4,7 +4,6 @@
 /// (plugins/tuner/example/scripts/optimize_config.py in NVIDIA/nccl). Pure: strings out; the
 /// command writes them. Formats: docs/model.md, "Fits" and "NCCL tuner CSV".
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,8 +17,9 @@ inline constexpr int kFitSchemaVersion = 1;
 
 /// {"kind": "ibscope-fit", "schema_version": 1, "statistic": "p50", "sources": [...],
 ///  "curves": [...], "links": [...], "notes": [...]}; times in µs, bandwidths in GB/s
-/// (1e9 B/s), null where a bandwidth is unresolved (zero slope).
-nlohmann::json fit_document(const FitReport& report);
+/// (1e9 B/s), null where a bandwidth is unresolved (zero slope). Indented by 2, with a
+/// trailing newline.
+std::string fit_document_text(const FitReport& report);
 
 /// "curve_id,source,size_bytes,measured_us,fitted_us,residual_pct" and one line per measured
 /// size of every curve and link (links' size_bytes is the fit's x: window bytes for bw tests).

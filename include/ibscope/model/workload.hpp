@@ -5,7 +5,6 @@
 /// model/transformer.hpp, the step in model/step_model.hpp.
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,11 +97,9 @@ Workload load_workload(const std::filesystem::path& path);
 /// Parses a workload file's text (what load_workload reads; the name is not filled in from the
 /// file's). Throws UsageError.
 Workload workload_from_text(std::string_view text, std::string_view source);
-/// Parses an already read document; `source` names it in messages. Throws UsageError.
-Workload parse_workload(const nlohmann::json& doc, std::string_view source);
 /// The file format of a workload (what load_workload reads back unchanged), keys in the
-/// order of docs/model.md.
-nlohmann::ordered_json to_json(const Workload& w);
+/// order of docs/model.md, indented by 2, no trailing newline.
+std::string workload_json_text(const Workload& w);
 
 /// Presets: gpt3-175b, llama3-70b, llama2-7b (figures and sources: docs/model.md).
 std::vector<std::string> preset_names();

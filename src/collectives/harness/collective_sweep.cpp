@@ -3,17 +3,15 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <thread>
 
 #include "ibscope/collectives/harness/call_layout.hpp"
+#include "ibscope/collectives/harness/collective_workspace.hpp"
 #include "ibscope/collectives/harness/verify.hpp"
-#include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/memory/memory_space.hpp"
@@ -72,12 +70,6 @@ void warn_stalls(const CollectiveRow& row, const std::string& what) {
   }
 }
 
-int distinct_hosts(const Bootstrap& boot) {
-  std::map<std::string, bool> hosts;
-  for (const auto& h : boot.hosts()) hosts[h] = true;
-  return static_cast<int>(hosts.size());
-}
-
 }  // namespace
 
 void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
@@ -87,32 +79,15 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   if (o.root < 0 || o.root >= comm.size()) {
     throw UsageError(fmt::format("--root {}: not a rank of this {}-rank job", o.root, comm.size()));
   }
-  std::uint64_t max_bytes = 0;
-  for (DataType t : o.types) {
-    for (auto b : sweep_sizes(o.sweep, size_of(t))) max_bytes = std::max(max_bytes, b);
-  }
   // Buffers in the sweep's memory space; verification fills and reads host mirrors, copied
   // to and from device memory around the verified run (the mirrors are the buffers on host).
-  memory::MemorySpace& space = space_of(o.algorithm_options);
-  const bool on_host = space.kind() == memory::MemKind::kHost;
-  // Refused before any buffer exists when they would not fit.
-  require_buffers_fit(comm, collective_buffer_plan(fmt::format("{} sweep up to {}", name_of(c),
-                                                               units::format_size(max_bytes)),
-                                                   "-e/--maxbytes", max_bytes, space.kind()));
-  memory::SpaceBuffer send = space.allocate(max_bytes), recv = space.allocate(max_bytes);
-  AlignedBuffer host_send(on_host ? 0 : max_bytes), host_recv(on_host ? 0 : max_bytes);
-  std::byte* check_send = on_host ? send.data() : host_send.data();
-  std::byte* check_recv = on_host ? recv.data() : host_recv.data();
+  CollectiveWorkspace ws(comm, o, fmt::format("{} sweep", name_of(c)), "-e/--maxbytes");
+  memory::MemorySpace& space = ws.space();
+  const bool on_host = ws.on_host();
+  std::byte* check_send = ws.check_send();
+  std::byte* check_recv = ws.check_recv();
   const int corrupt_rank = fault_corrupt_rank_from_env();
   const FaultDelay delay = fault_delay_from_env();
-  const int hosts = distinct_hosts(boot);
-  // Algorithms are made once (their init is not timed) and kept for the whole sweep.
-  std::map<std::string, std::unique_ptr<CollectiveAlgorithm>> instances;
-  auto instance = [&](const std::string& name) -> CollectiveAlgorithm& {
-    auto& slot = instances[name];
-    if (!slot) slot = find_algorithm(c, name).create(comm, o.algorithm_options);
-    return *slot;
-  };
   const std::vector<ReduceOp> no_op{ReduceOp::kSum};
   const auto& ops = reduces(c) ? o.ops : no_op;
 
@@ -133,26 +108,15 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
                        steps_done, total_steps);
           }
           ++steps_done;
-          std::string name = asked;
-          std::string selected_by;
-          if (asked == kAutoAlgorithm) {
-            std::optional<std::string> pick;
-            if (o.tuning) pick = select_algorithm(*o.tuning, c, comm.size(), hosts, bytes);
-            if (pick) {
-              name = *pick;
-              selected_by = fmt::format("auto: tuning table from {}", o.tuning->source);
-            } else {
-              name = default_algorithm(c, comm.size(), bytes);
-              selected_by = "auto: default rule";
-            }
-          }
-          CollectiveAlgorithm& algo = instance(name);
+          const AlgorithmChoice choice = ws.choose(asked, bytes);
+          const std::string& name = choice.name;
+          const std::string& selected_by = choice.selected_by;
+          CollectiveAlgorithm& algo = ws.instance(name);
           std::vector<CollectiveRow> rows;
           for (bool in_place : {false, true}) {
             if ((in_place && !o.in_place) || (!in_place && !o.out_of_place)) continue;
-            const CallLayout l =
-                make_call_layout(c, comm.rank(), comm.size(), in_place, send.data(), recv.data(),
-                                 count, type, op, o.root);
+            const CallLayout l = make_call_layout(c, comm.rank(), comm.size(), in_place, ws.send(),
+                                                  ws.recv(), count, type, op, o.root);
             const CallLayout check =
                 make_call_layout(c, comm.rank(), comm.size(), in_place, check_send, check_recv,
                                  count, type, op, o.root);
@@ -163,12 +127,12 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             if (o.check) {
               prepare_call(c, comm.rank(), pattern, check, in_place);
               if (!on_host) {
-                space.from_host(send.data(), check_send, bytes);
-                space.from_host(recv.data(), check_recv, bytes);
+                space.from_host(ws.send(), check_send, bytes);
+                space.from_host(ws.recv(), check_recv, bytes);
               }
               boot.barrier(what);
               algo.run(l.args, Deadline(o.timeout_s));
-              if (!on_host) space.to_host(check_recv, recv.data(), bytes);
+              if (!on_host) space.to_host(check_recv, ws.recv(), bytes);
               if (corrupt_rank == comm.rank()) corrupt_one_element(check);
               wrong = sum_over_ranks(boot, count_wrong_call(c, comm.size(), pattern, check), what);
             }

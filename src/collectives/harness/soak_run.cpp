@@ -6,16 +6,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 
 #include "ibscope/collectives/harness/call_layout.hpp"
+#include "ibscope/collectives/harness/collective_workspace.hpp"
 #include "ibscope/collectives/harness/verify.hpp"
-#include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/resident_memory.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
@@ -75,53 +73,33 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   Bootstrap& boot = comm.bootstrap();
   const Collective c = o.collective;
   const int me = comm.rank();
-  std::uint64_t max_bytes = 0;
-  for (DataType t : o.types) {
-    for (auto b : sweep_sizes(o.sweep, size_of(t))) max_bytes = std::max(max_bytes, b);
-  }
   // Buffers as the sweep has them: in the memory space, with host mirrors for verification
   // when that is not host memory.
-  memory::MemorySpace& space = space_of(o.algorithm_options);
-  const bool on_host = space.kind() == memory::MemKind::kHost;
-  require_buffers_fit(comm, collective_buffer_plan(fmt::format("soak {} up to {}", name_of(c),
-                                                               units::format_size(max_bytes)),
-                                                   "--sizes", max_bytes, space.kind()));
-  memory::SpaceBuffer send = space.allocate(max_bytes), recv = space.allocate(max_bytes);
-  AlignedBuffer host_send(on_host ? 0 : max_bytes), host_recv(on_host ? 0 : max_bytes);
-  std::byte* check_send = on_host ? send.data() : host_send.data();
-  std::byte* check_recv = on_host ? recv.data() : host_recv.data();
+  CollectiveWorkspace ws(comm, o, fmt::format("soak {}", name_of(c)), "--sizes");
+  memory::MemorySpace& space = ws.space();
+  const bool on_host = ws.on_host();
+  std::byte* check_send = ws.check_send();
+  std::byte* check_recv = ws.check_recv();
   const int corrupt_rank = fault_corrupt_rank_from_env();
   InjectedLeak leak(soak_leak_bytes_from_env());
-  std::map<std::string, std::unique_ptr<CollectiveAlgorithm>> instances;
   const std::vector<ReduceOp> no_op{ReduceOp::kSum};
   const auto& ops = reduces(c) ? o.ops : no_op;
-  const int hosts = [&] {
-    std::vector<std::string> h = boot.hosts();
-    std::sort(h.begin(), h.end());
-    return static_cast<int>(std::unique(h.begin(), h.end()) - h.begin());
-  }();
 
   std::vector<Case> cases;
   for (DataType type : o.types) {
     for (ReduceOp op : ops) {
       for (std::uint64_t bytes : sweep_sizes(o.sweep, size_of(type))) {
         for (const std::string& asked : o.algorithms) {
-          std::string name = asked;
-          if (asked == kAutoAlgorithm) {
-            std::optional<std::string> pick;
-            if (o.tuning) pick = select_algorithm(*o.tuning, c, comm.size(), hosts, bytes);
-            name = pick ? *pick : default_algorithm(c, comm.size(), bytes);
-          }
-          auto& slot = instances[name];
-          if (!slot) slot = find_algorithm(c, name).create(comm, o.algorithm_options);
+          const std::string name = ws.choose(asked, bytes).name;
+          CollectiveAlgorithm& algo = ws.instance(name);
           const std::size_t count = bytes / size_of(type);
           cases.push_back(Case{name,
-                               slot.get(),
+                               &algo,
                                type,
                                op,
                                bytes,
                                VerifiablePattern(type, op, comm.size()),
-                               make_call_layout(c, me, comm.size(), false, send.data(), recv.data(),
+                               make_call_layout(c, me, comm.size(), false, ws.send(), ws.recv(),
                                                 count, type, op, o.root),
                                make_call_layout(c, me, comm.size(), false, check_send, check_recv,
                                                 count, type, op, o.root),
@@ -149,13 +127,13 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
         Case& cs = cases[ci];
         prepare_call(c, me, cs.pattern, cs.check, false);
         if (!on_host) {
-          space.from_host(send.data(), check_send, cs.bytes);
-          space.from_host(recv.data(), check_recv, cs.bytes);
+          space.from_host(ws.send(), check_send, cs.bytes);
+          space.from_host(ws.recv(), check_recv, cs.bytes);
         }
         const auto start = Clock::now();
         cs.algo->run(cs.call.args, Deadline(o.timeout_s));
         mine[times_at + ci * k + i] = seconds_between(start, Clock::now());
-        if (!on_host) space.to_host(check_recv, recv.data(), cs.bytes);
+        if (!on_host) space.to_host(check_recv, ws.recv(), cs.bytes);
         if (corrupt_rank == me) corrupt_one_element(cs.check);
         mine[kHeader + ci] +=
             static_cast<double>(count_wrong_call(c, comm.size(), cs.pattern, cs.check));

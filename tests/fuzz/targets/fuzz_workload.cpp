@@ -1,12 +1,13 @@
 // The workload file of `ibscope model`/`predict`/`run` (model/workload.hpp), then the
 // transformer figures the step model derives from an accepted workload
 // (model/transformer.hpp). Expected rejection: UsageError naming the field. Properties: an
-// accepted workload written out (to_json) is accepted again and writes out the same; its
+// accepted workload written out (workload_json_text) is accepted again and writes out the same; its
 // derived figures are finite and not negative.
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "fuzz_support.hpp"
 #include "ibscope/core/error.hpp"
@@ -28,9 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const ibscope::UsageError&) {
     return 0;
   }
-  const nlohmann::json written = model::to_json(w);
-  const model::Workload again = model::parse_workload(written, "fuzz.json (rewritten)");
-  IBSCOPE_FUZZ_CHECK(nlohmann::json(model::to_json(again)) == written);
+  const std::string written = model::workload_json_text(w);
+  const model::Workload again = model::workload_from_text(written, "fuzz.json (rewritten)");
+  IBSCOPE_FUZZ_CHECK(model::workload_json_text(again) == written);
   IBSCOPE_FUZZ_CHECK(w.gpus() > 0 && w.nodes() > 0 && w.microbatches() > 0);
   IBSCOPE_FUZZ_CHECK(sane(model::parameters(w)));
   IBSCOPE_FUZZ_CHECK(sane(model::parameters_per_gpu(w)));

@@ -1,0 +1,48 @@
+#pragma once
+/// What `ibscope model --json` and `ibscope predict --json` write (docs/model.md): versioned JSON
+/// documents, as text, from the typed results of the model. Pure: strings out; the commands
+/// write them (never over an existing file).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ibscope/model/network.hpp"
+#include "ibscope/model/step_model.hpp"
+#include "ibscope/model/what_if.hpp"
+#include "ibscope/model/workload.hpp"
+
+namespace ibscope::model {
+
+/// {"kind": "ibscope-model", "schema_version": 1, "workload", "cluster", "breakdown",
+///  "what_if", "sensitivity"}; null sensitivity on one node. Indented by 2, trailing newline.
+std::string model_document_text(const Workload& w, const ClusterNetwork& cluster,
+                                const StepBreakdown& breakdown,
+                                const std::vector<WhatIfResult>& what_ifs,
+                                const std::optional<Sensitivity>& sensitivity);
+
+/// The tiers one predicted algorithm used.
+struct PredictedTiers {
+  std::string algorithm;
+  Tier inter, intra;
+  double gamma_s_per_byte = 0;
+};
+
+/// One predicted (algorithm, size); measured_us and error_pct when --compare had the row.
+struct PredictedRow {
+  std::string collective, algorithm;
+  std::uint64_t size_bytes = 0;
+  int ranks = 0, nodes = 0;
+  double predicted_us = 0, algbw_gbps = 0, busbw_gbps = 0;
+  std::optional<double> measured_us, error_pct;
+};
+
+/// {"kind": "ibscope-predict", "schema_version": 1, "fit_files", "compare_files", "nodes",
+///  "gpus_per_node", "tiers", "rows"}. Indented by 2, trailing newline.
+std::string predict_document_text(const std::vector<std::string>& fit_files,
+                                  const std::vector<std::string>& compare_files, int nodes,
+                                  int gpus_per_node, const std::vector<PredictedTiers>& tiers,
+                                  const std::vector<PredictedRow>& rows);
+
+}  // namespace ibscope::model
