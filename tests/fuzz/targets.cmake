@@ -21,9 +21,12 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/collectives/collective.cpp
     src/collectives/registry.cpp
     src/collectives/cost.cpp
+    src/collectives/harness/tuning.cpp
+    src/results/acceptance_json.cpp
     src/results/document.cpp
     src/results/document_json.cpp
     src/results/loader.cpp
+    src/results/soak_json.cpp
     src/results/tuning_json.cpp
     src/results/topology_json.cpp
     src/results/schema_validator.cpp
