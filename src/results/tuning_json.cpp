@@ -8,16 +8,6 @@
 #include "ibscope/core/error.hpp"
 
 namespace ibscope::results {
-namespace {
-
-bool has_algorithm(Collective c, std::string_view name) {
-  for (const auto& a : algorithms_for(c)) {
-    if (a.name == name) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 nlohmann::json to_json(const TuningTable& table) {
   nlohmann::json entries = nlohmann::json::array();

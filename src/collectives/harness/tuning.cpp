@@ -10,7 +10,6 @@
 #include "ibscope/core/error.hpp"
 
 namespace ibscope {
-namespace {
 
 bool has_algorithm(Collective c, std::string_view name) {
   for (const auto& a : algorithms_for(c)) {
@@ -18,8 +17,6 @@ bool has_algorithm(Collective c, std::string_view name) {
   }
   return false;
 }
-
-}  // namespace
 
 TuningTable derive_tuning(const std::vector<CollectiveRow>& rows, int hosts) {
   // (collective, ranks) -> size -> algorithm -> summed median time; sizes where an algorithm

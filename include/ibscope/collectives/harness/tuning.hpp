@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
@@ -41,6 +42,9 @@ struct TuningTable {
 /// when a size has no out-of-place row). Rows with #wrong > 0 disqualify their algorithm at
 /// that size; size 0 is ignored. Entries are made only where >= 2 algorithms were measured.
 TuningTable derive_tuning(const std::vector<CollectiveRow>& rows, int hosts);
+
+/// Whether this build registers an algorithm `name` for collective `c`.
+bool has_algorithm(Collective c, std::string_view name);
 
 /// The algorithm for `bytes`, or nothing when no entry has this collective, rank and host
 /// count.
