@@ -29,8 +29,8 @@ Section collectives_section(const std::vector<ReportFile>& files,
                             const std::vector<ReferenceLine>& rates);
 Section p2p_section(const std::vector<ReportFile>& files, const std::vector<ReferenceLine>& rates);
 
-// report_acceptance.cpp: all-pairs matrices and stragglers. Throws UsageError on a malformed
-// acceptance section (file and JSON path).
+// report_acceptance.cpp: all-pairs matrices and stragglers, from the typed acceptance section
+// (the loader refused a malformed one).
 Section pairs_section(const std::vector<ReportFile>& files);
 Section stragglers_section(const std::vector<ReportFile>& files);
 

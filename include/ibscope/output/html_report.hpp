@@ -44,8 +44,9 @@ struct ReportOptions {
   std::string command_line;  ///< how the report was made, shown at the bottom
 };
 
-/// The page. Throws UsageError naming the file and JSON path of a malformed field in a
-/// section the results loader does not check (acceptance).
+/// The page. The files are typed documents the results loader has checked (schema, then the
+/// typed readers of every section, acceptance included); a malformed field is refused there,
+/// naming the file and the JSON path, before the page is built.
 std::string html_report(const std::vector<ReportFile>& files, const ReportOptions& options);
 
 }  // namespace ibscope
