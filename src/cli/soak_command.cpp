@@ -80,7 +80,7 @@ SoakOptions to_options(const SoakFlags& f, double timeout_s) {
   check_soak_times(o.duration_s, o.window_s);
   o.thresholds.max_rss_growth_bytes = units::parse_size_bytes(f.max_rss_growth, "--max-rss-growth");
   o.thresholds.max_drift = f.max_drift_percent / 100;
-  (void)soak_leak_bytes_from_env();  // a malformed test hook is a usage error, before any rank
+  (void)soak_leak_bytes_per_s_from_env();  // a malformed test hook is a usage error, before any rank
   return o;
 }
 

@@ -70,7 +70,7 @@ TEST_CASE("soak: 6 s over 3 ranks passes, one row per window and size, #wrong 0"
 TEST_CASE("soak: a leak injected below the soak loop fails it on RSS", "[mp][soak]") {
   const auto r =
       soak(2, {"--duration", "4s", "--window", "1s", "--sizes", "4K", "--max-rss-growth", "2M"},
-           {{"IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_ITER", "2K"}});
+           {{"IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S", "4M"}});
   INFO(describe(r));
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("Soak verdict         : FAIL") != std::string::npos);
@@ -112,6 +112,6 @@ TEST_CASE("soak: bad durations and windows are usage errors before any rank star
     CHECK(r.elapsed_s < 10);
     CHECK(results_path(r).empty());
   }
-  const auto r = soak(2, {"--duration", "2s"}, {{"IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_ITER", "x"}});
+  const auto r = soak(2, {"--duration", "2s"}, {{"IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S", "x"}});
   CHECK(r.exit_code == 2);
 }

@@ -20,10 +20,10 @@
 
 namespace ibscope {
 
-std::uint64_t soak_leak_bytes_from_env() {
-  const char* v = std::getenv("IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_ITER");
+std::uint64_t soak_leak_bytes_per_s_from_env() {
+  const char* v = std::getenv("IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S");
   if (v == nullptr || *v == '\0') return 0;
-  return units::parse_size_bytes(v, "IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_ITER");
+  return units::parse_size_bytes(v, "IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S");
 }
 
 namespace {
@@ -50,18 +50,29 @@ struct Case {
   std::uint64_t window_wrong = 0;
 };
 
-// The test hook's leak: kept (so the memory stays resident) until the process ends.
+// The test hook's leak, at a rate in bytes per second of the soak (not per iteration, so that
+// the growth does not depend on how fast the host runs the calls): kept, so the memory stays
+// resident, until the process ends.
 class InjectedLeak {
  public:
-  explicit InjectedLeak(std::uint64_t bytes_per_iteration) : bytes_(bytes_per_iteration) {}
+  InjectedLeak(std::uint64_t bytes_per_s, Clock::time_point start)
+      : bytes_per_s_(bytes_per_s), start_(start) {}
   void iteration() {
-    if (bytes_ == 0) return;
-    kept_.push_back(std::make_unique<std::byte[]>(bytes_));
-    std::memset(kept_.back().get(), 0x5a, bytes_);  // resident, not just reserved
+    if (bytes_per_s_ == 0) return;
+    const auto due = static_cast<std::uint64_t>(seconds_between(start_, Clock::now()) *
+                                                static_cast<double>(bytes_per_s_));
+    if (due < leaked_ + kMinChunkBytes) return;
+    const std::uint64_t bytes = due - leaked_;
+    kept_.push_back(std::make_unique<std::byte[]>(bytes));
+    std::memset(kept_.back().get(), 0x5a, bytes);  // resident, not just reserved
+    leaked_ = due;
   }
 
  private:
-  std::uint64_t bytes_;
+  static constexpr std::uint64_t kMinChunkBytes = 64 * 1024;
+  std::uint64_t bytes_per_s_;
+  Clock::time_point start_;
+  std::uint64_t leaked_ = 0;
   std::vector<std::unique_ptr<std::byte[]>> kept_;
 };
 
@@ -81,7 +92,6 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   std::byte* check_send = ws.check_send();
   std::byte* check_recv = ws.check_recv();
   const int corrupt_rank = fault_corrupt_rank_from_env();
-  InjectedLeak leak(soak_leak_bytes_from_env());
   const std::vector<ReduceOp> no_op{ReduceOp::kSum};
   const auto& ops = reduces(c) ? o.ops : no_op;
 
@@ -118,6 +128,7 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
 
   boot.barrier("soak start");
   const auto t0 = Clock::now();
+  InjectedLeak leak(soak_leak_bytes_per_s_from_env(), t0);
   std::uint64_t k = 1;
   double window_start_s = 0, batch_start_s = 0;
   while (true) {

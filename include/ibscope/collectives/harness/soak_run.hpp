@@ -37,8 +37,8 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
                                  const SoakWindowSink& sink);
 
 /// Test hook, for proving that the RSS check can fail:
-/// IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_ITER=<size> makes every rank allocate, touch and keep
-/// that many bytes per soak iteration. 0 when unset; UsageError when malformed.
-std::uint64_t soak_leak_bytes_from_env();
+/// IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S=<size> makes every rank allocate, touch and keep
+/// that many bytes per second of the soak loop. 0 when unset; UsageError when malformed.
+std::uint64_t soak_leak_bytes_per_s_from_env();
 
 }  // namespace ibscope
