@@ -1,6 +1,7 @@
 #pragma once
-// Private to src/model/: a workload as JSON, both ways (the workload file format, docs/model.md).
-// The model document (model_document.cpp) embeds it.
+// Private to src/model/: a workload as JSON, both ways (the workload file format, docs/model.md),
+// in workload_json.cpp, the one place that reads or writes a workload as JSON. The model document
+// (documents.cpp) embeds it.
 
 #include <nlohmann/json.hpp>
 #include <string_view>

@@ -31,6 +31,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/results/topology_json.cpp
     src/results/schema_validator.cpp
     src/model/workload.cpp
+    src/model/workload_json.cpp
     src/model/transformer.cpp
     src/topo/host_merge.cpp
     src/topo/host_topology.cpp
