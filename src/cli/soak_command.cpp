@@ -80,31 +80,21 @@ SoakOptions to_options(const SoakFlags& f, double timeout_s) {
   check_soak_times(o.duration_s, o.window_s);
   o.thresholds.max_rss_growth_bytes = units::parse_size_bytes(f.max_rss_growth, "--max-rss-growth");
   o.thresholds.max_drift = f.max_drift_percent / 100;
-  (void)soak_leak_bytes_per_s_from_env();  // a malformed test hook is a usage error, before any rank
+  (void)
+      soak_leak_bytes_per_s_from_env();  // a malformed test hook is a usage error, before any rank
   return o;
 }
 
 results::SoakParams params_of(const SoakOptions& o) {
-  const results::CollectiveParams c = params_of(o.collective);
-  return results::SoakParams{.collective = c.collective,
-                             .root = c.root,
-                             .tuning_source = c.tuning_source,
-                             .min_bytes = c.min_bytes,
-                             .max_bytes = c.max_bytes,
-                             .sizes_bytes = o.collective.sweep.explicit_bytes,
-                             .types = c.types,
-                             .ops = c.ops,
-                             .algorithms = c.algorithms,
-                             .chunk_bytes = c.chunk_bytes,
-                             .timeout_s = c.timeout_s,
-                             .mem = c.mem,
-                             .mem_path = c.mem_path,
-                             .stage_chunk_bytes = c.stage_chunk_bytes,
-                             .in_place = false,
-                             .verify_every_iteration = true,
-                             .duration_s = o.duration_s,
-                             .window_s = o.window_s,
-                             .thresholds = o.thresholds};
+  results::SoakParams p;
+  static_cast<results::CollectiveSetup&>(p) = params_of(o.collective);  // the shared part
+  p.sizes_bytes = o.collective.sweep.explicit_bytes;
+  p.in_place = false;
+  p.verify_every_iteration = true;
+  p.duration_s = o.duration_s;
+  p.window_s = o.window_s;
+  p.thresholds = o.thresholds;
+  return p;
 }
 
 int soak_body(JobContext& ctx, const SoakOptions& options) {

@@ -129,17 +129,16 @@ std::vector<Row> read_rows(const FieldReader& in, const json& section, const std
 
 // ---- params (free-form objects in files of every version: absent keys take defaults) ----
 
-json to_json(const CollectiveParams& p) {
+}  // namespace
+
+using nlohmann::json;
+
+json to_json(const CollectiveSetup& p) {
   return {{"collective", p.collective},
           {"root", p.root},
           {"tuning_source", or_null(p.tuning_source)},
           {"min_bytes", p.min_bytes},
           {"max_bytes", p.max_bytes},
-          {"step_factor", p.step_factor},
-          {"step_bytes", p.step_bytes},
-          {"iters", p.iters},
-          {"warmup_iters", p.warmup_iters},
-          {"check", p.check},
           {"types", p.types},
           {"ops", p.ops},
           {"algorithms", p.algorithms},
@@ -150,9 +149,8 @@ json to_json(const CollectiveParams& p) {
           {"stage_chunk_bytes", p.stage_chunk_bytes}};
 }
 
-CollectiveParams read_collective_params(const FieldReader& in, const json& j,
-                                        const std::string& p) {
-  CollectiveParams o;
+void read_collective_setup(const FieldReader& in, const json& j, const std::string& p,
+                           CollectiveSetup& o) {
   o.collective = in.get_or<std::string>(j, p, "collective", "");
   o.root = in.get_or<int>(j, p, "root", 0);
   if (j.contains("tuning_source") && !j["tuning_source"].is_null()) {
@@ -160,11 +158,6 @@ CollectiveParams read_collective_params(const FieldReader& in, const json& j,
   }
   o.min_bytes = in.get_or<std::uint64_t>(j, p, "min_bytes", 0);
   o.max_bytes = in.get_or<std::uint64_t>(j, p, "max_bytes", 0);
-  o.step_factor = in.get_or<double>(j, p, "step_factor", 0);
-  o.step_bytes = in.get_or<std::uint64_t>(j, p, "step_bytes", 0);
-  o.iters = in.get_or<int>(j, p, "iters", 0);
-  o.warmup_iters = in.get_or<int>(j, p, "warmup_iters", 0);
-  o.check = in.get_or<bool>(j, p, "check", true);
   o.types = in.get_or<std::vector<std::string>>(j, p, "types", {});
   o.ops = in.get_or<std::vector<std::string>>(j, p, "ops", {});
   o.algorithms = in.get_or<std::vector<std::string>>(j, p, "algorithms", {});
@@ -173,6 +166,29 @@ CollectiveParams read_collective_params(const FieldReader& in, const json& j,
   o.mem = in.get_or<std::string>(j, p, "mem", "host");
   o.mem_path = in.get_or<std::string>(j, p, "mem_path", "host");
   o.stage_chunk_bytes = in.get_or<std::uint64_t>(j, p, "stage_chunk_bytes", 0);
+}
+
+namespace {
+
+json to_json(const CollectiveParams& p) {
+  json j = to_json(static_cast<const CollectiveSetup&>(p));
+  j["step_factor"] = p.step_factor;
+  j["step_bytes"] = p.step_bytes;
+  j["iters"] = p.iters;
+  j["warmup_iters"] = p.warmup_iters;
+  j["check"] = p.check;
+  return j;
+}
+
+CollectiveParams read_collective_params(const FieldReader& in, const json& j,
+                                        const std::string& p) {
+  CollectiveParams o;
+  read_collective_setup(in, j, p, o);
+  o.step_factor = in.get_or<double>(j, p, "step_factor", 0);
+  o.step_bytes = in.get_or<std::uint64_t>(j, p, "step_bytes", 0);
+  o.iters = in.get_or<int>(j, p, "iters", 0);
+  o.warmup_iters = in.get_or<int>(j, p, "warmup_iters", 0);
+  o.check = in.get_or<bool>(j, p, "check", true);
   return o;
 }
 

@@ -15,46 +15,21 @@ json to_json(const SoakThresholds& t) {
 }
 
 json to_json(const SoakParams& p) {
-  return {{"collective", p.collective},
-          {"root", p.root},
-          {"tuning_source", p.tuning_source ? json(*p.tuning_source) : json(nullptr)},
-          {"min_bytes", p.min_bytes},
-          {"max_bytes", p.max_bytes},
-          {"sizes_bytes", p.sizes_bytes},
-          {"types", p.types},
-          {"ops", p.ops},
-          {"algorithms", p.algorithms},
-          {"chunk_bytes", p.chunk_bytes},
-          {"timeout_s", p.timeout_s},
-          {"mem", p.mem},
-          {"mem_path", p.mem_path},
-          {"stage_chunk_bytes", p.stage_chunk_bytes},
-          {"in_place", p.in_place},
-          {"verify_every_iteration", p.verify_every_iteration},
-          {"duration_s", p.duration_s},
-          {"window_s", p.window_s},
-          {"thresholds", to_json(p.thresholds)}};
+  json j = to_json(static_cast<const CollectiveSetup&>(p));
+  j["sizes_bytes"] = p.sizes_bytes;
+  j["in_place"] = p.in_place;
+  j["verify_every_iteration"] = p.verify_every_iteration;
+  j["duration_s"] = p.duration_s;
+  j["window_s"] = p.window_s;
+  j["thresholds"] = to_json(p.thresholds);
+  return j;
 }
 
 // Params are an open object in files of every version: absent keys take defaults.
 SoakParams read_params(const FieldReader& in, const json& j, const std::string& p) {
   SoakParams o;
-  o.collective = in.get_or<std::string>(j, p, "collective", "");
-  o.root = in.get_or<int>(j, p, "root", 0);
-  if (j.contains("tuning_source") && !j["tuning_source"].is_null()) {
-    o.tuning_source = in.get<std::string>(j, p, "tuning_source");
-  }
-  o.min_bytes = in.get_or<std::uint64_t>(j, p, "min_bytes", 0);
-  o.max_bytes = in.get_or<std::uint64_t>(j, p, "max_bytes", 0);
+  read_collective_setup(in, j, p, o);
   o.sizes_bytes = in.get_or<std::vector<std::uint64_t>>(j, p, "sizes_bytes", {});
-  o.types = in.get_or<std::vector<std::string>>(j, p, "types", {});
-  o.ops = in.get_or<std::vector<std::string>>(j, p, "ops", {});
-  o.algorithms = in.get_or<std::vector<std::string>>(j, p, "algorithms", {});
-  o.chunk_bytes = in.get_or<std::uint64_t>(j, p, "chunk_bytes", 0);
-  o.timeout_s = in.get_or<double>(j, p, "timeout_s", 0);
-  o.mem = in.get_or<std::string>(j, p, "mem", "host");
-  o.mem_path = in.get_or<std::string>(j, p, "mem_path", "host");
-  o.stage_chunk_bytes = in.get_or<std::uint64_t>(j, p, "stage_chunk_bytes", 0);
   o.in_place = in.get_or<bool>(j, p, "in_place", false);
   o.verify_every_iteration = in.get_or<bool>(j, p, "verify_every_iteration", true);
   o.duration_s = in.get_or<double>(j, p, "duration_s", 0);

@@ -85,25 +85,25 @@ results::Acceptance filled_acceptance() {
 
 results::Soak filled_soak() {
   results::Soak s;
-  s.params = results::SoakParams{.collective = "allreduce",
-                                 .root = 0,
-                                 .tuning_source = "tuning.json",
-                                 .min_bytes = 4096,
-                                 .max_bytes = 4 << 20,
-                                 .sizes_bytes = {4096, 4 << 20},
-                                 .types = {"float", "bfloat16"},
-                                 .ops = {"sum"},
-                                 .algorithms = {"ring", "rhd"},
-                                 .chunk_bytes = 1 << 20,
-                                 .timeout_s = 60,
-                                 .mem = "cuda",
-                                 .mem_path = "staged",
-                                 .stage_chunk_bytes = 8 << 20,
-                                 .in_place = false,
-                                 .verify_every_iteration = true,
-                                 .duration_s = 3600,
-                                 .window_s = 30,
-                                 .thresholds = {.max_rss_growth_bytes = 1 << 20, .max_drift = 0.2}};
+  s.params.collective = "allreduce";
+  s.params.root = 0;
+  s.params.tuning_source = "tuning.json";
+  s.params.min_bytes = 4096;
+  s.params.max_bytes = 4 << 20;
+  s.params.sizes_bytes = {4096, 4 << 20};
+  s.params.types = {"float", "bfloat16"};
+  s.params.ops = {"sum"};
+  s.params.algorithms = {"ring", "rhd"};
+  s.params.chunk_bytes = 1 << 20;
+  s.params.timeout_s = 60;
+  s.params.mem = "cuda";
+  s.params.mem_path = "staged";
+  s.params.stage_chunk_bytes = 8 << 20;
+  s.params.in_place = false;
+  s.params.verify_every_iteration = true;
+  s.params.duration_s = 3600;
+  s.params.window_s = 30;
+  s.params.thresholds = {.max_rss_growth_bytes = 1 << 20, .max_drift = 0.2};
   for (int i = 0; i < 3; ++i) {
     ibscope::SoakWindow w;
     w.index = i;

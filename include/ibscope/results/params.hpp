@@ -10,21 +10,27 @@
 
 namespace ibscope::results {
 
-/// A collective sweep (`allreduce`, `reduce_scatter`, ..., and `run`'s collective phase).
-struct CollectiveParams {
+/// What every collective run records about its set-up, whether a sweep or a soak: which
+/// collective over which types, ops, algorithms and memory. Read and written by one function
+/// each (src/results/document_json.cpp), so the two sections cannot drift apart.
+struct CollectiveSetup {
   std::string collective;
   int root = 0;
   std::optional<std::string> tuning_source;  ///< the --tuning file, when one chose algorithms
   std::uint64_t min_bytes = 0, max_bytes = 0;
-  double step_factor = 0;
-  std::uint64_t step_bytes = 0;
-  int iters = 0, warmup_iters = 0;
-  bool check = true;
   std::vector<std::string> types, ops, algorithms;
   std::uint64_t chunk_bytes = 0;  ///< 0: each algorithm's default
   double timeout_s = 0;
   std::string mem, mem_path;
   std::uint64_t stage_chunk_bytes = 0;
+};
+
+/// A collective sweep (`allreduce`, `reduce_scatter`, ..., and `run`'s collective phase).
+struct CollectiveParams : CollectiveSetup {
+  double step_factor = 0;
+  std::uint64_t step_bytes = 0;
+  int iters = 0, warmup_iters = 0;
+  bool check = true;
 };
 
 /// Point-to-point latency and bandwidth (`p2p`, and `run`'s p2p phase).

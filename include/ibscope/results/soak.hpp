@@ -9,20 +9,13 @@
 #include <vector>
 
 #include "ibscope/measure/soak.hpp"
+#include "ibscope/results/params.hpp"
 
 namespace ibscope::results {
 
-struct SoakParams {
-  std::string collective;
-  int root = 0;
-  std::optional<std::string> tuning_source;
-  std::uint64_t min_bytes = 0, max_bytes = 0;
+/// What the soak was asked: the collective set-up every collective run records, and the soak's own.
+struct SoakParams : CollectiveSetup {
   std::vector<std::uint64_t> sizes_bytes;
-  std::vector<std::string> types, ops, algorithms;
-  std::uint64_t chunk_bytes = 0;
-  double timeout_s = 0;
-  std::string mem, mem_path;
-  std::uint64_t stage_chunk_bytes = 0;
   bool in_place = false;
   bool verify_every_iteration = true;
   double duration_s = 0, window_s = 0;
