@@ -316,7 +316,13 @@ TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the
   }
   std::vector<std::string> args{"--mpi=pmix", "-n", "4", "--overcommit", ibscope_binary()};
   for (const auto& a : accept_args("0.2", "tcp-shaped", out)) args.push_back(a);
-  for (const auto& a : {"--skip-allreduce", "--retests", "1"}) args.push_back(a);
+  // 4 "hosts" on 2 CPUs under ASan: an equal link failed CI on a p50 latency over 3 x the
+  // median, and one direction measured 0.898 of the shaped rate here (1 run in 6). The test is
+  // about naming the quarter-rate host, so the bands are widened to -20 % and 10 x; accept's
+  // default bands are judged on calm links by tests/netns and the unit tests of judge_links.
+  for (const auto& a :
+       {"--skip-allreduce", "--retests", "1", "--min-fraction", "0.8", "--max-latency-ratio", "10"})
+    args.push_back(a);
   const auto r = run_process(cluster->srun(
       args, 150,
       {{"IBSCOPE_NETNS", hosts->prefix() + "-h{rank}"},
@@ -345,7 +351,7 @@ TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the
     if (slow) {
       CHECK(fraction == Approx(0.25).margin(0.05));  // 50 of 200 Mbit/s
     } else {
-      CHECK(fraction > 0.9);
+      CHECK(fraction > 0.8);
       CHECK(fraction < 1.05);
     }
   }
