@@ -1,8 +1,8 @@
 /* Reference all-reduce sweep with MPI, measured the way ibscope measures its own:
  *   per size: fill verifiable input, one checked MPI_Allreduce, MPI_Barrier, warm-up,
- *   then every timed iteration is one MPI_Allreduce between two clock reads; the
- *   per-iteration samples are reduced with MAX over ranks, and the reported time is the
- *   mean of those per-iteration maxima (nccl-tests style, same as ibscope's time_us.mean).
+ *   then the timed loop of ITERS MPI_Allreduce calls between two clock reads; each rank's
+ *   loop time / ITERS, averaged over ranks, is the reported time (nccl-tests' time with its
+ *   default -a 1, and ibscope's time_us with its default -a 1; docs/methodology.md).
  *   algbw = size_bytes / time (GB = 1e9 B); busbw = algbw * 2(p-1)/p.
  * Sizes: -b/-e/-f (geometric), or -s LIST (comma list, like ibscope's --sizes).
  * MPI_FLOAT, MPI_SUM, out-of-place. Output on rank 0, one line per size:
@@ -142,9 +142,6 @@ int main(int argc, char** argv) {
   /* Touch every page before timing anything. */
   memset(send, 0, max_count * sizeof(float));
   memset(recv, 0, max_count * sizeof(float));
-  double* local = malloc((size_t)iters * sizeof(double));
-  double* maxed = malloc((size_t)iters * sizeof(double));
-  if (local == NULL || maxed == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
 
   if (rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -185,16 +182,15 @@ int main(int argc, char** argv) {
     for (long it = 0; it < warmup; ++it) {
       MPI_Allreduce(send, recv, icount, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
+    const double t0 = now_s();
     for (long it = 0; it < iters; ++it) {
-      const double t0 = now_s();
       MPI_Allreduce(send, recv, icount, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      local[it] = now_s() - t0;
     }
-    MPI_Reduce(local, maxed, (int)iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    const double loop_s = (now_s() - t0) / (double)iters;
+    double sum = 0.0;
+    MPI_Reduce(&loop_s, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      double sum = 0.0;
-      for (long it = 0; it < iters; ++it) sum += maxed[it];
-      const double mean_s = sum / (double)iters;
+      const double mean_s = sum / (double)nranks;
       const double algbw = (double)bytes / mean_s / 1e9;
       printf("%12llu %12.2f %11.4f %11.4f %6lld\n", (unsigned long long)bytes, mean_s * 1e6,
              algbw, algbw * bus_factor, wrong);
@@ -202,8 +198,6 @@ int main(int argc, char** argv) {
     }
   }
 
-  free(local);
-  free(maxed);
   free(send);
   free(recv);
   MPI_Finalize();

@@ -306,7 +306,7 @@ for rate, bps, goodput in rates:
                 continue
             key = (r["size_bytes"], r["algorithm"])
             rows.setdefault(key, []).append(r["busbw_gbps"])
-            p50.setdefault(key, []).append(r["size_bytes"] / (r["time_us"]["p50"] * 1e-6) / 1e9
+            p50.setdefault(key, []).append(r["size_bytes"] / (r["iteration_us"]["p50"] * 1e-6) / 1e9
                                            * 2 * (r["ranks"] - 1) / r["ranks"])
             if r.get("wrong"):
                 print(f"   {n}: {r['wrong']} wrong elements at {r['size_bytes']} B")

@@ -47,6 +47,10 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
   app.add_option("-w,--warmup_iters", f.warmup, "Untimed warm-up iterations per size")
       ->default_val(5)
       ->check(CLI::Range(0, 1000000));
+  app.add_option("-a,--average", f.average,
+                 "How the ranks' loop times make the time column, as nccl-tests' -a: 0 rank 0's, "
+                 "1 their average, 2 the minimum, 3 the maximum (or rank0, avg, min, max)")
+      ->default_val("1");
   app.add_option("-c,--check", f.check, "Verify results (1) or not (0)")
       ->default_val(1)
       ->check(CLI::Range(0, 1));
@@ -165,6 +169,7 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
   }
   o.iters = f.iters;
   o.warmup = f.warmup;
+  o.average = parse_time_average(f.average, "-a/--average");
   o.check = f.check != 0;
   o.timeout_s = timeout_s;
   o.types = parse_list<DataType>(f.type, kAllDataTypes, parse_data_type);

@@ -9,25 +9,32 @@
 
 namespace ibscope {
 
-std::vector<double> max_over_ranks(Bootstrap& bootstrap, std::span<const double> samples,
-                                   std::string_view what) {
-  const auto* p = reinterpret_cast<const std::byte*>(samples.data());
-  const auto all = bootstrap.allgather(std::span(p, samples.size_bytes()), what);
-  std::vector<double> out(samples.begin(), samples.end());
-  for (int r = 0; r < bootstrap.size(); ++r) {
-    const Bytes& b = all[static_cast<std::size_t>(r)];
-    if (b.size() != samples.size_bytes()) {
-      throw RemoteError(fmt::format("{}: {} reported {} samples, this rank has {}", what,
-                                    bootstrap.describe(r), b.size() / sizeof(double),
-                                    samples.size()));
+RowTiming combine_over_ranks(Bootstrap& bootstrap, const LoopTiming& mine, TimeAverage average,
+                             std::string_view what) {
+  const std::vector<std::vector<double>> loops =
+      allgather_doubles(bootstrap, std::span(&mine.loop_s, 1), what);
+  std::vector<double> loop_s;
+  loop_s.reserve(loops.size());
+  for (std::size_t r = 0; r < loops.size(); ++r) {
+    if (loops[r].size() != 1) {
+      throw RemoteError(fmt::format("{}: {} sent a malformed loop time", what,
+                                    bootstrap.describe(static_cast<int>(r))));
     }
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      double v;
-      std::memcpy(&v, b.data() + i * sizeof(double), sizeof(double));
-      out[i] = std::max(out[i], v);
-    }
+    loop_s.push_back(loops[r].front());
   }
-  return out;
+  RowTiming t;
+  t.time_s = combine_loop_times(loop_s, average);
+  t.samples_rank = slowest_rank(loop_s);
+  const bool named = bootstrap.rank() == t.samples_rank;
+  auto samples = allgather_doubles(
+      bootstrap, named ? std::span<const double>(mine.samples_s) : std::span<const double>(), what);
+  t.samples_s = std::move(samples[static_cast<std::size_t>(t.samples_rank)]);
+  if (t.samples_s.size() != mine.samples_s.size()) {
+    throw RemoteError(fmt::format("{}: {} reported {} samples, this rank has {}", what,
+                                  bootstrap.describe(t.samples_rank), t.samples_s.size(),
+                                  mine.samples_s.size()));
+  }
+  return t;
 }
 
 std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap,

@@ -88,7 +88,7 @@ std::vector<CollectivePoint> collective_points(const results::Document& results,
   for (const CollectiveRow& row : results.collectives.rows) {
     if (row.collective != name_of(c) || row.algorithm != algorithm) continue;
     if (row.wrong && *row.wrong > 0) continue;
-    const double p50_us = row.time_us.p50;
+    const double p50_us = row.iteration_us.p50;
     if (!(p50_us > 0)) continue;
     pts.push_back({row.ranks, static_cast<double>(row.size_bytes), p50_us * 1e-6});
   }

@@ -102,7 +102,7 @@ void fit_collectives(const results::Document& results, const std::string& source
     k.root = row.root;
     auto& g = groups[k.id()];
     g.key = k;
-    const double p50_us = row.time_us.p50;
+    const double p50_us = row.iteration_us.p50;
     if (counts_wrong(row) || !(p50_us > 0)) {
       ++g.dropped_rows;
       continue;

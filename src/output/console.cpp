@@ -52,7 +52,7 @@ void CollectiveTable::rows(const std::vector<CollectiveRow>& rows) {
       line += fmt::format("   {:>9} {:>11} {:>11} {:>6}", "-", "-", "-", "-");
       continue;
     }
-    line += fmt::format("   {:>9.2f} {:>11.3f} {:>11.3f} {:>6}", r->time_us.mean, r->algbw_gbps,
+    line += fmt::format("   {:>9.2f} {:>11.3f} {:>11.3f} {:>6}", r->time_us, r->algbw_gbps,
                         r->busbw_gbps, wrong_text(*r));
     busbw_sum_ += r->busbw_gbps;
     ++busbw_n_;

@@ -103,7 +103,7 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
     file_of[name] = r.file;
     const auto size = static_cast<double>(j.size_bytes);
     busbw.add(name, size, j.busbw_gbps);
-    add_percentiles(p50, p99, name, size, j.time_us);
+    add_percentiles(p50, p99, name, size, j.iteration_us);
   }
   std::size_t left = 0;
   LineChart bw{"busbw-" + coll,
@@ -138,7 +138,7 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
     }
   }
   out += figure(render_svg(lat),
-                fmt::format("Percentiles of the per-iteration time (the maximum over ranks).{}",
+                fmt::format("Percentiles of the calls of the rank whose loop took longest.{}",
                             left_out_note(left50)));
   return out;
 }

@@ -12,16 +12,18 @@ std::string results_csv(const results::Document& doc) {
   std::string csv;
   if (!doc.collectives.rows.empty()) {
     csv +=
-        "section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us_mean,"
-        "time_us_p50,time_us_p99,time_us_min,time_us_max,algbw_gbps,busbw_gbps,wrong\n";
+        "section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us,average,"
+        "algbw_gbps,busbw_gbps,wrong,iteration_rank,iteration_us_p50,iteration_us_p99,"
+        "iteration_us_min,iteration_us_max\n";
     for (const auto& r : doc.collectives.rows) {
+      const Stats& it = r.iteration_us;
       csv += fmt::format(
-          "collectives,{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},"
-          "{:.4f},{:.4f},{}\n",
+          "collectives,{},{},{},{},{},{},{},{},{:.3f},{},{:.4f},{:.4f},{},{},{:.3f},{:.3f},{:.3f},"
+          "{:.3f}\n",
           csv_field(r.collective), csv_field(r.algorithm), csv_field(r.type), csv_field(r.op),
-          r.in_place ? 1 : 0, r.size_bytes, r.count, r.ranks, r.time_us.mean, r.time_us.p50,
-          r.time_us.p99, r.time_us.min, r.time_us.max, r.algbw_gbps, r.busbw_gbps,
-          r.wrong ? fmt::format("{}", *r.wrong) : std::string());
+          r.in_place ? 1 : 0, r.size_bytes, r.count, r.ranks, r.time_us, name_of(r.average),
+          r.algbw_gbps, r.busbw_gbps, r.wrong ? fmt::format("{}", *r.wrong) : std::string(),
+          r.iteration_rank, it.p50, it.p99, it.min, it.max);
     }
   }
   if (!doc.p2p.rows.empty()) {

@@ -58,7 +58,12 @@ CollectiveRow read_collective_row(const FieldReader& in, const json& j, const st
   r.size_bytes = in.get<std::uint64_t>(j, p, "size_bytes");
   r.count = in.get<std::uint64_t>(j, p, "count");
   r.ranks = in.get<int>(j, p, "ranks");
-  r.time_us = read_stats(in, in.at(j, p, "time_us"), FieldReader::join(p, "time_us"));
+  r.time_us = in.get<double>(j, p, "time_us");
+  r.average =
+      parse_time_average(in.get<std::string>(j, p, "average"), FieldReader::join(p, "average"));
+  r.iteration_rank = in.get<int>(j, p, "iteration_rank");
+  r.iteration_us =
+      read_stats(in, in.at(j, p, "iteration_us"), FieldReader::join(p, "iteration_us"));
   r.algbw_gbps = in.get<double>(j, p, "algbw_gbps");
   r.busbw_gbps = in.get<double>(j, p, "busbw_gbps");
   if (!in.at(j, p, "wrong").is_null()) r.wrong = in.get<std::uint64_t>(j, p, "wrong");
@@ -430,10 +435,13 @@ json to_json(const CollectiveRow& r) {
             {"size_bytes", r.size_bytes},
             {"count", r.count},
             {"ranks", r.ranks},
-            {"time_us", to_json(r.time_us)},
+            {"time_us", r.time_us},
+            {"average", name_of(r.average)},
             {"algbw_gbps", r.algbw_gbps},
             {"busbw_gbps", r.busbw_gbps},
             {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)},
+            {"iteration_rank", r.iteration_rank},
+            {"iteration_us", to_json(r.iteration_us)},
             {"samples_us", r.samples_us}};
   if (!r.selected_by.empty()) j["selected_by"] = r.selected_by;
   if (r.root >= 0) j["root"] = r.root;

@@ -11,6 +11,7 @@
 #include "ibscope/core/error.hpp"
 #include "schema_validator.hpp"
 #include "tuning_json.hpp"
+#include "upgrade.hpp"
 
 namespace ibscope::results {
 namespace {
@@ -26,7 +27,8 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-/// Parses and checks against the schema (the single source of truth). UsageError.
+/// Parses, upgrades an earlier version, and checks against the schema (the single source of
+/// truth). UsageError.
 nlohmann::json checked_json(std::string_view text, std::string_view source) {
   nlohmann::json doc;
   try {
@@ -37,6 +39,7 @@ nlohmann::json checked_json(std::string_view text, std::string_view source) {
     // out_of_range: a number too large for a double (1e400).
     throw UsageError(fmt::format("{}: not valid JSON: {}", source, e.what()));
   }
+  upgrade_to_current(doc);
   validate_schema(doc, source);
   return doc;
 }

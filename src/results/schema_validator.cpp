@@ -227,7 +227,7 @@ void check_version(const json& doc, std::string_view source) {
   // Compared as JSON numbers: get<int>() would narrow 4294967297 to 1 and accept it.
   if (*v != kSupportedSchemaVersion) {
     fail(source, fmt::format("schema_version: version {} is not supported (this ibscope reads "
-                             "schema version {})",
+                             "schema versions 1 to {})",
                              v->dump(), kSupportedSchemaVersion));
   }
   const auto tool = doc.find("tool");

@@ -16,6 +16,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/memory/space_buffer.cpp
     src/gpu/cuda_unavailable.cpp
     src/measure/sweep.cpp
+    src/measure/time_average.cpp
     src/bootstrap/wire.cpp
     src/core/datatype.cpp
     src/collectives/collective.cpp
@@ -26,6 +27,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/results/document.cpp
     src/results/document_json.cpp
     src/results/loader.cpp
+    src/results/upgrade.cpp
     src/results/soak_json.cpp
     src/results/tuning_json.cpp
     src/results/topology_json.cpp

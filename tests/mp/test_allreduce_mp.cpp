@@ -20,7 +20,11 @@ namespace {
 void check_rows(const nlohmann::json& doc, std::size_t expected_rows) {
   check_all_rows_verified(doc, expected_rows);
   for (const auto& r : doc["collectives"]["rows"]) {
-    CHECK(r["samples_us"].size() == r["time_us"]["n"].get<std::size_t>());
+    CHECK(r["samples_us"].size() == r["iteration_us"]["n"].get<std::size_t>());
+    CHECK(r["time_us"].get<double>() > 0);
+    CHECK(r["average"] == "avg");
+    CHECK(r["iteration_rank"].get<int>() >= 0);
+    CHECK(r["iteration_rank"].get<int>() < r["ranks"].get<int>());
   }
 }
 
@@ -91,6 +95,48 @@ TEST_CASE("an injected corruption is caught by #wrong and fails the run",
   CHECK(r.err.find("verification failed") != std::string::npos);
   const auto doc = load_run_results(r);
   for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 1);
+}
+
+TEST_CASE("a rank delayed before every call raises the average time by the delay",
+          "[mp][allreduce][timing]") {
+  // nccl-tests' time (each rank's loop / calls, averaged over ranks): every rank waits for the
+  // late one in every call, so the time grows by at least the delay, 5 ms here, and the loop
+  // averages agree with the calls of the rank the distribution names. Two ranks, so that the
+  // 2-CPU host is not oversubscribed (with four busy-polling ranks the sleeping one frees a CPU
+  // for the others: the difference was 0.82 x the delay). No upper bound: on a host loaded
+  // with compiles (load 5 on 2 CPUs) the 5 ms sleep itself took 9-16 ms.
+  constexpr double kDelayUs = 5000;
+  auto run = [](std::map<std::string, std::string> env) {
+    const std::string out = make_temp_dir();
+    return run_process({{"allreduce", "--np", "2", "--sizes", "1K", "-n", "20", "-w", "2", "-a",
+                         "1", "--timeout", "30", "--out", out},
+                        std::move(env),
+                        120});
+  };
+  const auto base = run({});
+  INFO(describe(base));
+  REQUIRE(base.exit_code == 0);
+  const auto late = run({{"IBSCOPE_FAULT_DELAY_RANK", "1:5000"}});
+  INFO(describe(late));
+  REQUIRE(late.exit_code == 0);
+  const auto base_doc = load_run_results(base);
+  const auto late_doc = load_run_results(late);
+  const auto& base_rows = base_doc["collectives"]["rows"];
+  const auto& late_rows = late_doc["collectives"]["rows"];
+  REQUIRE(base_rows.size() == 2);  // out of place, in place
+  REQUIRE(late_rows.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const double added_us =
+        late_rows[i]["time_us"].get<double>() - base_rows[i]["time_us"].get<double>();
+    INFO("row " << i << ": the delay added " << added_us << " us");
+    CHECK(late_rows[i]["average"] == "avg");
+    CHECK(added_us > 0.9 * kDelayUs);
+    const double time_us = late_rows[i]["time_us"].get<double>();
+    const double calls_mean_us = late_rows[i]["iteration_us"]["mean"].get<double>();
+    CHECK(time_us == Approx(calls_mean_us).epsilon(0.1));
+    CHECK(late_rows[i]["iteration_us"]["p50"].get<double>() > 0.9 * kDelayUs);
+    CHECK(late_rows[i]["samples_us"].size() == 20);
+  }
 }
 
 TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the model in one job",

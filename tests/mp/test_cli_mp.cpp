@@ -81,8 +81,8 @@ TEST_CASE("validate rejects schema violations naming the JSON path", "[mp][cli]"
       {"unknown", [](nlohmann::json& d) { d["collectives"]["rows"][0]["busbw_gbs"] = 1.0; },
        "collectives.rows[0].busbw_gbs: unknown field"},
       {"missing", [](nlohmann::json& d) { d["tool"].erase("git_sha"); }, "tool.git_sha: missing"},
-      {"version", [](nlohmann::json& d) { d["schema_version"] = 2; },
-       "schema_version: version 2 is not supported (this ibscope reads schema version 1)"},
+      {"version", [](nlohmann::json& d) { d["schema_version"] = 3; },
+       "schema_version: version 3 is not supported (this ibscope reads schema versions 1 to 2)"},
   };
   for (const auto& c : cases) {
     nlohmann::json doc = good;

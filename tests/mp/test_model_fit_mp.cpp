@@ -30,7 +30,7 @@ std::string read_text(const std::string& path) {
 bool stalled(const ProcessResult& r) {
   const nlohmann::json doc = load_run_results(r);  // kept: rows refer into it
   for (const auto& row : doc.at("collectives").at("rows")) {
-    if (row.at("time_us").at("p50").get<double>() > 1000) return true;
+    if (row.at("iteration_us").at("p50").get<double>() > 1000) return true;
   }
   return false;
 }

@@ -130,7 +130,7 @@ TEST_CASE("link fit: results layout and rows", "[model]") {
     r.collective = "allreduce";
     r.algorithm = algorithm;
     r.wrong = wrong;
-    r.time_us.p50 = p50_us;
+    r.iteration_us.p50 = p50_us;
     r.ranks = 3;
     r.size_bytes = bytes;
     return r;

@@ -89,7 +89,10 @@ ibscope::CollectiveRow sample_collective_row() {
   row.count = (1 << 20) / 4;
   row.ranks = 8;
   row.samples_us = {10.5, 12.0, 11.25};
-  row.time_us = ibscope::summarize(row.samples_us);
+  row.iteration_us = ibscope::summarize(row.samples_us);
+  row.iteration_rank = 5;
+  row.time_us = 11.2;
+  row.average = ibscope::TimeAverage::kMean;
   row.algbw_gbps = 93.5;
   row.busbw_gbps = 163.625;
   row.wrong = 0;
@@ -204,12 +207,15 @@ TEST_CASE("results: written file loads back with every field", "[results]") {
   CHECK(c["size_bytes"] == want_c.size_bytes);
   CHECK(c["count"] == want_c.count);
   CHECK(c["ranks"] == 8);
-  CHECK(c["time_us"]["n"] == 3);
-  CHECK(c["time_us"]["min"] == 10.5);
-  CHECK(c["time_us"]["max"] == 12.0);
-  CHECK(c["time_us"]["p50"] == 11.25);
-  CHECK(c["time_us"]["mean"].get<double>() == Approx(want_c.time_us.mean));
-  CHECK(c["time_us"]["sd"].get<double>() == Approx(want_c.time_us.sd));
+  CHECK(c["time_us"] == 11.2);
+  CHECK(c["average"] == "avg");
+  CHECK(c["iteration_rank"] == 5);
+  CHECK(c["iteration_us"]["n"] == 3);
+  CHECK(c["iteration_us"]["min"] == 10.5);
+  CHECK(c["iteration_us"]["max"] == 12.0);
+  CHECK(c["iteration_us"]["p50"] == 11.25);
+  CHECK(c["iteration_us"]["mean"].get<double>() == Approx(want_c.iteration_us.mean));
+  CHECK(c["iteration_us"]["sd"].get<double>() == Approx(want_c.iteration_us.sd));
   CHECK(c["algbw_gbps"] == 93.5);
   CHECK(c["busbw_gbps"] == 163.625);
   CHECK(c["wrong"] == 0);
@@ -312,9 +318,30 @@ TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
   REQUIRE(lines.size() == 5);  // collective header + 2 rows, p2p header + 1 row
   CHECK(lines[0].rfind("section,collective,algorithm,type,op,", 0) == 0);
   CHECK(lines[1].rfind("collectives,allreduce,ring,float,sum,1,1048576,262144,8,", 0) == 0);
-  CHECK(lines[1].substr(lines[1].size() - 2) == ",0");  // wrong == 0
+  const auto field = [&](const std::string& line, const std::string& column) {
+    const auto split = [](const std::string& l) {
+      std::vector<std::string> out(1);
+      for (char ch : l) {
+        if (ch == ',') {
+          out.emplace_back();
+        } else {
+          out.back().push_back(ch);
+        }
+      }
+      return out;
+    };
+    const auto names = split(lines[0]);
+    const auto at = std::find(names.begin(), names.end(), column);
+    REQUIRE(at != names.end());
+    return split(line).at(static_cast<std::size_t>(at - names.begin()));
+  };
+  CHECK(field(lines[1], "wrong") == "0");
+  CHECK(field(lines[1], "time_us") == "11.200");  // nccl-tests' time, not a percentile
+  CHECK(field(lines[1], "average") == "avg");
+  CHECK(field(lines[1], "iteration_rank") == "5");
+  CHECK(field(lines[1], "iteration_us_p50") == "11.250");
   CHECK(lines[2].rfind("collectives,allreduce,ring,float,sum,1,2097152,", 0) == 0);
-  CHECK(lines[2].back() == ',');  // wrong unknown: empty field
+  CHECK(field(lines[2], "wrong").empty());  // wrong unknown: empty field
   CHECK(fields_in(lines[1]) == fields_in(lines[0]));
   CHECK(fields_in(lines[2]) == fields_in(lines[0]));
   CHECK(lines[3].rfind("section,test,rank_a,rank_b,", 0) == 0);
@@ -351,8 +378,8 @@ TEST_CASE("results: the loader rejects malformed files naming file and JSON path
   expect_rejected(dir, "other-tool.json", [](json& d) { d["tool"]["name"] = "nccl-tests"; },
                   {"tool.name"});
   expect_rejected(dir, "p50-string.json",
-                  [](json& d) { d["collectives"]["rows"][0]["time_us"]["p50"] = "fast"; },
-                  {"collectives.rows[0].time_us.p50", "expected a number", "string"});
+                  [](json& d) { d["collectives"]["rows"][0]["iteration_us"]["p50"] = "fast"; },
+                  {"collectives.rows[0].iteration_us.p50", "expected a number", "string"});
   expect_rejected(dir, "no-busbw.json",
                   [](json& d) { d["collectives"]["rows"][0].erase("busbw_gbps"); },
                   {"collectives.rows[0].busbw_gbps", "missing"});
@@ -362,8 +389,8 @@ TEST_CASE("results: the loader rejects malformed files naming file and JSON path
   expect_rejected(dir, "p2p-test.json", [](json& d) { d["p2p"]["rows"][0]["test"] = "alltoall"; },
                   {"p2p.rows[0].test", "alltoall"});
   expect_rejected(dir, "negative-time.json",
-                  [](json& d) { d["collectives"]["rows"][0]["time_us"]["min"] = -1.0; },
-                  {"collectives.rows[0].time_us.min", "negative"});
+                  [](json& d) { d["collectives"]["rows"][0]["iteration_us"]["min"] = -1.0; },
+                  {"collectives.rows[0].iteration_us.min", "negative"});
   expect_rejected(dir, "negative-p2p-time.json",
                   [](json& d) { d["p2p"]["rows"][0]["time_us"]["mean"] = -3; },
                   {"p2p.rows[0].time_us.mean", "negative"});

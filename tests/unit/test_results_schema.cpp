@@ -27,7 +27,8 @@ json written_document() {
   row.count = 256;
   row.ranks = 2;
   row.samples_us = {10.0, 11.0};
-  row.time_us = ibscope::summarize(row.samples_us);
+  row.iteration_us = ibscope::summarize(row.samples_us);
+  row.time_us = 10.5;
   row.wrong = 0;
   row.mem = "cuda";
   row.mem_path = "direct";
@@ -105,8 +106,11 @@ TEST_CASE("results schema: a missing required field is named", "[results][schema
   doc["acceptance"].erase("links");
   CHECK(rejection(doc) == "f.json: acceptance.links: missing");
   doc = written_document();
-  doc["collectives"]["rows"][0]["time_us"].erase("p99");
-  CHECK(rejection(doc) == "f.json: collectives.rows[0].time_us.p99: missing");
+  doc["collectives"]["rows"][0]["iteration_us"].erase("p99");
+  CHECK(rejection(doc) == "f.json: collectives.rows[0].iteration_us.p99: missing");
+  doc = written_document();
+  doc["collectives"]["rows"][0].erase("average");
+  CHECK(rejection(doc) == "f.json: collectives.rows[0].average: missing");
 }
 
 TEST_CASE("results schema: enums and other versions say what is allowed", "[results][schema]") {
@@ -118,8 +122,15 @@ TEST_CASE("results schema: enums and other versions say what is allowed", "[resu
   doc["acceptance"]["transport"] = "tcp";
   CHECK_THAT(rejection(doc), Catch::Contains("acceptance.transport") && Catch::Contains("tcp"));
   doc = written_document();
-  doc["schema_version"] = 2;
+  doc["schema_version"] = 3;
   CHECK(rejection(doc) ==
-        "f.json: schema_version: version 2 is not supported (this ibscope reads schema "
-        "version 1)");
+        "f.json: schema_version: version 3 is not supported (this ibscope reads schema "
+        "versions 1 to 2)");
+  doc = written_document();
+  doc["collectives"]["rows"][0]["average"] = "median";
+  CHECK_THAT(rejection(doc), Catch::StartsWith("f.json: collectives.rows[0].average: unknown "
+                                               "value \"median\" (expected one of"));
+  doc = written_document();  // a version 1 row in a version 2 file
+  doc["collectives"]["rows"][0]["time_us"] = doc["collectives"]["rows"][0]["iteration_us"];
+  CHECK_THAT(rejection(doc), Catch::StartsWith("f.json: collectives.rows[0].time_us: expected"));
 }

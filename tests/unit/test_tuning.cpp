@@ -25,8 +25,9 @@ CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us,
   r.in_place = in_place;
   r.size_bytes = bytes;
   r.ranks = 4;
-  r.time_us.n = 5;
-  r.time_us.p50 = p50_us;
+  r.iteration_us.n = 5;
+  r.iteration_us.p50 = p50_us;
+  r.time_us = p50_us;
   r.wrong = wrong;
   return r;
 }

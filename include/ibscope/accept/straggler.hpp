@@ -14,7 +14,8 @@
 namespace ibscope::accept {
 
 /// One measured row: [rank][iteration] entry times on each rank's own clock (seconds), and the
-/// iteration times (max over ranks, microseconds) of the same iterations.
+/// iteration times of the same iterations (microseconds; the calls of the rank whose loop took
+/// longest, CollectiveRow::samples_us).
 struct ArrivalRow {
   std::string label;  ///< "ring 4 MiB out-of-place"
   std::vector<std::vector<double>> enter_s;

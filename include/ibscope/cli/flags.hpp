@@ -27,6 +27,7 @@ struct CollectiveFlags {
   std::string sizes;
   int iters = 20;
   int warmup = 5;
+  std::string average = "1";
   int check = 1;
   std::string type = "float";
   std::string op = "sum";

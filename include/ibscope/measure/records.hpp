@@ -9,6 +9,7 @@
 
 #include "ibscope/measure/stall.hpp"
 #include "ibscope/measure/stats.hpp"
+#include "ibscope/measure/time_average.hpp"
 
 namespace ibscope {
 
@@ -25,12 +26,19 @@ struct CollectiveRow {
   std::uint64_t size_bytes = 0;
   std::uint64_t count = 0;
   int ranks = 0;
-  Stats time_us;                       ///< per iteration, max over ranks
-  double algbw_gbps = 0;               ///< size / mean time
+  /// Time per call as nccl-tests reports it: each rank's whole timed loop / iterations,
+  /// combined over ranks as `average` says (measure/time_average.hpp).
+  double time_us = 0;
+  TimeAverage average = TimeAverage::kMean;
+  double algbw_gbps = 0;               ///< size / time_us
   double busbw_gbps = 0;               ///< algbw x busbw_factor(collective, p) (nccl-tests)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; empty when -c 0
-  std::vector<double> samples_us;
-  std::vector<Stall> stalls;  ///< iterations far slower than the rest (measure/stall.hpp)
+  /// Every timed call of one rank on its own clock: `iteration_rank`, the rank whose loop took
+  /// longest. -1 in files of schema version 1, whose samples were the slowest rank per iteration.
+  int iteration_rank = 0;
+  Stats iteration_us;              ///< summary of samples_us
+  std::vector<double> samples_us;  ///< iteration_rank's calls, in order
+  std::vector<Stall> stalls;       ///< calls far slower than the rest (measure/stall.hpp)
   /// Only when the sweep was asked to record arrivals: [rank][timed iteration] the moment each
   /// rank entered the collective, in seconds of that rank's own steady_clock (not comparable
   /// across hosts until corrected by measured clock offsets). Not written to results as is.

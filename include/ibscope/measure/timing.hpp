@@ -1,6 +1,6 @@
 #pragma once
 /// The one measurement method: warm-up iterations, then timed iterations on steady_clock with
-/// every sample kept; a collective's time per iteration is the maximum over ranks.
+/// every sample kept; a collective's time per call is nccl-tests' (time_average.hpp).
 
 #include <span>
 #include <string_view>
@@ -8,27 +8,48 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/measure/time_average.hpp"
 
 namespace ibscope {
 
-/// Runs fn() `warmup` times untimed, then `iters` times timed; returns seconds per iteration.
+/// One rank's timed loop: the whole loop's time divided by its calls (nccl-tests' time), and
+/// every call's own time. Seconds.
+struct LoopTiming {
+  double loop_s = 0;
+  std::vector<double> samples_s;
+};
+
+/// Runs fn() `warmup` times untimed, then `iters` times timed: one interval around the whole
+/// loop (divided by iters) and one around each call.
 template <typename Fn>
-std::vector<double> time_iterations(int warmup, int iters, Fn&& fn) {
+LoopTiming time_loop(int warmup, int iters, Fn&& fn) {
   for (int i = 0; i < warmup; ++i) fn();
-  std::vector<double> samples;
-  samples.reserve(static_cast<std::size_t>(iters));
+  LoopTiming t;
+  t.samples_s.reserve(static_cast<std::size_t>(iters));
+  const auto start = Clock::now();
+  auto t0 = start;
   for (int i = 0; i < iters; ++i) {
-    const auto t0 = Clock::now();
     fn();
-    samples.push_back(seconds_between(t0, Clock::now()));
+    const auto t1 = Clock::now();
+    t.samples_s.push_back(seconds_between(t0, t1));
+    t0 = t1;
   }
-  return samples;
+  t.loop_s = iters > 0 ? seconds_between(start, t0) / iters : 0;
+  return t;
 }
 
-/// Element-wise maximum of every rank's samples (all ranks must pass the same count).
-/// Collective over the bootstrap; throws RemoteError if ranks disagree on the count.
-std::vector<double> max_over_ranks(Bootstrap& bootstrap, std::span<const double> samples,
-                                   std::string_view what);
+/// A timed loop of every rank, combined (time_average.hpp): the reported time per call, and the
+/// per-call samples of the rank whose loop took longest, named.
+struct RowTiming {
+  double time_s = 0;
+  int samples_rank = 0;
+  std::vector<double> samples_s;
+};
+
+/// Combines every rank's loop as `average` says. Collective over the bootstrap: two allgathers,
+/// one double per rank and the named rank's samples, so no rank receives every rank's samples.
+RowTiming combine_over_ranks(Bootstrap& bootstrap, const LoopTiming& mine, TimeAverage average,
+                             std::string_view what);
 
 /// Every rank's `mine` (any length), indexed by rank. Collective over the bootstrap.
 std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap,

@@ -40,8 +40,8 @@ namespace {
 
 CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
                        const std::string& algorithm, const std::string& selected_by, DataType type,
-                       ReduceOp op, bool in_place, std::uint64_t bytes,
-                       const std::vector<double>& samples_s, std::optional<std::uint64_t> wrong) {
+                       ReduceOp op, bool in_place, std::uint64_t bytes, const RowTiming& timing,
+                       std::optional<std::uint64_t> wrong) {
   CollectiveRow row;
   row.collective = std::string(name_of(o.collective));
   row.algorithm = algorithm;
@@ -53,11 +53,14 @@ CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
   row.size_bytes = bytes;
   row.count = bytes / size_of(type);
   row.ranks = comm.size();
-  row.samples_us.reserve(samples_s.size());
-  for (double s : samples_s) row.samples_us.push_back(s * 1e6);
-  row.time_us = summarize(row.samples_us);
+  row.time_us = timing.time_s * 1e6;
+  row.average = o.average;
+  row.iteration_rank = timing.samples_rank;
+  row.samples_us.reserve(timing.samples_s.size());
+  for (double s : timing.samples_s) row.samples_us.push_back(s * 1e6);
+  row.iteration_us = summarize(row.samples_us);
   row.stalls = find_stalls(row.samples_us);
-  row.algbw_gbps = units::to_gb_per_s(static_cast<double>(bytes), row.time_us.mean * 1e-6);
+  row.algbw_gbps = units::to_gb_per_s(static_cast<double>(bytes), timing.time_s);
   row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, comm.size());
   row.wrong = wrong;
   return row;
@@ -65,8 +68,8 @@ CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
 
 void warn_stalls(const CollectiveRow& row, const std::string& what) {
   for (const Stall& st : row.stalls) {
-    log::warn("stall: {}: iteration {} took {:.3f} s (median {:.3f} ms); the run went on", what,
-              st.iteration, st.time_us * 1e-6, st.median_us * 1e-3);
+    log::warn("stall: {}: rank {}'s call {} took {:.3f} s (its median {:.3f} ms); the run went on",
+              what, row.iteration_rank, st.iteration, st.time_us * 1e-6, st.median_us * 1e-3);
   }
 }
 
@@ -139,7 +142,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             boot.barrier(what);
             std::vector<double> enter_s;  // warm-up entries included, dropped below
             if (o.record_arrivals) enter_s.reserve(static_cast<std::size_t>(o.warmup + o.iters));
-            const auto local = time_iterations(o.warmup, o.iters, [&] {
+            const LoopTiming local = time_loop(o.warmup, o.iters, [&] {
               if (delay.rank == comm.rank()) {
                 std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(delay.us));
               }
@@ -148,9 +151,9 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               }
               algo.run(l.args, Deadline(o.timeout_s));
             });
-            const auto samples = max_over_ranks(boot, local, what);
+            const RowTiming timing = combine_over_ranks(boot, local, o.average, what);
             rows.push_back(
-                make_row(comm, o, name, selected_by, type, op, in_place, bytes, samples, wrong));
+                make_row(comm, o, name, selected_by, type, op, in_place, bytes, timing, wrong));
             rows.back().mem = std::string(memory::name_of(space.kind()));
             rows.back().mem_path = std::string(memory::name_of(o.mem_path));
             if (o.record_arrivals) {

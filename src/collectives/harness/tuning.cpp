@@ -25,10 +25,10 @@ TuningTable derive_tuning(const std::vector<CollectiveRow>& rows, int hosts) {
   std::map<Key, std::map<std::uint64_t, std::map<std::string, double>>> oop, ip;
   std::map<Key, std::map<std::uint64_t, std::map<std::string, bool>>> wrong;
   for (const auto& r : rows) {
-    if (r.size_bytes == 0 || r.time_us.n == 0) continue;
+    if (r.size_bytes == 0 || r.iteration_us.n == 0) continue;
     const Key key{r.collective, r.ranks};
     auto& table = r.in_place ? ip : oop;
-    table[key][r.size_bytes][r.algorithm] += r.time_us.p50;
+    table[key][r.size_bytes][r.algorithm] += r.iteration_us.p50;
     if (r.wrong && *r.wrong > 0) wrong[key][r.size_bytes][r.algorithm] = true;
   }
   TuningTable out;

@@ -1,7 +1,7 @@
 #pragma once
 /// The collective measurement: for each type, op and size of the sweep, and for each algorithm
 /// side by side, a verified run (-c) and then warm-up + timed iterations, out-of-place and
-/// in-place, reported as nccl-tests rows (time = max over ranks, algbw, busbw, #wrong).
+/// in-place, reported as nccl-tests rows (time, algbw, busbw, #wrong: measure/time_average.hpp).
 
 #include <functional>
 #include <optional>
@@ -32,6 +32,7 @@ struct CollectiveSweepOptions {
                   .explicit_bytes = {}};
   int iters = 20;
   int warmup = 5;
+  TimeAverage average = TimeAverage::kMean;  ///< nccl-tests' -a: how ranks' times combine
   bool check = true;
   bool out_of_place = true;
   bool in_place = true;

@@ -1,0 +1,36 @@
+#pragma once
+/// A collective's time per call, as nccl-tests defines it, and the per-iteration distribution
+/// beside it (docs/methodology.md, "Time per call"). Pure; unit-tested on synthetic timelines.
+///
+/// Every rank times its whole loop of n timed calls (one steady_clock interval from before the
+/// first call to after the last) and divides by n: its loop time. The ranks' loop times are
+/// combined as nccl-tests' `-a` says: 0 rank 0's, 1 their average (the default), 2 the minimum,
+/// 3 the maximum. algbw and busbw follow from that time.
+///
+/// Each rank also times every call on its own clock. Samples of different ranks cover different
+/// wall-clock windows (the ranks run back to back after one barrier), so they are never mixed:
+/// the distribution reported is that of one rank, named: the rank whose loop took longest
+/// (the lowest such rank on a tie), the one every other rank ended up waiting for.
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ibscope {
+
+/// nccl-tests' `-a`: how the ranks' loop times combine into the reported time.
+enum class TimeAverage { kRank0 = 0, kMean = 1, kMin = 2, kMax = 3 };
+
+/// "rank0", "avg", "min", "max" (the results file's params.average).
+std::string_view name_of(TimeAverage a) noexcept;
+/// "0".."3" as nccl-tests spells them, or the names above. Throws UsageError naming `flag`.
+TimeAverage parse_time_average(std::string_view text, std::string_view flag);
+
+/// The reported time from every rank's loop time (seconds per call), indexed by rank.
+/// Throws std::invalid_argument on an empty span.
+double combine_loop_times(std::span<const double> loop_s, TimeAverage a);
+
+/// The rank whose loop time is the largest (the lowest index on a tie); 0 for an empty span.
+int slowest_rank(std::span<const double> loop_s) noexcept;
+
+}  // namespace ibscope

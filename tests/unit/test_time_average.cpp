@@ -1,0 +1,157 @@
+// The time per call as nccl-tests defines it, on synthetic timelines of ranks with known skews
+// and delays (measure/time_average.hpp; docs/methodology.md, "Timing").
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/measure/stats.hpp"
+#include "ibscope/measure/time_average.hpp"
+#include "ibscope/measure/timing.hpp"
+
+using namespace ibscope;
+
+namespace {
+
+// One rank's calls on its own clock: entries and exits, microseconds.
+struct Timeline {
+  std::vector<double> enter_us, exit_us;
+};
+
+// What time_loop measures on that timeline: the loop from the first entry to the last exit,
+// divided by the calls, and each call's exit - entry (calls run back to back).
+LoopTiming measured(const Timeline& t) {
+  LoopTiming m;
+  for (std::size_t i = 0; i < t.enter_us.size(); ++i) {
+    m.samples_s.push_back((t.exit_us[i] - t.enter_us[i]) * 1e-6);
+  }
+  m.loop_s =
+      (t.exit_us.back() - t.enter_us.front()) * 1e-6 / static_cast<double>(t.enter_us.size());
+  return m;
+}
+
+// A synchronising collective: call i ends for every rank `c_us` after the last rank started it.
+// Rank r enters call 0 at skew_us[r] and call i at its exit from call i-1; it then spends
+// delay_us[r] before starting the collective itself (IBSCOPE_FAULT_DELAY_RANK's sleep, inside
+// the timed call).
+std::vector<Timeline> synchronising(const std::vector<double>& skew_us,
+                                    const std::vector<double>& delay_us, double c_us, int calls) {
+  const std::size_t p = skew_us.size();
+  std::vector<Timeline> t(p);
+  std::vector<double> enter = skew_us;
+  for (int i = 0; i < calls; ++i) {
+    double last_start = 0;
+    for (std::size_t r = 0; r < p; ++r) last_start = std::max(last_start, enter[r] + delay_us[r]);
+    const double end = last_start + c_us;
+    for (std::size_t r = 0; r < p; ++r) {
+      t[r].enter_us.push_back(enter[r]);
+      t[r].exit_us.push_back(end);
+      enter[r] = end;
+    }
+  }
+  return t;
+}
+
+std::vector<double> loop_times_s(const std::vector<Timeline>& t) {
+  std::vector<double> out;
+  for (const auto& r : t) out.push_back(measured(r).loop_s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("time average: nccl-tests' -a modes over three ranks with known skews", "[timing]") {
+  // Skews 0, 5, 10 us; rank 2 sleeps 100 us before every call; the collective takes 20 us after
+  // the last arrival. Call 0 ends at max(0, 5, 10 + 100) + 20 = 130 us, every later call 120 us
+  // after the one before: call 9 ends at 130 + 9 x 120 = 1210 us. Loop times: (1210 - skew) / 10
+  // = 121.0, 120.5, 120.0 us.
+  const auto t = synchronising({0, 5, 10}, {0, 0, 100}, 20, 10);
+  const auto loops = loop_times_s(t);
+  REQUIRE(loops.size() == 3);
+  CHECK(loops[0] * 1e6 == Approx(121.0));
+  CHECK(loops[1] * 1e6 == Approx(120.5));
+  CHECK(loops[2] * 1e6 == Approx(120.0));
+  CHECK(combine_loop_times(loops, TimeAverage::kMean) * 1e6 == Approx(120.5));
+  CHECK(combine_loop_times(loops, TimeAverage::kRank0) * 1e6 == Approx(121.0));
+  CHECK(combine_loop_times(loops, TimeAverage::kMin) * 1e6 == Approx(120.0));
+  CHECK(combine_loop_times(loops, TimeAverage::kMax) * 1e6 == Approx(121.0));
+  // The distribution is the slowest loop's rank's own calls: rank 0, whose first call waited
+  // 130 us for the late rank, every other 120 us.
+  CHECK(slowest_rank(loops) == 0);
+  const auto samples = measured(t[0]).samples_s;
+  std::vector<double> us;
+  for (double s : samples) us.push_back(s * 1e6);
+  const Stats st = summarize(us);
+  CHECK(st.n == 10);
+  CHECK(st.max == Approx(130));
+  CHECK(st.p50 == Approx(120));
+  CHECK(st.min == Approx(120));
+}
+
+TEST_CASE("time average: a delayed rank raises the average by its delay", "[timing]") {
+  // Four ranks, no skew, a 50 us collective; rank 1 sleeping D before every call adds D to every
+  // call of every rank, so the average time per call grows by exactly D.
+  const auto base = loop_times_s(synchronising({0, 0, 0, 0}, {0, 0, 0, 0}, 50, 20));
+  const auto late = loop_times_s(synchronising({0, 0, 0, 0}, {0, 300, 0, 0}, 50, 20));
+  CHECK(combine_loop_times(base, TimeAverage::kMean) * 1e6 == Approx(50));
+  CHECK(combine_loop_times(late, TimeAverage::kMean) * 1e6 == Approx(350));
+  CHECK(combine_loop_times(late, TimeAverage::kMin) * 1e6 == Approx(350));
+}
+
+TEST_CASE("time average: per-call maxima over ranks overstate a jittery loop", "[timing]") {
+  // Two ranks, calls every 100 us; rank 1 leaves each call 0 or 30 us after rank 0 in turn (a
+  // ring's last step ends at different moments on different ranks). Both loops take 100 us per
+  // call, which nccl-tests reports; the mean over calls of the slower rank's call, ibscope's
+  // time before schema version 2, says 115 us.
+  const int calls = 10;
+  Timeline r0, r1;
+  double e0 = 0, e1 = 0;
+  for (int i = 0; i < calls; ++i) {
+    const double end = 100.0 * (i + 1);
+    r0.enter_us.push_back(e0);
+    r0.exit_us.push_back(end);
+    e0 = end;
+    r1.enter_us.push_back(e1);
+    const double x1 = end + (i % 2 == 0 ? 30 : 0);
+    r1.exit_us.push_back(x1);
+    e1 = x1;
+  }
+  const LoopTiming m0 = measured(r0), m1 = measured(r1);
+  const std::vector<double> loops{m0.loop_s, m1.loop_s};
+  CHECK(combine_loop_times(loops, TimeAverage::kMean) * 1e6 == Approx(100).margin(3));
+  double old_sum_us = 0;
+  for (int i = 0; i < calls; ++i) {
+    old_sum_us += std::max(m0.samples_s[static_cast<std::size_t>(i)],
+                           m1.samples_s[static_cast<std::size_t>(i)]) *
+                  1e6;
+  }
+  CHECK(old_sum_us / calls == Approx(115));
+}
+
+TEST_CASE("time average: names and nccl-tests' numbers parse; others are usage errors",
+          "[timing]") {
+  CHECK(parse_time_average("0", "-a") == TimeAverage::kRank0);
+  CHECK(parse_time_average("1", "-a") == TimeAverage::kMean);
+  CHECK(parse_time_average("avg", "-a") == TimeAverage::kMean);
+  CHECK(parse_time_average("2", "-a") == TimeAverage::kMin);
+  CHECK(parse_time_average("max", "-a") == TimeAverage::kMax);
+  CHECK(name_of(TimeAverage::kRank0) == "rank0");
+  CHECK_THROWS_AS(parse_time_average("4", "-a"), UsageError);
+  CHECK_THROWS_WITH(parse_time_average("mean", "-a/--average"),
+                    Catch::Contains("-a/--average 'mean'") && Catch::Contains("nccl-tests"));
+  CHECK_THROWS_AS(combine_loop_times({}, TimeAverage::kMean), std::invalid_argument);
+  CHECK(slowest_rank({}) == 0);
+  const std::vector<double> tie{2, 3, 3};
+  CHECK(slowest_rank(tie) == 1);
+}
+
+TEST_CASE("time loop: one interval around the loop, one around each call", "[timing]") {
+  int calls = 0;
+  const LoopTiming t = time_loop(2, 5, [&] { ++calls; });
+  CHECK(calls == 7);
+  REQUIRE(t.samples_s.size() == 5);
+  double sum = 0;
+  for (double s : t.samples_s) sum += s;
+  // Consecutive intervals share their end points, so the samples add up to the loop exactly.
+  CHECK(t.loop_s * 5 == Approx(sum).epsilon(1e-9));
+}
