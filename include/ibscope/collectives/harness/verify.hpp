@@ -38,7 +38,7 @@ class VerifiablePattern {
   /// Length of the table (prime): the pattern's segment length in elements.
   static constexpr std::size_t kTableLength = 65521;
 
-  /// Builds the tables: O(nranks x kTableLength) integer operations, about 2 MiB of memory.
+  /// Builds the tables: O(nranks x kTableLength) integer operations, 1.5 to 3 MiB of memory.
   VerifiablePattern(DataType type, ReduceOp op, int nranks);
 
   /// The input of `rank` at element index i for `seed` (as a double; an exact small integer).
