@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <span>
@@ -15,8 +16,10 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/harness/call_layout.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/collectives/harness/misplace.hpp"
 #include "ibscope/collectives/harness/verify.hpp"
+#include "ibscope/core/error.hpp"
 #include "ibscope/core/reduce.hpp"
 
 using namespace ibscope;
@@ -233,4 +236,29 @@ TEST_CASE("verify: a result from the previous run's seed is wrong", "[verify][mi
       CHECK(now.deliver_and_count(previous.correct(), 0) > count / 2);
     }
   }
+}
+
+TEST_CASE("misplace: IBSCOPE_FAULT_MISPLACE parses <rank>:<fault> and refuses the rest",
+          "[verify][misplace]") {
+  const char* name = "IBSCOPE_FAULT_MISPLACE";
+  const char* saved = std::getenv(name);
+  const std::string keep = saved != nullptr ? saved : "";
+  ::unsetenv(name);
+  CHECK_FALSE(fault_misplace_from_env().has_value());
+  ::setenv(name, "3:drop-chunk", 1);
+  const auto m = fault_misplace_from_env();
+  REQUIRE(m.has_value());
+  CHECK(m->rank == 3);
+  CHECK(m->fault == misplace::Fault::kDropChunk);
+  for (const char* bad :
+       {"3", "3:", ":swap-blocks", "x:swap-blocks", "3x:swap-blocks", "-1:swap-blocks", "3:swap"}) {
+    INFO(bad);
+    ::setenv(name, bad, 1);
+    CHECK_THROWS_AS(fault_misplace_from_env(), UsageError);
+    CHECK_THROWS_WITH(fault_misplace_from_env(), Catch::Contains("duplicate-block"));
+  }
+  if (saved != nullptr)
+    ::setenv(name, keep.c_str(), 1);
+  else
+    ::unsetenv(name);
 }
