@@ -10,6 +10,7 @@
 
 #include "collective_checks.hpp"
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/harness/misplace.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
@@ -136,6 +137,36 @@ TEST_CASE("a rank delayed before every call raises the average time by the delay
     CHECK(time_us == Approx(calls_mean_us).epsilon(0.1));
     CHECK(late_rows[i]["iteration_us"]["p50"].get<double>() > 0.9 * kDelayUs);
     CHECK(late_rows[i]["samples_us"].size() == 20);
+  }
+}
+
+TEST_CASE("every injected misplacement is caught by #wrong and fails the run",
+          "[mp][allreduce][verify][misplace]") {
+  // Ring, 4 local ranks: rank 2 moves data in its real result after the real collective
+  // (IBSCOPE_FAULT_MISPLACE); blocks of 4 Ki floats, chunks of a quarter block.
+  for (ibscope::misplace::Fault f : ibscope::misplace::kAllFaults) {
+    const std::string name(ibscope::misplace::name_of(f));
+    INFO(name);
+    const auto r =
+        run_process({{"allreduce", "--np", "4", "--sizes", "64K", "-A", "ring", "-d", "float", "-o",
+                      "sum", "-n", "1", "-w", "0", "--timeout", "30", "--out", make_temp_dir()},
+                     {{"IBSCOPE_FAULT_MISPLACE", "2:" + name}},
+                     120});
+    INFO(describe(r));
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("verification failed") != std::string::npos);
+    const auto doc = load_run_results(r);
+    REQUIRE(doc["collectives"]["rows"].size() == 2);  // out of place and in place
+    for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() > 0);
+  }
+}
+
+TEST_CASE("a malformed IBSCOPE_FAULT_MISPLACE is a usage error", "[mp][allreduce][verify]") {
+  for (const char* bad : {"2", "x:swap-blocks", "2:swap", "-1:drop-chunk"}) {
+    INFO(bad);
+    const auto r = run_allreduce(2, "4096", "float", "sum", {{"IBSCOPE_FAULT_MISPLACE", bad}});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("IBSCOPE_FAULT_MISPLACE") != std::string::npos);
   }
 }
 

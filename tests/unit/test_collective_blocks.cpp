@@ -126,38 +126,48 @@ TEST_CASE("ring rotation: all-gather sends the own block first for every p in 1.
 }
 
 TEST_CASE("verify: a block at an offset checks against the right indices", "[blocks][verify]") {
+  constexpr std::size_t kL = VerifiablePattern::kTableLength;
   for (DataType t : kAllDataTypes) {
     for (ReduceOp op : kAllReduceOps) {
       const VerifiablePattern pattern(t, op, 5);
       const std::size_t es = size_of(t);
-      const std::size_t count = 3 * pattern.period() + 7;
+      const std::size_t count = kL + 7;  // crosses one or two segment boundaries
+      constexpr std::uint64_t kSeed = 11;
       INFO(name_of(t) << "/" << name_of(op));
-      for (std::size_t first : {std::size_t{0}, std::size_t{1}, pattern.period() - 1,
-                                pattern.period() + 3, std::size_t{1000003}}) {
-        // An expected reduction written element by element from expected(first + i).
+      for (std::size_t first :
+           {std::size_t{0}, std::size_t{1}, kL - 1, kL + 3, std::size_t{1000003}}) {
+        INFO("first " << first);
         std::vector<std::byte> inputs(count * es);
-        pattern.fill_input(2, inputs.data(), count, first);
-        CHECK(pattern.count_wrong_input(2, inputs.data(), count, first) == 0);
-        CHECK(pattern.count_wrong_input(3, inputs.data(), count, first) > 0);
+        pattern.fill_input(2, inputs.data(), count, first, kSeed);
+        CHECK(pattern.count_wrong_input(2, inputs.data(), count, first, kSeed) == 0);
+        CHECK(pattern.count_wrong_input(3, inputs.data(), count, first, kSeed) > 0);
+        CHECK(pattern.count_wrong_input(2, inputs.data(), count, first + 1, kSeed) > 0);
+        CHECK(pattern.count_wrong_input(2, inputs.data(), count, first, kSeed + 1) > 0);
         // Rank 2's input for [first, first+count) equals the tail of a fill from 0.
-        std::vector<std::byte> from_zero((first + count) * es);
         if (first < 2000) {
-          pattern.fill_input(2, from_zero.data(), first + count);
+          std::vector<std::byte> from_zero((first + count) * es);
+          pattern.fill_input(2, from_zero.data(), first + count, 0, kSeed);
           CHECK(std::memcmp(from_zero.data() + first * es, inputs.data(), count * es) == 0);
         }
-        // The reduction of every rank's block at that offset is what count_wrong expects.
+        // The reduction of every rank's block at that offset is what count_wrong expects, and
+        // what fill_expected writes; one element off, or another seed, is wrong.
         std::vector<std::byte> acc(count * es), other(count * es);
-        pattern.fill_input(0, acc.data(), count, first);
+        pattern.fill_input(0, acc.data(), count, first, kSeed);
         for (int r = 1; r < 5; ++r) {
-          pattern.fill_input(r, other.data(), count, first);
+          pattern.fill_input(r, other.data(), count, first, kSeed);
           reduce(t, op, acc.data(), acc.data(), other.data(), count);
         }
-        CHECK(pattern.count_wrong(acc.data(), count, first) == 0);
-        if (pattern.period() > 1) CHECK(pattern.count_wrong(acc.data(), count, first + 1) > 0);
+        CHECK(pattern.count_wrong(acc.data(), count, first, kSeed) == 0);
+        pattern.fill_expected(other.data(), count, first, kSeed);
+        CHECK(std::memcmp(other.data(), acc.data(), count * es) == 0);
+        CHECK(pattern.count_wrong(acc.data(), count, first + 1, kSeed) > 0);
+        CHECK(pattern.count_wrong(acc.data(), count, first, kSeed + 1) > 0);
+        // A shift by a whole segment (the table's length) is caught too.
+        CHECK(pattern.count_wrong(acc.data(), count, first + kL, kSeed) > 0);
         std::vector<std::byte> poison(count * es);
         pattern.fill_poison(poison.data(), count);
-        CHECK(pattern.count_wrong(poison.data(), count, first) == count);
-        CHECK(pattern.count_wrong_input(0, poison.data(), count, first) == count);
+        CHECK(pattern.count_wrong(poison.data(), count, first, kSeed) == count);
+        CHECK(pattern.count_wrong_input(0, poison.data(), count, first, kSeed) == count);
       }
     }
   }

@@ -124,24 +124,72 @@ TEST_CASE("datatype: names parse back and unknown names are usage errors", "[ver
 }
 
 TEST_CASE("verify: expected() is the reduction of input() in double", "[verify]") {
+  constexpr std::size_t kL = ibscope::VerifiablePattern::kTableLength;
+  // Indices at the start, around segment boundaries and far out.
+  std::vector<std::size_t> indices;
+  for (std::size_t i = 0; i < 64; ++i) indices.push_back(i);
+  for (std::size_t i = kL - 8; i < kL + 8; ++i) indices.push_back(i);
+  for (std::size_t i = 0; i < 8; ++i) indices.push_back(3 * kL + 1000 + i);
+  indices.push_back(std::size_t{1} << 40);
   for (DataType t : ibscope::kAllDataTypes) {
     for (ReduceOp op : ibscope::kAllReduceOps) {
       for (int nranks : kRankCounts) {
         INFO(label(t, op) << " nranks=" << nranks);
         const ibscope::VerifiablePattern pat(t, op, nranks);
-        REQUIRE(pat.period() >= 1);
-        for (std::size_t i = 0; i < 3 * pat.period() + 2; ++i) {
-          double acc = pat.input(0, i);
-          for (int r = 1; r < nranks; ++r) acc = apply(op, acc, pat.input(r, i));
-          REQUIRE(pat.expected(i) == acc);
-          REQUIRE(pat.expected(i + pat.period()) == pat.expected(i));
-          // Inputs are small integers.
-          for (int r = 0; r < nranks; ++r) {
-            const double x = pat.input(r, i);
-            REQUIRE(x == std::floor(x));
-            REQUIRE(std::abs(x) <= 30);
+        const auto bound = static_cast<double>(pat.value_bound());
+        // Sum: every partial sum, in any order, stays within the type's exact integers.
+        if (op == ReduceOp::kSum) {
+          const double limit = t == DataType::kBFloat16  ? 256
+                               : t == DataType::kFloat16 ? 2048
+                                                         : 16777216;
+          REQUIRE(bound * nranks <= limit);
+        }
+        for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{77}}) {
+          for (std::size_t i : indices) {
+            double acc = pat.input(0, i, seed);
+            for (int r = 1; r < nranks; ++r) acc = apply(op, acc, pat.input(r, i, seed));
+            REQUIRE(pat.expected(i, seed) == acc);
+            // Inputs are small integers in the pattern's range.
+            for (int r = 0; r < nranks; ++r) {
+              const double x = pat.input(r, i, seed);
+              REQUIRE(x == std::floor(x));
+              if (op == ReduceOp::kSum) {
+                REQUIRE(x >= 1);
+                REQUIRE(x <= bound);
+              } else {
+                REQUIRE(std::abs(x) <= bound);
+              }
+            }
           }
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("verify: the expected result varies with the index, the segment and the seed",
+          "[verify]") {
+  // The old pattern (period 4 in the index and the rank) gave 10 everywhere for p = 4.
+  constexpr std::size_t kL = ibscope::VerifiablePattern::kTableLength;
+  for (DataType t : ibscope::kAllDataTypes) {
+    for (ReduceOp op : ibscope::kAllReduceOps) {
+      for (int nranks : {2, 4, 8, 12, 16}) {
+        INFO(label(t, op) << " nranks=" << nranks);
+        const ibscope::VerifiablePattern pat(t, op, nranks);
+        std::vector<double> first;
+        for (std::size_t i = 0; i < 256; ++i) first.push_back(pat.expected(i));
+        std::vector<double> distinct = first;
+        std::sort(distinct.begin(), distinct.end());
+        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        REQUIRE(distinct.size() >= 8);
+        // Not periodic with the table's length, and another seed gives other values.
+        std::size_t same_next_segment = 0, same_other_seed = 0;
+        for (std::size_t i = 0; i < first.size(); ++i) {
+          same_next_segment += pat.expected(i + kL) == first[i] ? 1 : 0;
+          same_other_seed += pat.expected(i, 1) == first[i] ? 1 : 0;
+        }
+        CHECK(same_next_segment < first.size() / 2);
+        CHECK(same_other_seed < first.size() / 2);
       }
     }
   }
@@ -155,12 +203,13 @@ TEST_CASE("verify: host all-reduce in two orders verifies for every type and op"
         INFO(label(t, op) << " nranks=" << nranks);
         const ibscope::VerifiablePattern pat(t, op, nranks);
         std::vector<Bytes> inputs;
+        constexpr std::uint64_t kSeed = 3;
         for (int r = 0; r < nranks; ++r) {
           inputs.push_back(make_buffer(t, count));
-          pat.fill_input(r, inputs.back().data(), count);
+          pat.fill_input(r, inputs.back().data(), count, 0, kSeed);
         }
         for (std::size_t i = 0; i < count; i += 37) {
-          REQUIRE(load(t, inputs[1 % nranks], i) == pat.input(1 % nranks, i));
+          REQUIRE(load(t, inputs[1 % nranks], i) == pat.input(1 % nranks, i, kSeed));
         }
 
         // Left to right: ((in0 op in1) op in2) ...
@@ -182,12 +231,13 @@ TEST_CASE("verify: host all-reduce in two orders verifies for every type and op"
           }
         }
 
-        REQUIRE(pat.count_wrong(left.data(), count) == 0);
-        REQUIRE(pat.count_wrong(ring.data(), count) == 0);
+        REQUIRE(pat.count_wrong(left.data(), count, 0, kSeed) == 0);
+        REQUIRE(pat.count_wrong(ring.data(), count, 0, kSeed) == 0);
         for (std::size_t i = 0; i < count; ++i) {
-          if (load(t, left, i) != pat.expected(i) || load(t, ring, i) != pat.expected(i)) {
+          const double want = pat.expected(i, kSeed);
+          if (load(t, left, i) != want || load(t, ring, i) != want) {
             FAIL("element " << i << ": left " << load(t, left, i) << ", ring " << load(t, ring, i)
-                            << ", expected " << pat.expected(i));
+                            << ", expected " << want);
           }
         }
 
@@ -195,15 +245,15 @@ TEST_CASE("verify: host all-reduce in two orders verifies for every type and op"
         for (std::size_t victim : {std::size_t{0}, count / 2, count - 1}) {
           Bytes bad = left;
           bad[victim * es] ^= std::byte{1};
-          REQUIRE(pat.count_wrong(bad.data(), count) == 1);
+          REQUIRE(pat.count_wrong(bad.data(), count, 0, kSeed) == 1);
         }
-        // A count that is not a multiple of the period checks only what it is given.
-        REQUIRE(pat.count_wrong(left.data(), count - 1) == 0);
-        REQUIRE(pat.count_wrong(left.data(), 0) == 0);
+        // A shorter count checks only what it is given.
+        REQUIRE(pat.count_wrong(left.data(), count - 1, 0, kSeed) == 0);
+        REQUIRE(pat.count_wrong(left.data(), 0, 0, kSeed) == 0);
 
         Bytes poison = make_buffer(t, count);
         pat.fill_poison(poison.data(), count);
-        REQUIRE(pat.count_wrong(poison.data(), count) == count);
+        REQUIRE(pat.count_wrong(poison.data(), count, 0, kSeed) == count);
       }
     }
   }

@@ -1,5 +1,8 @@
 #include "ibscope/collectives/harness/call_layout.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace ibscope {
 
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
@@ -39,32 +42,36 @@ CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, st
   return l;
 }
 
+VerifiablePattern pattern_for(Collective c, DataType type, ReduceOp op, int ranks) {
+  return VerifiablePattern(type, reduces(c) ? op : ReduceOp::kMax, ranks);
+}
+
 void prepare_call(Collective c, int rank, const VerifiablePattern& pattern, const CallLayout& l,
-                  bool in_place) {
+                  bool in_place, std::uint64_t seed) {
   if (!in_place || c == Collective::kAllgather || c == Collective::kBroadcast) {
     pattern.fill_poison(l.output, l.output_count);
   }
   if (c == Collective::kBroadcast) {
-    if (rank == l.args.root) pattern.fill_input(rank, l.input, l.input_count);
+    if (rank == l.args.root) pattern.fill_input(rank, l.input, l.input_count, 0, seed);
     return;
   }
-  pattern.fill_input(rank, l.input, l.input_count, l.input_first);
+  pattern.fill_input(rank, l.input, l.input_count, l.input_first, seed);
 }
 
 std::size_t count_wrong_call(Collective c, int ranks, const VerifiablePattern& pattern,
-                             const CallLayout& l) {
+                             const CallLayout& l, std::uint64_t seed) {
   switch (c) {
     case Collective::kAllreduce:
     case Collective::kReduceScatter:
-      return pattern.count_wrong(l.output, l.output_count, l.output_first);
+      return pattern.count_wrong(l.output, l.output_count, l.output_first, seed);
     case Collective::kBroadcast:
-      return pattern.count_wrong_input(l.args.root, l.output, l.output_count);
+      return pattern.count_wrong_input(l.args.root, l.output, l.output_count, 0, seed);
     case Collective::kAllgather: {
       std::size_t wrong = 0;
       const std::size_t es = size_of(l.args.type);
       for (int q = 0; q < ranks; ++q) {
         const pattern::Span b = block_of(l.args.count, ranks, q);
-        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, b.offset);
+        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, b.offset, seed);
       }
       return wrong;
     }
@@ -75,6 +82,19 @@ std::size_t count_wrong_call(Collective c, int ranks, const VerifiablePattern& p
 void corrupt_one_element(const CallLayout& l) {
   if (l.output_count == 0) return;
   l.output[(l.output_count / 2) * size_of(l.args.type)] ^= std::byte{0x40};
+}
+
+bool misplace_output(const CallLayout& l, int ranks, misplace::Fault fault,
+                     const VerifiablePattern& pattern) {
+  const std::size_t es = size_of(l.args.type);
+  const misplace::Geometry g{.count = l.output_count,
+                             .elem_bytes = es,
+                             .blocks = ranks,
+                             .chunk_elems = std::max<std::size_t>(
+                                 1, l.output_count / static_cast<std::size_t>(ranks) / 4)};
+  std::vector<std::byte> poison(es);
+  pattern.fill_poison(poison.data(), 1);
+  return misplace::apply(fault, std::span(l.output, l.output_count * es), g, 0, 1, poison);
 }
 
 }  // namespace ibscope

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <memory>
 #include <thread>
@@ -34,6 +35,32 @@ FaultDelay fault_delay_from_env() {
 int fault_corrupt_rank_from_env() {
   const char* v = std::getenv("IBSCOPE_FAULT_CORRUPT_RANK");
   return v != nullptr && *v != '\0' ? std::atoi(v) : -1;
+}
+
+std::optional<FaultMisplace> fault_misplace_from_env() {
+  const char* v = std::getenv("IBSCOPE_FAULT_MISPLACE");
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  const std::string_view text(v);
+  const auto colon = text.find(':');
+  FaultMisplace m;
+  bool ok = false;
+  if (colon != std::string_view::npos) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + colon, m.rank);
+    const auto fault = misplace::fault_named(text.substr(colon + 1));
+    ok = ec == std::errc{} && end == text.data() + colon && m.rank >= 0 && fault.has_value();
+    if (ok) m.fault = *fault;
+  }
+  if (!ok) {
+    std::string names;
+    for (misplace::Fault f : misplace::kAllFaults) {
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", misplace::name_of(f));
+    }
+    throw UsageError(
+        fmt::format("IBSCOPE_FAULT_MISPLACE='{}': expected <rank>:<fault>, the fault "
+                    "one of {}",
+                    text, names));
+  }
+  return m;
 }
 
 namespace {
@@ -91,6 +118,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   std::byte* check_recv = ws.check_recv();
   const int corrupt_rank = fault_corrupt_rank_from_env();
   const FaultDelay delay = fault_delay_from_env();
+  const auto misplace_fault = fault_misplace_from_env();
+  std::uint64_t run_seed = 0;  // one per verified run, the same sequence on every rank
   const std::vector<ReduceOp> no_op{ReduceOp::kSum};
   const auto& ops = reduces(c) ? o.ops : no_op;
 
@@ -101,7 +130,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   for (DataType type : o.types) {
     const std::size_t es = size_of(type);
     for (ReduceOp op : ops) {
-      const VerifiablePattern pattern(type, op, comm.size());
+      const VerifiablePattern pattern = pattern_for(c, type, op, comm.size());
       for (std::uint64_t bytes : sweep_sizes(o.sweep, es)) {
         const std::size_t count = bytes / es;
         for (const std::string& asked : o.algorithms) {
@@ -128,7 +157,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
                             bytes, in_place ? "in-place" : "out-of-place");
             std::optional<std::uint64_t> wrong;
             if (o.check) {
-              prepare_call(c, comm.rank(), pattern, check, in_place);
+              ++run_seed;
+              prepare_call(c, comm.rank(), pattern, check, in_place, run_seed);
               if (!on_host) {
                 space.from_host(ws.send(), check_send, bytes);
                 space.from_host(ws.recv(), check_recv, bytes);
@@ -137,7 +167,11 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               algo.run(l.args, Deadline(o.timeout_s));
               if (!on_host) space.to_host(check_recv, ws.recv(), bytes);
               if (corrupt_rank == comm.rank()) corrupt_one_element(check);
-              wrong = sum_over_ranks(boot, count_wrong_call(c, comm.size(), pattern, check), what);
+              if (misplace_fault && misplace_fault->rank == comm.rank()) {
+                misplace_output(check, comm.size(), misplace_fault->fault, pattern);
+              }
+              wrong = sum_over_ranks(
+                  boot, count_wrong_call(c, comm.size(), pattern, check, run_seed), what);
             }
             boot.barrier(what);
             std::vector<double> enter_s;  // warm-up entries included, dropped below

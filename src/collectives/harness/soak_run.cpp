@@ -108,7 +108,7 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
                                type,
                                op,
                                bytes,
-                               VerifiablePattern(type, op, comm.size()),
+                               pattern_for(c, type, op, comm.size()),
                                make_call_layout(c, me, comm.size(), false, ws.send(), ws.recv(),
                                                 count, type, op, o.root),
                                make_call_layout(c, me, comm.size(), false, check_send, check_recv,
@@ -130,13 +130,15 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   const auto t0 = Clock::now();
   InjectedLeak leak(soak_leak_bytes_per_s_from_env(), t0);
   std::uint64_t k = 1;
+  std::uint64_t iteration = 0;  // the verification seed: the same on every rank
   double window_start_s = 0, batch_start_s = 0;
   while (true) {
     std::fill(mine.begin() + kHeader, mine.begin() + static_cast<std::ptrdiff_t>(times_at), 0.0);
     for (std::uint64_t i = 0; i < k; ++i) {
+      ++iteration;
       for (std::size_t ci = 0; ci < nc; ++ci) {
         Case& cs = cases[ci];
-        prepare_call(c, me, cs.pattern, cs.check, false);
+        prepare_call(c, me, cs.pattern, cs.check, false, iteration);
         if (!on_host) {
           space.from_host(ws.send(), check_send, cs.bytes);
           space.from_host(ws.recv(), check_recv, cs.bytes);
@@ -147,7 +149,7 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
         if (!on_host) space.to_host(check_recv, ws.recv(), cs.bytes);
         if (corrupt_rank == me) corrupt_one_element(cs.check);
         mine[kHeader + ci] +=
-            static_cast<double>(count_wrong_call(c, comm.size(), cs.pattern, cs.check));
+            static_cast<double>(count_wrong_call(c, comm.size(), cs.pattern, cs.check, iteration));
       }
       leak.iteration();
     }

@@ -5,8 +5,10 @@
 /// soak (every iteration verified).
 
 #include <cstddef>
+#include <cstdint>
 
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/harness/misplace.hpp"
 #include "ibscope/collectives/harness/verify.hpp"
 
 namespace ibscope {
@@ -27,16 +29,31 @@ CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, st
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
                             int root);
 
-/// Fills the inputs of one verification run and poisons what the call must overwrite.
-void prepare_call(Collective c, int rank, const VerifiablePattern& pattern, const CallLayout& l,
-                  bool in_place);
+/// The pattern that verifies `c` with `op` over `ranks` ranks. Collectives that do not reduce
+/// (all-gather, broadcast; `op` ignored) deliver inputs unchanged, so their inputs need only be
+/// representable: they use the min/max pattern, whose values span the type's whole exact
+/// integer range (a sum pattern's shrink as p grows: 1..16 for bfloat16 at p = 16).
+VerifiablePattern pattern_for(Collective c, DataType type, ReduceOp op, int ranks);
 
-/// Elements of this rank's output that differ from what the collective must deliver.
+/// Fills the inputs of one verification run and poisons what the call must overwrite. Every
+/// rank of one run passes the same `seed` (the sweep: a per-run counter; the soak: the
+/// iteration), so that each run's inputs and results differ from the previous run's.
+void prepare_call(Collective c, int rank, const VerifiablePattern& pattern, const CallLayout& l,
+                  bool in_place, std::uint64_t seed);
+
+/// Elements of this rank's output that differ from what the collective must deliver, for the
+/// `seed` prepare_call() used.
 std::size_t count_wrong_call(Collective c, int ranks, const VerifiablePattern& pattern,
-                             const CallLayout& l);
+                             const CallLayout& l, std::uint64_t seed);
 
 /// The IBSCOPE_FAULT_CORRUPT_RANK test hook: flips one bit of one element of the output, as a
 /// bit flip on the wire would. No-op on an empty output.
 void corrupt_one_element(const CallLayout& l);
+
+/// The IBSCOPE_FAULT_MISPLACE test hook: applies `fault` to this rank's output, cut into
+/// `ranks` blocks (block_of()) and chunks of a quarter of a block, a dropped chunk left
+/// poisoned. Returns false where the output is too small for the fault (nothing changed).
+bool misplace_output(const CallLayout& l, int ranks, misplace::Fault fault,
+                     const VerifiablePattern& pattern);
 
 }  // namespace ibscope

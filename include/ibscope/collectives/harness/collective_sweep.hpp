@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/harness/misplace.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
@@ -73,5 +74,15 @@ struct FaultDelay {
   double us = 0;
 };
 FaultDelay fault_delay_from_env();
+
+/// Test hook: IBSCOPE_FAULT_MISPLACE=<rank>:<fault> (a misplace::name_of() name, e.g.
+/// swap-blocks) makes that rank move data in its result after each verification run of the
+/// sweep, as a wrong block index or offset in an algorithm would (misplace_output()); #wrong
+/// must then be non-zero. Nullopt when unset; UsageError when malformed.
+struct FaultMisplace {
+  int rank = -1;
+  misplace::Fault fault = misplace::Fault::kSwapBlocks;
+};
+std::optional<FaultMisplace> fault_misplace_from_env();
 
 }  // namespace ibscope

@@ -1,0 +1,264 @@
+// Verification catches data in the wrong place: every collective is simulated on host through
+// the real call layouts (prepare_call, count_wrong_call), its correct result is checked, then
+// each misplacement fault (misplace.hpp) is applied to the result with the block and chunk
+// geometry of the algorithms, and #wrong must be non-zero every time.
+
+#include <catch2/catch.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/harness/call_layout.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
+#include "ibscope/collectives/harness/misplace.hpp"
+#include "ibscope/collectives/harness/verify.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/reduce.hpp"
+
+using namespace ibscope;
+using Bytes = std::vector<std::byte>;
+
+namespace {
+
+constexpr Collective kCollectives[] = {Collective::kAllreduce, Collective::kReduceScatter,
+                                       Collective::kAllgather, Collective::kBroadcast};
+constexpr std::size_t kChunkElems[] = {4, 16, 64};
+
+// One simulated out-of-place call on p ranks: every rank's buffers and layout.
+class SimulatedCall {
+ public:
+  SimulatedCall(Collective c, int p, DataType t, ReduceOp op, std::size_t count,
+                const VerifiablePattern& pattern, std::uint64_t seed)
+      : c_(c), p_(p), es_(size_of(t)), count_(count), pattern_(pattern), seed_(seed) {
+    const int root = p - 1;
+    for (int r = 0; r < p; ++r) {
+      send_.emplace_back(count * es_);
+      recv_.emplace_back(count * es_);
+    }
+    for (int r = 0; r < p; ++r) {
+      layouts_.push_back(
+          make_call_layout(c, r, p, false, send_[r].data(), recv_[r].data(), count, t, op, root));
+      prepare_call(c, r, pattern, layouts_.back(), false, seed);
+    }
+    // The correct result, gathered: the reduction, the concatenated blocks, or the root's vector.
+    correct_.resize(count * es_);
+    switch (c) {
+      case Collective::kAllreduce:
+      case Collective::kReduceScatter:
+        std::memcpy(correct_.data(), layouts_[0].input, count * es_);
+        for (int r = 1; r < p; ++r) {
+          reduce(t, op, correct_.data(), correct_.data(), layouts_[r].input, count);
+        }
+        break;
+      case Collective::kAllgather:
+        for (int r = 0; r < p; ++r) {
+          const auto& l = layouts_[r];
+          std::memcpy(correct_.data() + l.input_first * es_, l.input, l.input_count * es_);
+        }
+        break;
+      case Collective::kBroadcast:
+        std::memcpy(correct_.data(), layouts_[root].input, count * es_);
+        break;
+    }
+  }
+
+  const Bytes& correct() const { return correct_; }
+
+  // Delivers `gathered` (what the correct result would be) to the ranks and returns #wrong
+  // summed over ranks. Reduce-scatter scatters its blocks; the others give every rank the
+  // correct result except rank `victim`, which gets `gathered`.
+  std::size_t deliver_and_count(const Bytes& gathered, int victim) {
+    for (int r = 0; r < p_; ++r) {
+      const CallLayout& l = layouts_[r];
+      const Bytes& from = c_ == Collective::kReduceScatter || r == victim ? gathered : correct_;
+      std::memcpy(l.output, from.data() + l.output_first * es_, l.output_count * es_);
+    }
+    std::size_t wrong = 0;
+    for (int r = 0; r < p_; ++r) wrong += count_wrong_call(c_, p_, pattern_, layouts_[r], seed_);
+    return wrong;
+  }
+
+ private:
+  Collective c_;
+  int p_;
+  std::size_t es_, count_;
+  const VerifiablePattern& pattern_;
+  std::uint64_t seed_;
+  std::vector<Bytes> send_, recv_;
+  std::vector<CallLayout> layouts_;
+  Bytes correct_;
+};
+
+struct Injection {
+  misplace::Fault fault;
+  int block;
+  std::size_t chunk;
+  std::size_t chunk_elems;
+};
+
+// Every fault at the first, a middle and the last block; the chunk faults also at the first and
+// second chunk of each chunk size.
+std::vector<Injection> injections(int p) {
+  std::vector<Injection> all;
+  for (misplace::Fault f : misplace::kAllFaults) {
+    const bool chunked = f == misplace::Fault::kPermuteChunk || f == misplace::Fault::kDropChunk;
+    for (int block : {0, p / 2, p - 1}) {
+      if (!chunked) {
+        all.push_back({f, block, 0, 1});
+        continue;
+      }
+      for (std::size_t ce : kChunkElems) {
+        for (std::size_t chunk : {std::size_t{0}, std::size_t{1}})
+          all.push_back({f, block, chunk, ce});
+      }
+    }
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("misplace: fault names parse back and unknown names do not", "[verify][misplace]") {
+  for (misplace::Fault f : misplace::kAllFaults) {
+    CHECK(misplace::fault_named(misplace::name_of(f)) == f);
+  }
+  CHECK(misplace::name_of(misplace::Fault::kSwapBlocks) == "swap-blocks");
+  CHECK(misplace::name_of(misplace::Fault::kDuplicateBlock) == "duplicate-block");
+  CHECK_FALSE(misplace::fault_named("swap").has_value());
+  CHECK_FALSE(misplace::fault_named("").has_value());
+}
+
+TEST_CASE("misplace: each fault moves data inside the buffer and only there",
+          "[verify][misplace]") {
+  // Distinct 4-byte elements 0..count-1, and guard bytes after the buffer.
+  const std::size_t count = 103, es = 4, guard = 16;
+  const std::uint32_t stale_value = 0xdeadbeef;
+  std::span<const std::byte> stale(reinterpret_cast<const std::byte*>(&stale_value), es);
+  for (int p : {2, 3, 4, 8}) {
+    for (misplace::Fault f : misplace::kAllFaults) {
+      INFO("p " << p << " " << misplace::name_of(f));
+      Bytes buf(count * es + guard, std::byte{0x5a});
+      for (std::uint32_t i = 0; i < count; ++i) std::memcpy(buf.data() + i * es, &i, es);
+      const Bytes before = buf;
+      const misplace::Geometry g{.count = count, .elem_bytes = es, .blocks = p, .chunk_elems = 8};
+      REQUIRE(misplace::apply(f, std::span(buf.data(), count * es), g, 1, 1, stale));
+      CHECK(buf != before);
+      for (std::size_t b = count * es; b < buf.size(); ++b) REQUIRE(buf[b] == std::byte{0x5a});
+      // Every element is still one of the originals, or the stale value for a dropped chunk.
+      for (std::size_t i = 0; i < count; ++i) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, buf.data() + i * es, es);
+        REQUIRE((v < count || (f == misplace::Fault::kDropChunk && v == stale_value)));
+      }
+    }
+  }
+  SECTION("no room: nothing changes and apply says so") {
+    Bytes one(es, std::byte{1});
+    const Bytes before = one;
+    const misplace::Geometry single{.count = 1, .elem_bytes = es, .blocks = 1, .chunk_elems = 8};
+    for (misplace::Fault f : {misplace::Fault::kSwapBlocks, misplace::Fault::kShiftElement,
+                              misplace::Fault::kShiftBlock, misplace::Fault::kPermuteChunk,
+                              misplace::Fault::kDuplicateBlock}) {
+      CHECK_FALSE(misplace::apply(f, one, single, 0, 0, stale));
+    }
+    CHECK(one == before);
+    Bytes empty;
+    CHECK_FALSE(misplace::apply(misplace::Fault::kDropChunk, empty, single, 0, 0, stale));
+  }
+}
+
+TEST_CASE("verify: every misplacement is caught in every collective, type and p in 2..16",
+          "[verify][misplace]") {
+  constexpr std::uint64_t kSeed = 42;
+  for (int p = 2; p <= 16; ++p) {
+    // Patterns built once per (type, op): the collectives that do not reduce share one.
+    std::map<std::tuple<DataType, ReduceOp, int>, VerifiablePattern> patterns;
+    for (DataType t : kAllDataTypes) {
+      for (Collective c : kCollectives) {
+        for (ReduceOp op : kAllReduceOps) {
+          if (!reduces(c) && op != ReduceOp::kSum) continue;
+          const ReduceOp pattern_op = reduces(c) ? op : ReduceOp::kMax;
+          auto it = patterns.find({t, pattern_op, p});
+          if (it == patterns.end()) {
+            it = patterns.emplace(std::tuple{t, pattern_op, p}, pattern_for(c, t, op, p)).first;
+          }
+          const VerifiablePattern& pattern = it->second;
+          // Blocks of about 61 elements, sizes differing by one; at p = 8 also a vector that
+          // spans table segments (float32 and bfloat16 sums: the costly case, kept small).
+          std::vector<std::size_t> counts{61 * static_cast<std::size_t>(p) + 3};
+          if (p == 8 && op == ReduceOp::kSum &&
+              (t == DataType::kFloat32 || t == DataType::kBFloat16)) {
+            counts.push_back(2 * VerifiablePattern::kTableLength + 11);
+          }
+          for (std::size_t count : counts) {
+            INFO(name_of(c) << " " << name_of(t) << "/" << name_of(op) << " p " << p << " count "
+                            << count);
+            SimulatedCall call(c, p, t, op, count, pattern, kSeed);
+            const Bytes& correct = call.correct();
+            REQUIRE(call.deliver_and_count(correct, p - 1) == 0);
+            Bytes poison(size_of(t));
+            pattern.fill_poison(poison.data(), 1);
+            for (const Injection& inj : injections(p)) {
+              INFO(misplace::name_of(inj.fault) << " block " << inj.block << " chunk " << inj.chunk
+                                                << " of " << inj.chunk_elems << " elements");
+              Bytes faulty = correct;
+              const misplace::Geometry g{.count = count,
+                                         .elem_bytes = size_of(t),
+                                         .blocks = p,
+                                         .chunk_elems = inj.chunk_elems};
+              REQUIRE(misplace::apply(inj.fault, faulty, g, inj.block, inj.chunk, poison));
+              REQUIRE(call.deliver_and_count(faulty, p - 1) > 0);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("verify: a result from the previous run's seed is wrong", "[verify][misplace]") {
+  for (DataType t : kAllDataTypes) {
+    for (Collective c : kCollectives) {
+      INFO(name_of(c) << " " << name_of(t));
+      const int p = 4;
+      const std::size_t count = 1000;
+      const VerifiablePattern pattern = pattern_for(c, t, ReduceOp::kSum, p);
+      SimulatedCall previous(c, p, t, ReduceOp::kSum, count, pattern, 6);
+      SimulatedCall now(c, p, t, ReduceOp::kSum, count, pattern, 7);
+      REQUIRE(now.deliver_and_count(now.correct(), 0) == 0);
+      CHECK(now.deliver_and_count(previous.correct(), 0) > count / 2);
+    }
+  }
+}
+
+TEST_CASE("misplace: IBSCOPE_FAULT_MISPLACE parses <rank>:<fault> and refuses the rest",
+          "[verify][misplace]") {
+  const char* name = "IBSCOPE_FAULT_MISPLACE";
+  const char* saved = std::getenv(name);
+  const std::string keep = saved != nullptr ? saved : "";
+  ::unsetenv(name);
+  CHECK_FALSE(fault_misplace_from_env().has_value());
+  ::setenv(name, "3:drop-chunk", 1);
+  const auto m = fault_misplace_from_env();
+  REQUIRE(m.has_value());
+  CHECK(m->rank == 3);
+  CHECK(m->fault == misplace::Fault::kDropChunk);
+  for (const char* bad :
+       {"3", "3:", ":swap-blocks", "x:swap-blocks", "3x:swap-blocks", "-1:swap-blocks", "3:swap"}) {
+    INFO(bad);
+    ::setenv(name, bad, 1);
+    CHECK_THROWS_AS(fault_misplace_from_env(), UsageError);
+    CHECK_THROWS_WITH(fault_misplace_from_env(), Catch::Contains("duplicate-block"));
+  }
+  if (saved != nullptr)
+    ::setenv(name, keep.c_str(), 1);
+  else
+    ::unsetenv(name);
+}
