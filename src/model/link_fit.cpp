@@ -86,7 +86,7 @@ std::vector<CollectivePoint> collective_points(const results::Document& results,
                                                std::string_view algorithm) {
   std::vector<CollectivePoint> pts;
   for (const CollectiveRow& row : results.collectives.rows) {
-    if (row.collective != name_of(c) || row.algorithm != algorithm) continue;
+    if (row.collective != c || row.algorithm != algorithm) continue;
     if (row.wrong && *row.wrong > 0) continue;
     const double p50_us = row.iteration_us.p50;
     if (!(p50_us > 0)) continue;

@@ -76,8 +76,7 @@ struct CurveGroup {
 
 // GPU buffers make a different curve: "tcp" becomes "tcp/cuda-staged" (rows without the fields
 // are host memory, as every row before GPU buffers).
-std::string with_memory(const std::string& transport, const std::string& mem,
-                        const std::string& path) {
+std::string with_memory(const std::string& transport, std::string_view mem, std::string_view path) {
   if (mem == "host" && path == "host") return transport;
   return fmt::format("{}/{}-{}", transport, mem, path);
 }
@@ -89,16 +88,16 @@ void fit_collectives(const results::Document& results, const std::string& source
   std::map<std::string, CurveGroup> groups;  // by id: a stable, readable order
   for (const CollectiveRow& row : results.collectives.rows) {
     CurveKey k;
-    k.collective = row.collective;
+    k.collective = name_of(row.collective);
     k.algorithm = row.algorithm;
     if (filter.collective && k.collective != *filter.collective) continue;
     if (filter.algorithm && k.algorithm != *filter.algorithm) continue;
-    k.transport = with_memory(transport, row.mem, row.mem_path);
+    k.transport = with_memory(transport, memory::name_of(row.mem), memory::name_of(row.mem_path));
     k.ranks = row.ranks;
     k.hosts = hosts;
     k.in_place = row.in_place;
-    k.type = row.type;
-    k.op = row.op;
+    k.type = name_of(row.type);
+    k.op = name_of(row.op);
     k.root = row.root;
     auto& g = groups[k.id()];
     g.key = k;

@@ -43,7 +43,7 @@ void CollectiveTable::rows(const std::vector<CollectiveRow>& rows) {
   const std::string algo =
       first.selected_by.empty() ? first.algorithm : fmt::format("auto:{}", first.algorithm);
   std::string line = fmt::format("  {:>12} {:>12} {:>8} {:>6} {:>9}", first.size_bytes, first.count,
-                                 first.type, first.op, algo);
+                                 name_of(first.type), name_of(first.op), algo);
   const CollectiveRow* oop = nullptr;
   const CollectiveRow* ip = nullptr;
   for (const auto& r : rows) (r.in_place ? ip : oop) = &r;

@@ -70,7 +70,7 @@ std::string row_qualifiers(const CollectiveRow& r, bool ranks, bool place, bool 
   std::string q;
   if (ranks) q += fmt::format(" p{}", r.ranks);
   if (place) q += r.in_place ? " in-place" : " out-of-place";
-  if (type_op) q += fmt::format(" {}/{}", r.type, r.op);
+  if (type_op) q += fmt::format(" {}/{}", name_of(r.type), name_of(r.op));
   if (root && r.root >= 0) q += fmt::format(" root {}", r.root);
   return q;
 }
@@ -90,7 +90,7 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
     const CollectiveRow& j = *r.row;
     ranks.insert(j.ranks);
     places.insert(j.in_place);
-    type_ops.insert(j.type + "/" + j.op);
+    type_ops.insert(fmt::format("{}/{}", name_of(j.type), name_of(j.op)));
     roots.insert(root_text(j));
   }
   SeriesSet busbw, p50, p99;
@@ -156,7 +156,7 @@ Section collectives_section(const std::vector<ReportFile>& files,
   std::map<std::string, std::vector<RowRef>> by_coll;
   for (std::size_t i = 0; i < files.size(); ++i) {
     for (const CollectiveRow& r : files[i].doc.collectives.rows) {
-      const std::string& c = r.collective;
+      const std::string c(name_of(r.collective));
       if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
       by_coll[c].push_back({i, &r});
     }

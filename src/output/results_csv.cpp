@@ -20,7 +20,7 @@ std::string results_csv(const results::Document& doc) {
       csv += fmt::format(
           "collectives,{},{},{},{},{},{},{},{},{:.3f},{},{:.4f},{:.4f},{},{},{:.3f},{:.3f},{:.3f},"
           "{:.3f}\n",
-          csv_field(r.collective), csv_field(r.algorithm), csv_field(r.type), csv_field(r.op),
+          name_of(r.collective), csv_field(r.algorithm), name_of(r.type), name_of(r.op),
           r.in_place ? 1 : 0, r.size_bytes, r.count, r.ranks, r.time_us, name_of(r.average),
           r.algbw_gbps, r.busbw_gbps, r.wrong ? fmt::format("{}", *r.wrong) : std::string(),
           r.iteration_rank, it.p50, it.p99, it.min, it.max);

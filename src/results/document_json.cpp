@@ -37,30 +37,59 @@ std::vector<Stall> read_stalls(const FieldReader& in, const json& row, const std
   return out;
 }
 
-void put_mem(json& j, const std::string& mem, const std::string& mem_path) {
+void put_mem(json& j, std::string_view mem, std::string_view mem_path) {
   if (mem != "host" || mem_path != "host") {  // absent: host memory, as before issue 8
     j["mem"] = mem;
     j["mem_path"] = mem_path;
   }
 }
 
+// The enumerator of `all` whose name_of() is the field's string; a value the schema let through
+// but this build does not know names the path.
+template <typename E>
+E named(const FieldReader& in, const json& j, const std::string& p, const char* key,
+        std::initializer_list<E> all) {
+  const auto text = in.get<std::string>(j, p, key);
+  for (E e : all) {
+    if (name_of(e) == text) return e;
+  }
+  in.fail(FieldReader::join(p, key), fmt::format("unknown value \"{}\"", text));
+}
+
+template <typename E>
+E named_or(const FieldReader& in, const json& j, const std::string& p, const char* key,
+           std::initializer_list<E> all, E fallback) {
+  return j.is_object() && j.contains(key) ? named(in, j, p, key, all) : fallback;
+}
+
 CollectiveRow read_collective_row(const FieldReader& in, const json& j, const std::string& p) {
   CollectiveRow r;
-  r.collective = in.get<std::string>(j, p, "collective");
+  r.collective = named(in, j, p, "collective",
+                       {Collective::kAllreduce, Collective::kReduceScatter, Collective::kAllgather,
+                        Collective::kBroadcast});
   r.algorithm = in.get<std::string>(j, p, "algorithm");
   r.selected_by = in.get_or<std::string>(j, p, "selected_by", "");
-  r.type = in.get<std::string>(j, p, "type");
-  r.op = in.get<std::string>(j, p, "op");
+  r.type = named(in, j, p, "type",
+                 {DataType::kFloat32, DataType::kFloat64, DataType::kInt32, DataType::kInt64,
+                  DataType::kFloat16, DataType::kBFloat16});
+  if (in.get<std::string>(j, p, "op") != "none") {
+    r.op = named(in, j, p, "op", {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax});
+  }
   r.root = in.get_or<int>(j, p, "root", -1);
   r.in_place = in.get<bool>(j, p, "in_place");
-  r.mem = in.get_or<std::string>(j, p, "mem", "host");
-  r.mem_path = in.get_or<std::string>(j, p, "mem_path", "host");
+  r.mem = named_or(in, j, p, "mem", {memory::MemKind::kHost, memory::MemKind::kCuda},
+                   memory::MemKind::kHost);
+  r.mem_path =
+      named_or(in, j, p, "mem_path",
+               {memory::MemPath::kHost, memory::MemPath::kDirect, memory::MemPath::kStaged},
+               memory::MemPath::kHost);
   r.size_bytes = in.get<std::uint64_t>(j, p, "size_bytes");
   r.count = in.get<std::uint64_t>(j, p, "count");
   r.ranks = in.get<int>(j, p, "ranks");
   r.time_us = in.get<double>(j, p, "time_us");
   r.average =
-      parse_time_average(in.get<std::string>(j, p, "average"), FieldReader::join(p, "average"));
+      named(in, j, p, "average",
+            {TimeAverage::kRank0, TimeAverage::kMean, TimeAverage::kMin, TimeAverage::kMax});
   r.iteration_rank = in.get<int>(j, p, "iteration_rank");
   r.iteration_us =
       read_stats(in, in.at(j, p, "iteration_us"), FieldReader::join(p, "iteration_us"));
@@ -427,10 +456,10 @@ json to_json(const Stats& s) {
 }
 
 json to_json(const CollectiveRow& r) {
-  json j = {{"collective", r.collective},
+  json j = {{"collective", name_of(r.collective)},
             {"algorithm", r.algorithm},
-            {"type", r.type},
-            {"op", r.op},
+            {"type", name_of(r.type)},
+            {"op", r.op ? name_of(*r.op) : std::string_view("none")},
             {"in_place", r.in_place},
             {"size_bytes", r.size_bytes},
             {"count", r.count},
@@ -445,7 +474,7 @@ json to_json(const CollectiveRow& r) {
             {"samples_us", r.samples_us}};
   if (!r.selected_by.empty()) j["selected_by"] = r.selected_by;
   if (r.root >= 0) j["root"] = r.root;
-  put_mem(j, r.mem, r.mem_path);
+  put_mem(j, memory::name_of(r.mem), memory::name_of(r.mem_path));
   if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
   return j;
 }

@@ -19,6 +19,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/measure/time_average.cpp
     src/bootstrap/wire.cpp
     src/core/datatype.cpp
+    src/core/collective_kind.cpp
     src/collectives/collective.cpp
     src/collectives/registry.cpp
     src/collectives/cost.cpp

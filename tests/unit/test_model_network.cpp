@@ -127,7 +127,7 @@ TEST_CASE("link fit: results layout and rows", "[model]") {
   const auto row = [](const char* algorithm, std::optional<std::uint64_t> wrong, double p50_us,
                       std::uint64_t bytes) {
     ibscope::CollectiveRow r;
-    r.collective = "allreduce";
+    r.collective = ibscope::Collective::kAllreduce;
     r.algorithm = algorithm;
     r.wrong = wrong;
     r.iteration_us.p50 = p50_us;

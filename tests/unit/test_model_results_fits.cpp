@@ -28,10 +28,10 @@ ibscope::CollectiveRow collective_row(const std::string& coll, const std::string
                                       double bytes, double us, bool in_place = false,
                                       int wrong = 0) {
   ibscope::CollectiveRow r;
-  r.collective = coll;
+  r.collective = *ibscope::collective_named(coll);
   r.algorithm = algo;
-  r.type = "float";
-  r.op = coll == "allgather" ? "none" : "sum";
+  r.type = ibscope::DataType::kFloat32;
+  if (coll != "allgather") r.op = ibscope::ReduceOp::kSum;
   r.in_place = in_place;
   r.size_bytes = static_cast<std::uint64_t>(bytes);
   r.ranks = 2;

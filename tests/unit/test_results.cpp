@@ -80,10 +80,10 @@ std::size_t fields_in(const std::string& csv_line) {
 
 ibscope::CollectiveRow sample_collective_row() {
   ibscope::CollectiveRow row;
-  row.collective = "allreduce";
+  row.collective = ibscope::Collective::kAllreduce;
   row.algorithm = "ring";
-  row.type = "float";
-  row.op = "sum";
+  row.type = ibscope::DataType::kFloat32;
+  row.op = ibscope::ReduceOp::kSum;
   row.in_place = true;
   row.size_bytes = 1 << 20;
   row.count = (1 << 20) / 4;

@@ -19,10 +19,10 @@ namespace {
 json written_document() {
   auto doc = ibscope::results::Document::start("allreduce", {"ibscope", "allreduce"});
   ibscope::CollectiveRow row;
-  row.collective = "allreduce";
+  row.collective = ibscope::Collective::kAllreduce;
   row.algorithm = "ring";
-  row.type = "float";
-  row.op = "sum";
+  row.type = ibscope::DataType::kFloat32;
+  row.op = ibscope::ReduceOp::kSum;
   row.size_bytes = 1024;
   row.count = 256;
   row.ranks = 2;
@@ -30,8 +30,8 @@ json written_document() {
   row.iteration_us = ibscope::summarize(row.samples_us);
   row.time_us = 10.5;
   row.wrong = 0;
-  row.mem = "cuda";
-  row.mem_path = "direct";
+  row.mem = ibscope::memory::MemKind::kCuda;
+  row.mem_path = ibscope::memory::MemPath::kDirect;
   doc.add_row(row);
   doc.tuning = ibscope::TuningTable{
       .entries = {ibscope::TuningEntry{.collective = "allreduce",

@@ -18,10 +18,10 @@ namespace {
 CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us,
                   bool in_place = false, std::uint64_t wrong = 0) {
   CollectiveRow r;
-  r.collective = "allreduce";
+  r.collective = Collective::kAllreduce;
   r.algorithm = algo;
-  r.type = "float";
-  r.op = "sum";
+  r.type = DataType::kFloat32;
+  r.op = ReduceOp::kSum;
   r.in_place = in_place;
   r.size_bytes = bytes;
   r.ranks = 4;

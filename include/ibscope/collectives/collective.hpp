@@ -22,6 +22,7 @@
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/core/collective_kind.hpp"
 #include "ibscope/core/datatype.hpp"
 
 namespace ibscope {
@@ -32,20 +33,6 @@ class Comm;
 namespace memory {
 class MemorySpace;
 }
-
-enum class Collective { kAllreduce, kReduceScatter, kAllgather, kBroadcast };
-inline constexpr Collective kAllCollectives[] = {Collective::kAllreduce, Collective::kReduceScatter,
-                                                 Collective::kAllgather, Collective::kBroadcast};
-
-/// "allreduce", "reduce_scatter", "allgather", "broadcast".
-std::string_view name_of(Collective c) noexcept;
-/// The collective called `name` (as name_of() spells it), or nullopt.
-std::optional<Collective> collective_named(std::string_view name) noexcept;
-/// nccl-tests bus bandwidth factor: 2(p-1)/p for all-reduce, (p-1)/p for reduce-scatter and
-/// all-gather, 1 for broadcast (0 for p == 1: nothing crosses a link).
-double busbw_factor(Collective c, int p) noexcept;
-/// Whether the collective reduces (the op applies) or only moves data.
-bool reduces(Collective c) noexcept;
 
 /// Block `rank` of a `count`-element vector over p ranks (the first count % p blocks get one
 /// element more): what reduce_scatter leaves on, and allgather takes from, rank `rank`.

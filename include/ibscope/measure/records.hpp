@@ -7,22 +7,32 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/core/collective_kind.hpp"
+#include "ibscope/core/datatype.hpp"
 #include "ibscope/measure/stall.hpp"
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/measure/time_average.hpp"
+#include "ibscope/memory/mem_path.hpp"
+#include "ibscope/memory/memory_space.hpp"
 
 namespace ibscope {
 
+/// A row's op as files and tables spell it: the op's name, "none" for a collective that does not
+/// reduce.
+inline std::string_view name_of(const std::optional<ReduceOp>& op) noexcept {
+  return op ? name_of(*op) : std::string_view("none");
+}
+
 struct CollectiveRow {
-  std::string collective;   ///< "allreduce", "reduce_scatter", "allgather", "broadcast"
+  Collective collective = Collective::kAllreduce;
   std::string algorithm;    ///< the algorithm that ran: "ring", "rd", ...
   std::string selected_by;  ///< empty when asked for by name; "auto: <rule or tuning file>"
-  std::string type;         ///< "float"
-  std::string op;           ///< "sum"; "none" for collectives that do not reduce
-  int root = -1;            ///< broadcast root; -1 otherwise
+  DataType type = DataType::kFloat32;
+  std::optional<ReduceOp> op;  ///< empty for collectives that do not reduce ("none" in files)
+  int root = -1;               ///< broadcast root; -1 otherwise
   bool in_place = false;
-  std::string mem = "host";       ///< where the buffers were: "host" or "cuda"
-  std::string mem_path = "host";  ///< how they met UCX: "host", "direct" or "staged"
+  memory::MemKind mem = memory::MemKind::kHost;       ///< where the buffers were
+  memory::MemPath mem_path = memory::MemPath::kHost;  ///< how they met UCX
   std::uint64_t size_bytes = 0;
   std::uint64_t count = 0;
   int ranks = 0;

@@ -70,11 +70,11 @@ CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
                        ReduceOp op, bool in_place, std::uint64_t bytes, const RowTiming& timing,
                        std::optional<std::uint64_t> wrong) {
   CollectiveRow row;
-  row.collective = std::string(name_of(o.collective));
+  row.collective = o.collective;
   row.algorithm = algorithm;
   row.selected_by = selected_by;
-  row.type = std::string(name_of(type));
-  row.op = reduces(o.collective) ? std::string(name_of(op)) : "none";
+  row.type = type;
+  if (reduces(o.collective)) row.op = op;
   row.root = o.collective == Collective::kBroadcast ? o.root : -1;
   row.in_place = in_place;
   row.size_bytes = bytes;
@@ -188,8 +188,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             const RowTiming timing = combine_over_ranks(boot, local, o.average, what);
             rows.push_back(
                 make_row(comm, o, name, selected_by, type, op, in_place, bytes, timing, wrong));
-            rows.back().mem = std::string(memory::name_of(space.kind()));
-            rows.back().mem_path = std::string(memory::name_of(o.mem_path));
+            rows.back().mem = space.kind();
+            rows.back().mem_path = o.mem_path;
             if (o.record_arrivals) {
               enter_s.erase(enter_s.begin(), enter_s.begin() + std::min<std::ptrdiff_t>(
                                                                    o.warmup, std::ssize(enter_s)));

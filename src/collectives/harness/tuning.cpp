@@ -26,7 +26,7 @@ TuningTable derive_tuning(const std::vector<CollectiveRow>& rows, int hosts) {
   std::map<Key, std::map<std::uint64_t, std::map<std::string, bool>>> wrong;
   for (const auto& r : rows) {
     if (r.size_bytes == 0 || r.iteration_us.n == 0) continue;
-    const Key key{r.collective, r.ranks};
+    const Key key{std::string(name_of(r.collective)), r.ranks};
     auto& table = r.in_place ? ip : oop;
     table[key][r.size_bytes][r.algorithm] += r.iteration_us.p50;
     if (r.wrong && *r.wrong > 0) wrong[key][r.size_bytes][r.algorithm] = true;
