@@ -73,7 +73,12 @@ TEST_CASE("results schema: a wrong type names the JSON path", "[results][schema]
   CHECK(rejection(doc) == "f.json: collectives.rows[0].busbw_gbps: expected a number, got string");
   doc = written_document();
   doc["collectives"]["rows"][0]["mem"] = 3;
-  CHECK(rejection(doc) == "f.json: collectives.rows[0].mem: expected a string, got number");
+  CHECK(rejection(doc) ==
+        "f.json: collectives.rows[0].mem: unknown value 3 (expected one of \"host\", \"cuda\")");
+  doc = written_document();
+  doc["collectives"]["rows"][0]["type"] = "fp8";
+  CHECK_THAT(rejection(doc), Catch::StartsWith("f.json: collectives.rows[0].type: unknown value "
+                                               "\"fp8\" (expected one of \"float\""));
   doc = written_document();
   doc["tuning"]["entries"][0]["ranges"][0]["max_bytes"] = "all";
   CHECK(rejection(doc) ==
