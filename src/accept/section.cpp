@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/units.hpp"
 
 namespace ibscope::accept {
@@ -208,6 +209,13 @@ AcceptResult build_section(const SectionInputs& in) {
       pass = false;
       out.failures.push_back("straggler: " + in.stragglers->reason);
     }
+  }
+  // A hook forges what was measured (core/fault_hooks.hpp): no verdict of such a run passes.
+  const int ranks = static_cast<int>(in.hosts_by_rank.size());
+  for (const auto& h : in.options.fault_hooks) {
+    pass = false;
+    out.failures.push_back(fault_hook_failure(h, ranks));
+    section.fault_hooks.push_back(describe_fault_hook(h, ranks));
   }
   section.pass = pass;
   out.pass = pass;

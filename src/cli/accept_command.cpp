@@ -110,7 +110,8 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
 }
 
 int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
-  const accept::AcceptOptions& o = command.accept;
+  accept::AcceptOptions o = command.accept;
+  o.fault_hooks = ctx.fault_hooks;
   const bool root = ctx.comm().rank() == 0;
   std::FILE* out = ctx.table_out;
   if (out != nullptr) fmt::print(out, "# acceptance: topology and link-state preflight\n");

@@ -12,14 +12,13 @@
 #include "ibscope/bootstrap/local_launcher.hpp"
 #include "ibscope/build_info.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
 #include "ibscope/output/results_csv.hpp"
 #include "ibscope/results/writer.hpp"
 #include "ibscope/topo/cpu.hpp"
-
-extern char** environ;
 
 namespace ibscope::cli {
 namespace {
@@ -55,8 +54,33 @@ std::string build_description() {
   return b;
 }
 
+// Every rank's fault hooks (core/fault_hooks.hpp), on every rank: a hook set on one rank
+// only (a launcher that forwards the environment to some hosts) forges the job all the same.
+std::vector<FaultHook> gather_fault_hooks(Bootstrap& boot) {
+  std::vector<std::string> mine;
+  for (const auto& [name, value] : fault_hooks_in(process_env_with_prefix("IBSCOPE_"))) {
+    std::string line = name + "=";
+    // One line per variable: a newline in a value travels as the two characters "\n".
+    for (char c : value) line += c == '\n' ? std::string("\\n") : std::string(1, c);
+    mine.push_back(std::move(line));
+  }
+  const auto all = boot.allgather(as_bytes(join_lines(mine)), "fault hooks");
+  std::vector<EnvVars> per_rank;
+  for (const auto& bytes : all) {
+    EnvVars hooks;
+    for (const auto& line : split_lines(bytes)) {
+      const auto eq = line.find('=');
+      if (eq != std::string::npos) hooks[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    per_rank.push_back(std::move(hooks));
+  }
+  return merge_fault_hooks(per_rank);
+}
+
 /// Gathers what describes the job (on every rank; collective) and fills the banner/results.
-void describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc, BannerInfo& banner) {
+/// Returns the fault hooks set on any rank (the same on every rank).
+std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc,
+                                    BannerInfo& banner) {
   const topo::CpuInfo cpu = topo::read_cpu_info();
   std::vector<std::string> mine;
   mine.push_back(std::to_string(cpu.allowed_threads));
@@ -64,6 +88,7 @@ void describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc, Bann
     for (int r = 0; r < comm->size(); ++r) mine.push_back(comm->transports(r));
   }
   const auto all = boot.allgather(as_bytes(join_lines(mine)), "job description");
+  const std::vector<FaultHook> hooks = gather_fault_hooks(boot);
 
   banner.ranks = boot.size();
   banner.bootstrap = std::string(boot.kind());
@@ -85,6 +110,8 @@ void describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc, Bann
     }
   }
   for (const auto& t : distinct) banner.transports.push_back(t);
+  // First, so that no other warning pushes them out of sight.
+  for (const auto& h : hooks) banner.warnings.push_back(fault_hook_warning(h, boot.size()));
 
   for (const auto& [host, threads] : threads_per_host) {
     int ranks_here = 0;
@@ -100,7 +127,7 @@ void describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc, Bann
     banner.warnings.push_back(
         fmt::format("this is a {} build: figures are not representative", build_description()));
   }
-  if (doc == nullptr) return;
+  if (doc == nullptr) return hooks;
   doc->job = results::Job{.ranks = boot.size(),
                           .bootstrap = std::string(boot.kind()),
                           .hosts = boot.hosts(),
@@ -109,14 +136,10 @@ void describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc, Bann
   if (comm != nullptr) env.ucx_version = banner.ucx_version;
   env.build = banner.build;
   if (comm != nullptr) env.transports = transports;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view kv(*e);
-    if (!kv.starts_with("UCX_")) continue;
-    const auto eq = kv.find('=');
-    env.ucx_env[std::string(kv.substr(0, eq))] =
-        eq == std::string_view::npos ? "" : std::string(kv.substr(eq + 1));
-  }
+  env.ucx_env = process_env_with_prefix("UCX_");
+  env.ibscope_env = recorded_ibscope_env(process_env_with_prefix("IBSCOPE_"));
   for (const auto& w : banner.warnings) doc->add_warning(w);
+  return hooks;
 }
 
 void print_results_path(const std::string& line, bool table) {
@@ -157,16 +180,17 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
     BannerInfo banner;
     banner.command = subcommand;
-    describe_job(*boot, comm_ptr, doc.get(), banner);
+    std::vector<FaultHook> hooks = describe_job(*boot, comm_ptr, doc.get(), banner);
     if (boot->rank() == 0 && table) print_banner(stdout, banner);
     if (boot->rank() == 0 && !table) {
       for (const auto& w : banner.warnings) log::warn("{}", w);
     }
 
     JobContext ctx{
-        *boot,     comm_ptr,
-        doc.get(), boot->rank() == 0 && table ? stdout : nullptr,
-        timeout_s, boot->rank() == 0 && !common.quiet && ProgressLine::stderr_is_terminal()};
+        *boot,           comm_ptr,
+        doc.get(),       boot->rank() == 0 && table ? stdout : nullptr,
+        timeout_s,       boot->rank() == 0 && !common.quiet && ProgressLine::stderr_is_terminal(),
+        std::move(hooks)};
     const int status = body(ctx);
     if (comm) comm->close();
     if (doc) {
@@ -180,6 +204,10 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       }
       print_results_path(fmt::format("# results: {}", path.string()), table);
       if (after_write) after_write(path);
+    }
+    // Again at the end, on stderr, where a long run's banner has scrolled away.
+    if (boot->rank() == 0) {
+      for (const auto& h : ctx.fault_hooks) log::warn("{}", fault_hook_warning(h, boot->size()));
     }
     return status;
   } catch (const Error& e) {

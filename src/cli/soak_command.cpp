@@ -7,6 +7,7 @@
 #include "ibscope/cli/memory_setup.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/soak_report.hpp"
@@ -122,7 +123,12 @@ int soak_body(JobContext& ctx, const SoakOptions& options) {
     // Kept current, so a run that fails later still has its windows in the partial results.
     ctx.results->soak->windows.push_back(w);
   });
-  const SoakSummary summary = summarize_soak(windows, o.thresholds);
+  SoakSummary summary = summarize_soak(windows, o.thresholds);
+  // A hook forges what was measured (core/fault_hooks.hpp): no verdict of such a run passes.
+  for (const auto& h : ctx.fault_hooks) {
+    summary.pass = false;
+    summary.reasons.push_back(fault_hook_failure(h, ctx.bootstrap.size()));
+  }
   if (ctx.results != nullptr) {
     ctx.results->soak->windows = windows;
     ctx.results->soak->summary = summary;

@@ -249,6 +249,8 @@ json to_json(const Acceptance& a) {
   if (a.thresholds) j["thresholds"] = to_json(*a.thresholds);
   if (a.preflight) j["preflight"] = to_json(*a.preflight);
   if (a.allreduce) j["allreduce"] = {{"rows", a.allreduce->rows}, {"wrong", a.allreduce->wrong}};
+  // Only when set: the files of genuine runs stay readable by earlier ibscope builds.
+  if (!a.fault_hooks.empty()) j["fault_hooks"] = a.fault_hooks;
   return j;
 }
 
@@ -290,6 +292,7 @@ Acceptance acceptance_from_json(const json& j, std::string_view source) {
   a.median_latency_us = in.number_or_nan_or(j, p, "median_latency_us", 0);
   a.retest_rounds = in.get_or<int>(j, p, "retest_rounds", 0);
   a.notes = in.get_or<std::vector<std::string>>(j, p, "notes", {});
+  a.fault_hooks = in.get_or<std::vector<std::string>>(j, p, "fault_hooks", {});
   if (j.contains("allreduce")) {
     a.allreduce = AcceptAllreduce{in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "rows"),
                                   in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "wrong")};

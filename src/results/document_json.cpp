@@ -393,6 +393,7 @@ VerbsPort read_verbs_port(const FieldReader& in, const json& j, const std::strin
 
 json to_json(const Environment& env) {
   json j = {{"build", env.build}, {"ucx_env", env.ucx_env}};
+  if (env.ibscope_env) j["ibscope_env"] = *env.ibscope_env;
   if (env.ucx_version) j["ucx_version"] = *env.ucx_version;
   if (env.transports) j["transports"] = *env.transports;
   if (env.verbs_ports) {
@@ -421,6 +422,9 @@ Environment read_environment(const FieldReader& in, const json& j) {
     env.transports = read_string_map(in, j["transports"], "environment.transports");
   }
   if (j.contains("ucx_env")) env.ucx_env = read_string_map(in, j["ucx_env"], "environment.ucx_env");
+  if (j.contains("ibscope_env")) {
+    env.ibscope_env = read_string_map(in, j["ibscope_env"], "environment.ibscope_env");
+  }
   if (j.contains("verbs_ports") && !j["verbs_ports"].is_null()) {
     const json& ports = j["verbs_ports"];
     if (!ports.is_array()) in.fail("environment.verbs_ports", "expected an array");

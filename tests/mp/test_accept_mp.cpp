@@ -49,6 +49,44 @@ TEST_CASE("accept names the rank that arrives last at every all-reduce", "[mp][a
   CHECK(doc["acceptance"]["allreduce"]["wrong"] == 0);
   CHECK_FALSE(doc["acceptance"]["pass"].get<bool>());
   CHECK(doc["complete"].get<bool>());
+  // The straggler is forged by a test hook: the banner, the verdict and the file say so.
+  CHECK(res.out.find("# WARNING: FAULT HOOK IBSCOPE_FAULT_DELAY_RANK=2:4000 (every rank) is set") !=
+        std::string::npos);
+  CHECK(res.out.find("FAIL fault hook IBSCOPE_FAULT_DELAY_RANK=2:4000 (every rank) is set") !=
+        std::string::npos);
+  CHECK(doc["acceptance"]["fault_hooks"] ==
+        nlohmann::json::array({"IBSCOPE_FAULT_DELAY_RANK=2:4000 (every rank)"}));
+  CHECK(doc["environment"]["ibscope_env"]["IBSCOPE_FAULT_DELAY_RANK"] == "2:4000");
+}
+
+TEST_CASE("accept never passes while a fault hook is set, whatever it measured",
+          "[mp][accept][fault_hooks]") {
+  // One host, no all-reduce: nothing to fail, so the run passes without the hook. With one
+  // (an inert name: any IBSCOPE_FAULT_* variable counts) it fails, naming it, exit 1.
+  const std::vector<std::string> args = {"accept",           "--np",      "2",
+                                         "--skip-allreduce", "--timeout", "30"};
+  auto with_out = [&](const std::string& dir) {
+    auto a = args;
+    a.insert(a.end(), {"--out", dir});
+    return a;
+  };
+  const auto clean = run_process({with_out(make_temp_dir()), {}, 60});
+  INFO(describe(clean));
+  REQUIRE(clean.exit_code == 0);
+  REQUIRE(clean.out.find("ibscope accept: PASS") != std::string::npos);
+
+  const auto hooked =
+      run_process({with_out(make_temp_dir()), {{"IBSCOPE_FAULT_NOT_YET_WRITTEN", "1"}}, 60});
+  INFO(describe(hooked));
+  CHECK(hooked.exit_code == 1);
+  CHECK(hooked.out.find("ibscope accept: FAIL") != std::string::npos);
+  CHECK(hooked.out.find("PASS") == std::string::npos);
+  CHECK(hooked.out.find("FAIL fault hook IBSCOPE_FAULT_NOT_YET_WRITTEN=1 (every rank) is set") !=
+        std::string::npos);
+  const auto doc = load_run_results(hooked);
+  CHECK_FALSE(doc["acceptance"]["pass"].get<bool>());
+  CHECK(doc["acceptance"]["fault_hooks"] ==
+        nlohmann::json::array({"IBSCOPE_FAULT_NOT_YET_WRITTEN=1 (every rank)"}));
 }
 
 TEST_CASE("accept judges the link between two hosts against --expect-gbps", "[mp][accept]") {

@@ -96,6 +96,44 @@ TEST_CASE("an injected corruption is caught by #wrong and fails the run",
   CHECK(r.err.find("verification failed") != std::string::npos);
   const auto doc = load_run_results(r);
   for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 1);
+  // The hook is named in rank 0's banner and the results' warnings, and recorded.
+  const std::string warning = "FAULT HOOK IBSCOPE_FAULT_CORRUPT_RANK=1 (every rank) is set";
+  CHECK(r.out.find("# WARNING: " + warning) != std::string::npos);
+  REQUIRE_FALSE(doc["warnings"].empty());
+  CHECK(doc["warnings"][0].get<std::string>().starts_with(warning));
+  CHECK(doc["environment"]["ibscope_env"]["IBSCOPE_FAULT_CORRUPT_RANK"] == "1");
+}
+
+TEST_CASE("every IBSCOPE_* variable is recorded; any IBSCOPE_FAULT_* one is a hook, warned of",
+          "[mp][allreduce][fault_hooks]") {
+  SECTION("a hook no code reads yet is still named: the rule is the prefix") {
+    const auto r =
+        run_allreduce(2, "4096", "float", "sum",
+                      {{"IBSCOPE_FAULT_NOT_YET_WRITTEN", "on"}, {"IBSCOPE_YIELD_WHEN_IDLE", "1"}});
+    INFO(describe(r));
+    CHECK(r.exit_code == 0);  // it changes nothing, yet the run says it is not genuine
+    CHECK(r.out.find("# WARNING: FAULT HOOK IBSCOPE_FAULT_NOT_YET_WRITTEN=on (every rank) is "
+                     "set") != std::string::npos);
+    const auto doc = load_run_results(r);
+    const auto& env = doc["environment"]["ibscope_env"];
+    CHECK(env["IBSCOPE_FAULT_NOT_YET_WRITTEN"] == "on");
+    CHECK(env["IBSCOPE_YIELD_WHEN_IDLE"] == "1");
+    // The local launcher's job token: present, its value never written.
+    CHECK(env["IBSCOPE_TOKEN"] == "(set; value not recorded)");
+    REQUIRE_FALSE(doc["warnings"].empty());
+    CHECK(doc["warnings"][0].get<std::string>().starts_with(
+        "FAULT HOOK IBSCOPE_FAULT_NOT_YET_WRITTEN=on (every rank) is set"));
+  }
+  SECTION("without a hook: no such warning") {
+    const auto r = run_allreduce(2, "4096", "float", "sum", {{"IBSCOPE_YIELD_WHEN_IDLE", "1"}});
+    INFO(describe(r));
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("FAULT HOOK") == std::string::npos);
+    const auto doc = load_run_results(r);
+    for (const auto& w : doc["warnings"])
+      CHECK(w.get<std::string>().find("FAULT HOOK") == std::string::npos);
+    CHECK(doc["environment"]["ibscope_env"]["IBSCOPE_YIELD_WHEN_IDLE"] == "1");
+  }
 }
 
 TEST_CASE("a rank delayed before every call raises the average time by the delay",

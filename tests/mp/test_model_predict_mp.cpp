@@ -1,8 +1,11 @@
 // `ibscope predict` as a user meets it: tiers given on the command line give the documented
 // formula's figure; tiers fitted from a real local run predict that run; bad input exits 2.
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <regex>
 
 #include "results_json.hpp"
 
@@ -33,24 +36,57 @@ TEST_CASE("predict with given tiers prints the ring formula's time", "[mp][model
 }
 
 TEST_CASE("predict fitted from a local run reproduces that run", "[mp][model]") {
-  const std::string dir = make_temp_dir();
-  const auto run = run_process({{"allreduce", "--np", "2", "-A", "ring", "-b", "4M", "-e", "64M",
-                                 "-f", "4", "-n", "10", "--out", dir},
-                                {},
-                                120,
-                                ""});
-  INFO(describe(run));
-  REQUIRE(run.exit_code == 0);
-  const std::string file = results_path(run);
-  // One host, two ranks: the intra-node tier. Shared memory on a loaded 2-core VM is noisy, so
-  // this checks the plumbing (fit -> tier -> formula -> comparison), not a tolerance.
-  const auto p = run_cli({"predict", "--fit", file, "--gpus-per-node", "2", "--sizes", "4M,16M,64M",
-                          "--compare", file});
-  INFO(describe(p));
-  REQUIRE(p.exit_code == 0);
-  CHECK(p.out.find("intra-node tier: latency") != std::string::npos);
-  CHECK(p.out.find("fitted: ring all-reduce") != std::string::npos);
-  CHECK(p.out.find("compared with measurements: 3 of 3 rows") != std::string::npos);
+  // One host, two ranks: the intra-node tier, fitted to the run's own rows, predicts those rows
+  // within kTolerancePct at every size (predict --tolerance: exit 1 when any |error| exceeds
+  // it), whenever the run is sound: the fit's r2 >= kSoundR2. The error is the alpha-beta
+  // formula's misfit at 3 sizes over a factor 16. Measured with this predict on the 18 runs of
+  // this very command that the suite left on this project's 2-core VM on 2026-12-05: the 13
+  // with r2 0.92-0.998 had a worst |error| of 5.0-18.1 %; the other 5, with a row 2-4 x slower
+  // than its in-place twin (a co-scheduled test), had r2 0.002-0.47 and 56-78 %; under a load
+  // average of 2.6 three runs in a row had r2 < 0 and 77-97 %. So 25 % passes every sound run
+  // with margin and still fails a factor-of-2 slip between the fitted and the predicted formula
+  // (a busbw factor, a doubled hop count), which leaves r2 alone. A run that is not sound is
+  // measured again, 4 runs at most; if none is, the tolerance is not checked (WARN).
+  constexpr double kTolerancePct = 25;
+  constexpr double kSoundR2 = 0.9;
+  constexpr int kRuns = 4;
+  bool checked = false;
+  for (int attempt = 1; attempt <= kRuns && !checked; ++attempt) {
+    const std::string dir = make_temp_dir();
+    const auto run = run_process({{"allreduce", "--np", "2", "-A", "ring", "-b", "4M", "-e", "64M",
+                                   "-f", "4", "-n", "10", "--out", dir},
+                                  {},
+                                  120,
+                                  ""});
+    INFO(describe(run));
+    REQUIRE(run.exit_code == 0);
+    const std::string file = results_path(run);
+    const auto p =
+        run_cli({"predict", "--fit", file, "--gpus-per-node", "2", "--sizes", "4M,16M,64M",
+                 "--compare", file, "--tolerance", fmt::format("{:g}", kTolerancePct)});
+    INFO(describe(p));
+    // The plumbing, in every run: fit -> tier -> formula -> comparison.
+    REQUIRE(p.out.find("intra-node tier: latency") != std::string::npos);
+    CHECK(p.out.find("fitted: ring all-reduce") != std::string::npos);
+    CHECK(p.out.find("compared with measurements: 3 of 3 rows") != std::string::npos);
+    std::smatch m;
+    REQUIRE(std::regex_search(p.out, m, std::regex(R"(, r2 (-?[0-9.]+),)")));
+    const double r2 = std::stod(m[1].str());
+    if (r2 < kSoundR2) {
+      WARN("run " << attempt << " of " << kRuns << " not sound (fit r2 " << r2 << " < " << kSoundR2
+                  << "): measured again\n"
+                  << p.out);
+      CHECK(p.exit_code <= 1);
+      continue;
+    }
+    CHECK(p.exit_code == 0);
+    CHECK(p.out.find(fmt::format("0 outside +-{:g} %", kTolerancePct)) != std::string::npos);
+    checked = true;
+  }
+  if (!checked) {
+    WARN("no sound run in " << kRuns << " (this machine is too loaded): the +-" << kTolerancePct
+                            << " % tolerance was not checked");
+  }
 }
 
 TEST_CASE("predict: bad input exits 2 with a clear message", "[mp][model]") {

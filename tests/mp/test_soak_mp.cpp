@@ -89,6 +89,8 @@ TEST_CASE("soak: corrupted results (IBSCOPE_FAULT_CORRUPT_RANK) fail it on #wron
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("Soak verdict         : FAIL") != std::string::npos);
   CHECK(r.err.find("wrong elements in total") != std::string::npos);
+  CHECK(r.err.find("soak FAILED: fault hook IBSCOPE_FAULT_CORRUPT_RANK=1 (every rank) is set") !=
+        std::string::npos);
   const auto doc = load_run_results(r);
   CHECK(doc["soak"]["summary"]["wrong"].get<std::uint64_t>() > 0);
   CHECK(doc["soak"]["windows"][0]["cases"][0]["wrong"].get<std::uint64_t>() ==

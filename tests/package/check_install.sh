@@ -8,7 +8,8 @@
 # 3. cpack -G DEB into a temp folder: the package's metadata (Depends from dpkg-shlibdeps) and
 #    its contents (bin/ibscope, the man page, the config). The .deb is never installed.
 # Writes only under a temp folder (removed at exit). Exit 77 (skipped) without cpack, dpkg-deb
-# or dpkg-shlibdeps (scripts/install-deps.sh installs them).
+# or dpkg-shlibdeps (scripts/install-deps.sh installs them), or 1 instead when
+# IBSCOPE_PACKAGE_REQUIRED=1 (CI: .ci/run).
 set -euo pipefail
 build=$(realpath "$1")
 consumer_src=$(realpath "$2")
@@ -16,6 +17,10 @@ cxx=$3
 
 for tool in cmake cpack dpkg-deb dpkg-shlibdeps; do
   if ! command -v "$tool" >/dev/null; then
+    if [ "${IBSCOPE_PACKAGE_REQUIRED:-0}" = 1 ]; then
+      echo "check_install: FAIL: $tool not found (IBSCOPE_PACKAGE_REQUIRED=1: failing instead of skipping)" >&2
+      exit 1
+    fi
     echo "check_install: $tool not found: skipped"
     exit 77
   fi

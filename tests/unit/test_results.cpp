@@ -127,6 +127,8 @@ results::Document sample_document() {
   doc.collectives.params->warmup_iters = 5;
   doc.job.ranks = 8;
   doc.environment.ucx_env["UCX_TLS"] = "rc";
+  doc.environment.ibscope_env =
+      std::map<std::string, std::string>{{"IBSCOPE_FAULT_DELAY_RANK", "2:4000"}};
   doc.add_row(sample_collective_row());
   doc.add_row(sample_p2p_row());
   return doc;
@@ -195,6 +197,7 @@ TEST_CASE("results: written file loads back with every field", "[results]") {
   CHECK(j["collectives"]["params"]["iters"] == 20);
   CHECK(j["job"]["ranks"] == 8);
   CHECK(j["environment"]["ucx_env"]["UCX_TLS"] == "rc");
+  CHECK(j["environment"]["ibscope_env"]["IBSCOPE_FAULT_DELAY_RANK"] == "2:4000");
 
   REQUIRE(j["collectives"]["rows"].size() == 1);
   const json& c = j["collectives"]["rows"][0];
@@ -464,6 +467,7 @@ TEST_CASE("results: acceptance and soak sections read back to the same document"
   a.stragglers->ranks.push_back({.rank = 1, .host = "h1", .iterations = 20});
   a.stragglers->rows.push_back({"ring", 1024, false, {{0.0, 12.5}, {0.0, std::nan("")}}});
   a.stragglers->straggler = results::NamedStraggler{1, "h1"};
+  a.fault_hooks = {"IBSCOPE_FAULT_DELAY_RANK=1:4000 (every rank)"};
   doc.acceptance = a;
   results::Soak soak;
   soak.params.duration_s = 60;
@@ -486,6 +490,9 @@ TEST_CASE("results: acceptance and soak sections read back to the same document"
   CHECK(back.acceptance->transport == results::AcceptTransport::kVerbs);
   CHECK(std::isnan(back.acceptance->stragglers->rows[0].arrival_us[1][1]));
   CHECK(back.acceptance->stragglers->straggler->host == "h1");
+  CHECK(back.acceptance->fault_hooks ==
+        std::vector<std::string>{"IBSCOPE_FAULT_DELAY_RANK=1:4000 (every rank)"});
+  CHECK(back.environment.ibscope_env == doc.environment.ibscope_env);
   REQUIRE(back.soak);
   CHECK(back.soak->windows.size() == 1);
   CHECK(back.soak->summary->reasons == std::vector<std::string>{"drift"});

@@ -39,8 +39,11 @@ json written_document() {
                                        .hosts = 1,
                                        .ranges = {ibscope::TuningRange{.algorithm = "ring"}}}},
       .source = "this run"};
+  doc.environment.ibscope_env =
+      std::map<std::string, std::string>{{"IBSCOPE_FAULT_CORRUPT_RANK", "1"}};
   doc.acceptance = ibscope::results::Acceptance{};
   doc.acceptance->pass = true;
+  doc.acceptance->fault_hooks = {"IBSCOPE_FAULT_CORRUPT_RANK=1 (every rank)"};
   return json::parse(ibscope::results::to_text(doc));
 }
 
@@ -79,6 +82,14 @@ TEST_CASE("results schema: a wrong type names the JSON path", "[results][schema]
   doc["collectives"]["rows"][0]["type"] = "fp8";
   CHECK_THAT(rejection(doc), Catch::StartsWith("f.json: collectives.rows[0].type: unknown value "
                                                "\"fp8\" (expected one of \"float\""));
+  doc = written_document();
+  doc["environment"]["ibscope_env"]["IBSCOPE_FAULT_CORRUPT_RANK"] = 1;
+  CHECK(rejection(doc) ==
+        "f.json: environment.ibscope_env.IBSCOPE_FAULT_CORRUPT_RANK: expected a string, got "
+        "number");
+  doc = written_document();
+  doc["acceptance"]["fault_hooks"] = "IBSCOPE_FAULT_CORRUPT_RANK=1";
+  CHECK(rejection(doc) == "f.json: acceptance.fault_hooks: expected an array, got string");
   doc = written_document();
   doc["tuning"]["entries"][0]["ranges"][0]["max_bytes"] = "all";
   CHECK(rejection(doc) ==

@@ -11,6 +11,7 @@
 #include "ibscope/accept/expected_rate.hpp"
 #include "ibscope/accept/link_verdict.hpp"
 #include "ibscope/accept/straggler.hpp"
+#include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/probes/probe_options.hpp"
 
 namespace ibscope::accept {
@@ -55,6 +56,9 @@ struct AcceptOptions {
   int allreduce_warmup = 3;
 
   double timeout_s = 60;
+
+  /// The test fault hooks set on any rank (cli JobContext): each one fails the verdict.
+  std::vector<FaultHook> fault_hooks;
 };
 
 /// Throws UsageError for values that cannot work (fractions outside (0, 1], sizes of 0, ...).

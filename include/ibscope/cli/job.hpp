@@ -12,6 +12,7 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/cli/flags.hpp"
+#include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/results/document.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
@@ -29,6 +30,9 @@ struct JobContext {
   double timeout_s;
   /// Draw a progress line on stderr (rank 0, stderr a terminal, not --quiet).
   bool show_progress = false;
+  /// The test fault hooks set on any rank (core/fault_hooks.hpp), the same list on every rank;
+  /// the banner and the results' warnings already name them.
+  std::vector<FaultHook> fault_hooks;
 
   /// The UCX communicator; only for jobs started with JobTransport::kUcx.
   ucx::Comm& comm() const;

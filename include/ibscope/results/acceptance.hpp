@@ -113,6 +113,8 @@ struct Acceptance {
   std::vector<std::string> notes;
   std::optional<AcceptAllreduce> allreduce;  ///< absent with --skip-allreduce
   std::optional<Stragglers> stragglers;      ///< null with --skip-allreduce
+  /// The test fault hooks set during the run ("NAME=value (ranks)"); any: pass is false.
+  std::vector<std::string> fault_hooks;
 };
 
 /// "ucx" or "verbs".

@@ -60,13 +60,17 @@ struct VerbsPort {
   std::vector<std::string> gpu_warnings;
 };
 
-/// The software environment: UCX, the build, the transports UCX chose, UCX_* variables.
+/// The software environment: UCX, the build, the transports UCX chose, the UCX_* and IBSCOPE_*
+/// variables (rank 0's).
 struct Environment {
   std::optional<std::string> ucx_version;  ///< jobs that connected UCX
   std::string build;                       ///< "Release", "Debug+asan/ubsan"
   /// "rank->peer" -> UCX's transport description; jobs that connected UCX.
   std::optional<std::map<std::string, std::string>> transports;
   std::map<std::string, std::string> ucx_env;
+  /// Every IBSCOPE_* variable, fault hooks included; a secret's value is not recorded. Empty
+  /// optional: a file written before ibscope recorded them.
+  std::optional<std::map<std::string, std::string>> ibscope_env;
   std::optional<std::vector<VerbsPort>> verbs_ports;  ///< probe runs
 };
 
