@@ -104,7 +104,7 @@ TEST_CASE("an injected corruption is caught by #wrong and fails the run",
   CHECK(doc["environment"]["ibscope_env"]["IBSCOPE_FAULT_CORRUPT_RANK"] == "1");
 }
 
-TEST_CASE("every IBSCOPE_* variable is recorded; any IBSCOPE_FAULT_* one is a hook, warned of",
+TEST_CASE("every IBSCOPE_* variable is recorded and any IBSCOPE_FAULT_* one is a hook, warned of",
           "[mp][allreduce][fault_hooks]") {
   SECTION("a hook no code reads yet is still named: the rule is the prefix") {
     const auto r =

@@ -128,7 +128,7 @@ TEST_CASE("time average: per-call maxima over ranks overstate a jittery loop", "
   CHECK(old_sum_us / calls == Approx(115));
 }
 
-TEST_CASE("time average: names and nccl-tests' numbers parse; others are usage errors",
+TEST_CASE("time average: names and nccl-tests' numbers parse, anything else is a usage error",
           "[timing]") {
   CHECK(parse_time_average("0", "-a") == TimeAverage::kRank0);
   CHECK(parse_time_average("1", "-a") == TimeAverage::kMean);
