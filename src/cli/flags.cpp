@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <span>
 
-#include "ibscope/cli/memory_setup.hpp"
+#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/results/loader.hpp"

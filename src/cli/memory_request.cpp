@@ -1,8 +1,9 @@
 // --mem/--mem-path/--stage-chunk parsing, apart from setup_memory (which needs UCX and the
 // topology) so that the flag parser can be fuzzed on its own.
+#include "ibscope/cli/memory_request.hpp"
+
 #include <fmt/format.h>
 
-#include "ibscope/cli/memory_setup.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/gpu/cuda.hpp"

@@ -13,7 +13,7 @@
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
-#include "ibscope/core/hosts.hpp"
+#include "ibscope/model/job_layout.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -51,38 +51,13 @@ void print_fits(std::FILE* out, const results::Document& doc, const std::string&
   for (const auto& n : report.notes) fmt::print(out, "# fit note: {}\n", n);
 }
 
-// The default workload laid out as this job: tensor and pipeline parallel as the preset has
-// them, data parallel over the rest of the job's ranks, the job's ranks per host as GPUs per
-// node, the same micro-batches per step.
-model::Workload workload_like_job(const RunFlags& f, const results::Document& doc) {
-  model::Workload w = model::preset(f.workload);
-  const auto& hosts = doc.job.hosts;
-  const int ranks = static_cast<int>(hosts.size());
-  const int host_count = count_hosts(hosts);
-  if (ranks % host_count != 0) {
-    throw UsageError(fmt::format("the job's {} ranks are not spread evenly over its {} hosts",
-                                 ranks, host_count));
-  }
-  const int model_parallel = w.tp * w.pp;
-  if (ranks % model_parallel != 0) {
-    throw UsageError(fmt::format("'{}' needs tp x pp = {} ranks per model copy; the job has {}",
-                                 w.name, model_parallel, ranks));
-  }
-  const int microbatches = w.microbatches();
-  w.dp = ranks / model_parallel;
-  w.gpus_per_node = ranks / host_count;
-  w.global_batch = microbatches * w.micro_batch * w.dp;
-  model::validate(w, fmt::format("preset {} laid out as this job", f.workload));
-  return w;
-}
-
 // The training-step section for the default workload laid out as this job, its tiers fitted
 // from the run's own results file.
 TrainingReport run_training(const RunFlags& f, const results::Document& doc,
                             const std::filesystem::path& file) {
   model::Workload w;
   try {
-    w = workload_like_job(f, doc);
+    w = model::lay_out_like_job(f.workload, doc.job.hosts);
   } catch (const UsageError& e) {
     TrainingReport t;
     t.workload = f.workload;

@@ -4,12 +4,13 @@
 
 #include <optional>
 
-#include "ibscope/cli/memory_setup.hpp"
+#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/memory_setup.hpp"
 #include "ibscope/output/soak_report.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/ucx/staging_scope.hpp"

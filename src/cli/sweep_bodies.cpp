@@ -6,11 +6,12 @@
 #include <optional>
 #include <set>
 
-#include "ibscope/cli/memory_setup.hpp"
+#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/hosts.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/memory_setup.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
 #include "ibscope/transport/ucx/staging_scope.hpp"

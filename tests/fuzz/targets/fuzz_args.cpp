@@ -11,7 +11,7 @@
 
 #include "fuzz_support.hpp"
 #include "ibscope/cli/list_args.hpp"
-#include "ibscope/cli/memory_setup.hpp"
+#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"

@@ -1,4 +1,4 @@
-#include "ibscope/cli/memory_setup.hpp"
+#include "ibscope/measure/memory_setup.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/ucx/context.hpp"
 
-namespace ibscope::cli {
+namespace ibscope {
 
 namespace {
 
@@ -77,4 +77,4 @@ MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) 
   return s;
 }
 
-}  // namespace ibscope::cli
+}  // namespace ibscope

@@ -12,12 +12,7 @@ namespace ibscope::ucx {
 class Comm;
 }
 
-namespace ibscope::cli {
-
-/// Parses --mem (one kind), --mem-path and --stage-chunk. UsageError for unknown values, and
-/// for --mem cuda in a build without CUDA (naming the rebuild).
-memory::MemoryRequest parse_memory_request(const std::string& mem, const std::string& path,
-                                           const std::string& stage_chunk);
+namespace ibscope {
 
 struct MemorySetup {
   std::shared_ptr<memory::MemorySpace> space;
@@ -32,4 +27,4 @@ struct MemorySetup {
 /// logs the decision once.
 MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request);
 
-}  // namespace ibscope::cli
+}  // namespace ibscope
