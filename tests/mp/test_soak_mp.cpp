@@ -3,6 +3,7 @@
 // corruption fails #wrong); bad flags are usage errors. The 2-minute soak is ctest soak/ci.
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 
@@ -17,6 +18,17 @@ ProcessResult soak(int np, std::vector<std::string> extra,
   std::vector<std::string> args = {"soak", "--np",  std::to_string(np), "--timeout",
                                    "30",   "--out", make_temp_dir()};
   args.insert(args.end(), extra.begin(), extra.end());
+  // Under ASan a freed block waits in a 256 MiB quarantine before its memory is reused, so the
+  // allocations that come and go in every iteration read as RSS growth: 14-16 MiB over 5 s at
+  // 3 ranks with the verification of issue 21 (not seen before it; the cause of the extra churn
+  // was not pinned down). With a 1 MiB quarantine the growth stays under the limit, so the RSS
+  // check is about leaks again; release builds ignore the variable.
+  if (!env.contains("ASAN_OPTIONS")) {
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    env["ASAN_OPTIONS"] =
+        std::string(asan != nullptr && *asan != '\0' ? std::string(asan) + ":" : "") +
+        "quarantine_size_mb=1";
+  }
   return run_process({args, std::move(env), 90});
 }
 

@@ -1,7 +1,6 @@
 // A workload preset laid out as a measured job (model/job_layout.hpp), as `ibscope run` does for
 // its network-share line.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
