@@ -24,14 +24,14 @@ RowTiming combine_over_ranks(Bootstrap& bootstrap, const LoopTiming& mine, TimeA
   }
   RowTiming t;
   t.time_s = combine_loop_times(loop_s, average);
-  t.samples_rank = slowest_rank(loop_s);
-  const bool named = bootstrap.rank() == t.samples_rank;
+  t.iteration_rank = slowest_rank(loop_s);
+  const bool named = bootstrap.rank() == t.iteration_rank;
   auto samples = allgather_doubles(
       bootstrap, named ? std::span<const double>(mine.samples_s) : std::span<const double>(), what);
-  t.samples_s = std::move(samples[static_cast<std::size_t>(t.samples_rank)]);
+  t.samples_s = std::move(samples[static_cast<std::size_t>(t.iteration_rank)]);
   if (t.samples_s.size() != mine.samples_s.size()) {
     throw RemoteError(fmt::format("{}: {} reported {} samples, this rank has {}", what,
-                                  bootstrap.describe(t.samples_rank), t.samples_s.size(),
+                                  bootstrap.describe(t.iteration_rank), t.samples_s.size(),
                                   mine.samples_s.size()));
   }
   return t;

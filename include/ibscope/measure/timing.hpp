@@ -42,7 +42,7 @@ LoopTiming time_loop(int warmup, int iters, Fn&& fn) {
 /// per-call samples of the rank whose loop took longest, named.
 struct RowTiming {
   double time_s = 0;
-  int samples_rank = 0;
+  int iteration_rank = 0;
   std::vector<double> samples_s;
 };
 

@@ -82,7 +82,7 @@ CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
   row.ranks = comm.size();
   row.time_us = timing.time_s * 1e6;
   row.average = o.average;
-  row.iteration_rank = timing.samples_rank;
+  row.iteration_rank = timing.iteration_rank;
   row.samples_us.reserve(timing.samples_s.size());
   for (double s : timing.samples_s) row.samples_us.push_back(s * 1e6);
   row.iteration_us = summarize(row.samples_us);
