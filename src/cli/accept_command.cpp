@@ -52,10 +52,13 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
   app.add_option("--verbs-lat-iters", f.verbs_lat_iters, "RDMA WRITE ping-pongs per pair")
       ->default_val(1000);
   app.add_option("-d,--ib-dev", f.device,
-                 "RDMA device[:port] (a comma list: one per local rank); default: the first");
+                 "RDMA device[:port] (a comma list: one per local rank) for the verbs probes and "
+                 "the UCX rails; default: the first device for the probes, one ACTIVE NIC per "
+                 "local rank for UCX (docs/ucx-transports.md)");
   app.add_option("-x,--gid-index", f.gid_index, "GID index (default: chosen from the table)")
       ->default_val(-1);
-  app.add_flag("--no-bind", f.no_bind, "Do not bind the verbs probes to the NIC's NUMA node");
+  app.add_flag("--no-bind", f.no_bind,
+               "Do not bind the verbs probes and the UCX ranks to their NIC's NUMA node");
   app.add_flag("--skip-allreduce", f.skip_allreduce, "No all-reduce sweep / straggler check");
   app.add_option("-A,--algorithms", f.algorithms,
                  "All-reduce algorithms for the straggler sweep (comma list; default: all)");

@@ -109,6 +109,7 @@ Command add_run_command(CLI::App& app, JobFlags& j) {
       "every algorithm (-A all unless given), then the fits and the network's share of "
       "a training step for a default workload laid out as this job");
   add_common_flags(*sub, j.common);
+  add_rail_flags(*sub, j.common);
   add_collective_flags(*sub, j.collective, Collective::kAllreduce);
   add_p2p_flags(*sub, j.p2p, "p2p-");
   add_run_flags(*sub, *run_flags);
@@ -130,6 +131,7 @@ Command add_collective_command(CLI::App& app, JobFlags& j, const CollectiveComma
   auto* sub = app.add_subcommand(cc.name, cc.description);
   for (const char* alias : cc.aliases) sub->alias(alias);
   add_common_flags(*sub, j.common);
+  add_rail_flags(*sub, j.common);
   add_collective_flags(*sub, j.collective, cc.collective);
   return {sub, [&j, &cc]() -> int {
             const double timeout_s = parse_timeout_s(j.common);
@@ -145,6 +147,7 @@ Command add_p2p_command(CLI::App& app, JobFlags& j) {
   auto* sub =
       app.add_subcommand("p2p", "Point-to-point latency and bandwidth over UCX between rank pairs");
   add_common_flags(*sub, j.common);
+  add_rail_flags(*sub, j.common);
   add_p2p_flags(*sub, j.p2p, "");
   return {sub, [&j]() -> int {
             const double timeout_s = parse_timeout_s(j.common);
@@ -164,6 +167,7 @@ Command add_soak_command(CLI::App& app, JobFlags& j) {
       "p50/p99 time, busbw, #wrong and every rank's RSS; at the end drift, RSS growth "
       "and a PASS/FAIL verdict (docs/soak.md)");
   add_common_flags(*sub, j.common);
+  add_rail_flags(*sub, j.common);
   add_soak_flags(*sub, *flags);
   return {sub, [&j, flags]() -> int {
             const double timeout_s = parse_timeout_s(j.common);
@@ -227,6 +231,8 @@ Command add_accept_command(CLI::App& app, JobFlags& j) {
   return {sub, [&j, flags]() -> int {
             const double timeout_s = parse_timeout_s(j.common);
             const auto o = to_options(*flags, timeout_s);
+            j.common.nic = flags->device;  // one -d and --no-bind for probes and UCX rails
+            j.common.no_bind = flags->no_bind;
             return run_job("accept", j.common, j.argv,
                            [&](JobContext& ctx) { return accept_body(ctx, o); });
           }};

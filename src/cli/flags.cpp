@@ -30,6 +30,16 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
                "No banner or tables; errors and the results path only");
 }
 
+void add_rail_flags(CLI::App& app, CommonFlags& f) {
+  app.add_option("--nic", f.nic,
+                 "RDMA device[:port] for each rank's UCX traffic, or a comma list from which "
+                 "each rank takes entry local_rank % size (default: the NIC closest to the "
+                 "rank's GPU, else the ACTIVE NICs in name order, one per local rank); sets "
+                 "UCX_NET_DEVICES unless it is set");
+  app.add_flag("--no-bind", f.no_bind,
+               "Do not bind each rank's CPUs and memory to its NIC's NUMA node");
+}
+
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
   app.add_option("-b,--minbytes", f.min_bytes, "Smallest message size (K/M/G suffixes)")
       ->default_val("8");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -14,11 +15,13 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/log.hpp"
+#include "ibscope/measure/rail_setup.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
 #include "ibscope/output/results_csv.hpp"
 #include "ibscope/results/writer.hpp"
 #include "ibscope/topo/cpu.hpp"
+#include "ibscope/transport/ucx/endpoint.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -80,7 +83,8 @@ std::vector<FaultHook> gather_fault_hooks(Bootstrap& boot) {
 /// Gathers what describes the job (on every rank; collective) and fills the banner/results.
 /// Returns the fault hooks set on any rank (the same on every rank).
 std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc,
-                                    BannerInfo& banner) {
+                                    BannerInfo& banner, const RailSetup* rail,
+                                    const EnvVars& user_ucx_env) {
   const topo::CpuInfo cpu = topo::read_cpu_info();
   std::vector<std::string> mine;
   mine.push_back(std::to_string(cpu.allowed_threads));
@@ -89,6 +93,17 @@ std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::D
   }
   const auto all = boot.allgather(as_bytes(join_lines(mine)), "job description");
   const std::vector<FaultHook> hooks = gather_fault_hooks(boot);
+  std::optional<JobRails> rails;
+  if (comm != nullptr && rail != nullptr) {
+    std::vector<std::string> lanes;
+    for (int r = 0; r < comm->size(); ++r) {
+      if (r == boot.rank()) continue;
+      for (auto& d : ucx::lane_devices(comm->transports(r))) {
+        if (std::find(lanes.begin(), lanes.end(), d) == lanes.end()) lanes.push_back(d);
+      }
+    }
+    rails = gather_rails(boot, *rail, lanes);
+  }
 
   banner.ranks = boot.size();
   banner.bootstrap = std::string(boot.kind());
@@ -112,6 +127,17 @@ std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::D
   for (const auto& t : distinct) banner.transports.push_back(t);
   // First, so that no other warning pushes them out of sight.
   for (const auto& h : hooks) banner.warnings.push_back(fault_hook_warning(h, boot.size()));
+  if (rails) {
+    for (const auto& r : rails->ranks) {
+      banner.rank_rails.push_back(
+          r.nic.empty() ? std::string()
+                        : fmt::format("nic {}  {}", r.nic,
+                                      r.numa_node >= 0 ? fmt::format("NUMA {} (bound)", r.numa_node)
+                                                       : r.binding));
+    }
+    banner.ucx_notes = rails->notes;
+    for (const auto& w : rails->warnings) banner.warnings.push_back(w);
+  }
 
   for (const auto& [host, threads] : threads_per_host) {
     int ranks_here = 0;
@@ -136,7 +162,9 @@ std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::D
   if (comm != nullptr) env.ucx_version = banner.ucx_version;
   env.build = banner.build;
   if (comm != nullptr) env.transports = transports;
-  env.ucx_env = process_env_with_prefix("UCX_");
+  env.ucx_env = user_ucx_env;
+  if (rail != nullptr && !rail->env.set.empty()) env.ucx_env_set = rail->env.set;
+  if (rails) env.rails = rails->ranks;
   env.ibscope_env = recorded_ibscope_env(process_env_with_prefix("IBSCOPE_"));
   for (const auto& w : banner.warnings) doc->add_warning(w);
   return hooks;
@@ -173,14 +201,20 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     if (env.kind == LaunchKind::kTcp) log::set_identity(env.rank, local_hostname());
     boot = env.kind == LaunchKind::kLocal ? make_single_bootstrap(timeout_s)
                                           : connect_bootstrap(env, timeout_s);
+    const EnvVars user_ucx_env = process_env_with_prefix("UCX_");
+    std::optional<RailSetup> rail;
     std::optional<ucx::Comm> comm;
-    if (transport == JobTransport::kUcx) comm.emplace(*boot);
+    if (transport == JobTransport::kUcx) {
+      rail = set_up_rail(*boot, RailRequest{common.nic, !common.no_bind});
+      comm.emplace(*boot);
+    }
     ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
     if (boot->rank() == 0)
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
     BannerInfo banner;
     banner.command = subcommand;
-    std::vector<FaultHook> hooks = describe_job(*boot, comm_ptr, doc.get(), banner);
+    std::vector<FaultHook> hooks =
+        describe_job(*boot, comm_ptr, doc.get(), banner, rail ? &*rail : nullptr, user_ucx_env);
     if (boot->rank() == 0 && table) print_banner(stdout, banner);
     if (boot->rank() == 0 && !table) {
       for (const auto& w : banner.warnings) log::warn("{}", w);

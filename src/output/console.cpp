@@ -11,8 +11,11 @@ void print_banner(std::FILE* out, const BannerInfo& b) {
              b.bootstrap, b.ucx_version.empty() ? "" : fmt::format("UCX {}, ", b.ucx_version),
              b.build);
   for (std::size_t r = 0; r < b.hosts.size(); ++r) {
-    fmt::print(out, "#   rank {:>4}  host {}\n", r, b.hosts[r]);
+    const bool rail = r < b.rank_rails.size() && !b.rank_rails[r].empty();
+    fmt::print(out, "#   rank {:>4}  host {}{}{}\n", r, b.hosts[r], rail ? "  " : "",
+               rail ? b.rank_rails[r] : "");
   }
+  for (const auto& n : b.ucx_notes) fmt::print(out, "#   ucx {}\n", n);
   for (const auto& t : b.transports) fmt::print(out, "#   transports {}\n", t);
   for (const auto& w : b.warnings) fmt::print(out, "# WARNING: {}\n", w);
   std::fflush(out);

@@ -391,15 +391,41 @@ VerbsPort read_verbs_port(const FieldReader& in, const json& j, const std::strin
   return v;
 }
 
+json to_json(const RankRail& r) {
+  return {{"rank", r.rank},           {"host", r.host},     {"nic", r.nic},
+          {"netdev", r.netdev},       {"reason", r.reason}, {"lane_nics", r.lane_nics},
+          {"numa_node", r.numa_node}, {"cpus", r.cpus},     {"binding", r.binding}};
+}
+
+RankRail read_rank_rail(const FieldReader& in, const json& j, const std::string& p) {
+  RankRail r;
+  r.rank = in.get<int>(j, p, "rank");
+  r.host = in.get<std::string>(j, p, "host");
+  r.nic = in.get<std::string>(j, p, "nic");
+  r.netdev = in.get_or<std::string>(j, p, "netdev", "");
+  r.reason = in.get_or<std::string>(j, p, "reason", "");
+  r.lane_nics = in.get_or<std::vector<std::string>>(j, p, "lane_nics", {});
+  r.numa_node = in.get_or<int>(j, p, "numa_node", -1);
+  r.cpus = in.get_or<std::string>(j, p, "cpus", "");
+  r.binding = in.get_or<std::string>(j, p, "binding", "");
+  return r;
+}
+
 json to_json(const Environment& env) {
   json j = {{"build", env.build}, {"ucx_env", env.ucx_env}};
   if (env.ibscope_env) j["ibscope_env"] = *env.ibscope_env;
+  if (env.ucx_env_set) j["ucx_env_set"] = *env.ucx_env_set;
   if (env.ucx_version) j["ucx_version"] = *env.ucx_version;
   if (env.transports) j["transports"] = *env.transports;
   if (env.verbs_ports) {
     json ports = json::array();
     for (const auto& p : *env.verbs_ports) ports.push_back(to_json(p));
     j["verbs_ports"] = std::move(ports);
+  }
+  if (env.rails) {
+    json rails = json::array();
+    for (const auto& r : *env.rails) rails.push_back(to_json(r));
+    j["rails"] = std::move(rails);
   }
   return j;
 }
@@ -422,6 +448,9 @@ Environment read_environment(const FieldReader& in, const json& j) {
     env.transports = read_string_map(in, j["transports"], "environment.transports");
   }
   if (j.contains("ucx_env")) env.ucx_env = read_string_map(in, j["ucx_env"], "environment.ucx_env");
+  if (j.contains("ucx_env_set")) {
+    env.ucx_env_set = read_string_map(in, j["ucx_env_set"], "environment.ucx_env_set");
+  }
   if (j.contains("ibscope_env")) {
     env.ibscope_env = read_string_map(in, j["ibscope_env"], "environment.ibscope_env");
   }
@@ -432,6 +461,14 @@ Environment read_environment(const FieldReader& in, const json& j) {
     for (std::size_t i = 0; i < ports.size(); ++i) {
       env.verbs_ports->push_back(
           read_verbs_port(in, ports[i], fmt::format("environment.verbs_ports[{}]", i)));
+    }
+  }
+  if (j.contains("rails")) {
+    const json& rails = j["rails"];
+    if (!rails.is_array()) in.fail("environment.rails", "expected an array");
+    env.rails.emplace();
+    for (std::size_t i = 0; i < rails.size(); ++i) {
+      env.rails->push_back(read_rank_rail(in, rails[i], fmt::format("environment.rails[{}]", i)));
     }
   }
   return env;

@@ -14,6 +14,9 @@ TEST_CASE("UCX_TLS: shared memory in or out", "[ucx][config]") {
   CHECK(uses_shared_memory("tcp,posix"));
   CHECK(uses_shared_memory("sysv"));
   CHECK(uses_shared_memory("^cma"));
+  CHECK(uses_shared_memory("^ud_verbs"));
+  CHECK_FALSE(uses_shared_memory("^ud_verbs,sm"));  // ibscope's Soft-RoCE default
+  CHECK_FALSE(uses_shared_memory("^shm"));
   CHECK_FALSE(uses_shared_memory("tcp"));
   CHECK_FALSE(uses_shared_memory("rc,ud"));
   CHECK_FALSE(uses_shared_memory("tcp,cma"));

@@ -17,6 +17,8 @@ struct CommonFlags {
   std::string out_dir = "results";
   std::string format = "table";
   bool quiet = false;
+  std::string nic;       ///< --nic (accept: -d/--ib-dev): each rank's UCX rail; "" = chosen
+  bool no_bind = false;  ///< --no-bind: leave CPUs and memory unbound
 };
 
 struct CollectiveFlags {
@@ -57,6 +59,9 @@ struct P2pFlags {
 
 /// `short_quiet`: whether -q means --quiet (not for `probe`, where -q is perftest's QP count).
 void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet = true);
+/// --nic and --no-bind: the UCX jobs' rail (measure/rail_setup.hpp). accept has its own -d and
+/// --no-bind for probes and rails alike.
+void add_rail_flags(CLI::App& app, CommonFlags& f);
 /// The nccl-tests flags of one collective's sweep (--root only for broadcast).
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c);
 /// --mem, --mem-path, --stage-chunk (with `prefix`, e.g. "p2p-").

@@ -15,6 +15,8 @@ struct BannerInfo {
   int ranks = 0;
   std::string bootstrap;
   std::vector<std::string> hosts;       ///< one per rank
+  std::vector<std::string> rank_rails;  ///< per rank, "" or "nic rxe0:1, NUMA 0 (bound)"
+  std::vector<std::string> ucx_notes;   ///< UCX variables ibscope set for the job, and why
   std::string ucx_version;              ///< empty when the job does not use UCX
   std::vector<std::string> transports;  ///< distinct "peer-pair: transports" summaries
   std::string build;

@@ -60,6 +60,21 @@ struct VerbsPort {
   std::vector<std::string> gpu_warnings;
 };
 
+/// One rank's rail for UCX jobs (measure/rail_setup.hpp): its NIC, what UCX really used, and
+/// where the rank is bound.
+struct RankRail {
+  int rank = 0;
+  std::string host;
+  std::string nic;                     ///< "mlx5_3:1"; "" when the host has no ACTIVE RDMA port
+  std::string netdev;                  ///< the NIC's interface, "" when unknown
+  std::string reason;                  ///< why this NIC ("" without one)
+  std::vector<std::string> lane_nics;  ///< RDMA devices of this rank's UCX lanes ("rxe0:1")
+  int numa_node = -1;                  ///< the node the rank is bound to (-1: not bound)
+  std::string cpus;                    ///< that node's CPUs ("" when not bound)
+  std::string binding;                 ///< one line: bound, or why not
+  bool operator==(const RankRail&) const = default;
+};
+
 /// The software environment: UCX, the build, the transports UCX chose, the UCX_* and IBSCOPE_*
 /// variables (rank 0's).
 struct Environment {
@@ -67,11 +82,14 @@ struct Environment {
   std::string build;                       ///< "Release", "Debug+asan/ubsan"
   /// "rank->peer" -> UCX's transport description; jobs that connected UCX.
   std::optional<std::map<std::string, std::string>> transports;
-  std::map<std::string, std::string> ucx_env;
+  std::map<std::string, std::string> ucx_env;  ///< the UCX_* variables the user set (rank 0)
+  /// The UCX_* variables ibscope set on rank 0 because the user had not (env_plan.hpp).
+  std::optional<std::map<std::string, std::string>> ucx_env_set;
   /// Every IBSCOPE_* variable, fault hooks included; a secret's value is not recorded. Empty
   /// optional: a file written before ibscope recorded them.
   std::optional<std::map<std::string, std::string>> ibscope_env;
   std::optional<std::vector<VerbsPort>> verbs_ports;  ///< probe runs
+  std::optional<std::vector<RankRail>> rails;         ///< UCX jobs, one per rank
 };
 
 struct CollectiveSection {

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <ucp/api/ucp.h>
 
+#include <array>
 #include <cstdlib>
+#include <span>
 
 #include "ibscope/core/error.hpp"
 
@@ -13,18 +15,25 @@ void destroy_context(ucp_context* context) noexcept { ucp_cleanup(context); }
 
 bool uses_shared_memory(const char* ucx_tls) noexcept {
   if (ucx_tls == nullptr || *ucx_tls == '\0') return true;
-  const std::string_view tls(ucx_tls);
-  if (tls.front() == '^') return true;  // an exclusion list: shared memory stays unless named
-  for (std::string_view name : {"all", "sm", "shm", "mm", "posix", "sysv", "xpmem"}) {
+  std::string_view tls(ucx_tls);
+  const bool exclusion = tls.front() == '^';  // shared memory stays unless named
+  if (exclusion) tls.remove_prefix(1);
+  static constexpr std::array<std::string_view, 7> kIncluding = {"all",   "sm",   "shm",  "mm",
+                                                                 "posix", "sysv", "xpmem"};
+  static constexpr std::array<std::string_view, 3> kExcluding = {"sm", "shm", "mm"};
+  const std::span<const std::string_view> names =
+      exclusion ? std::span<const std::string_view>(kExcluding)
+                : std::span<const std::string_view>(kIncluding);
+  for (std::string_view name : names) {
     std::size_t at = 0;
     while ((at = tls.find(name, at)) != std::string_view::npos) {
       const bool starts = at == 0 || tls[at - 1] == ',';
       const bool ends = at + name.size() == tls.size() || tls[at + name.size()] == ',';
-      if (starts && ends) return true;
+      if (starts && ends) return !exclusion;
       at += name.size();
     }
   }
-  return false;
+  return exclusion;
 }
 
 Context::Context(std::size_t estimated_endpoints) {

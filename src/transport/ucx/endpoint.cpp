@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <ucp/api/ucp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -81,6 +82,26 @@ bool uses_nic_registration(std::string_view summary) {
     }
   }
   return false;
+}
+
+std::vector<std::string> lane_devices(std::string_view summary) {
+  summary = summary.substr(0, summary.find(" | "));  // the lanes, not the protocols
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < summary.size()) {
+    std::size_t end = summary.find(' ', at);
+    if (end == std::string_view::npos) end = summary.size();
+    std::string_view word = summary.substr(at, end - at);  // "rc_verbs/rxe0:1[rma_bw#0,...]"
+    at = end + 1;
+    word = word.substr(0, word.find('['));
+    const auto slash = word.find('/');
+    if (slash == std::string_view::npos) continue;
+    const std::string_view tl = word.substr(0, slash);
+    if (!tl.starts_with("rc_") && !tl.starts_with("dc_") && !tl.starts_with("ud_")) continue;
+    std::string device(word.substr(slash + 1));
+    if (std::find(out.begin(), out.end(), device) == out.end()) out.push_back(std::move(device));
+  }
+  return out;
 }
 
 std::string summarize_ep_info(const std::string& text) {

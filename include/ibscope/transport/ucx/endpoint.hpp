@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/transport/ucx/worker.hpp"
@@ -52,5 +53,10 @@ std::string summarize_ep_info(const std::string& print_info_text);
 /// mlx5), whose user buffers UCX registers and pins: they count against RLIMIT_MEMLOCK.
 /// Pure.
 bool uses_nic_registration(std::string_view transports_summary);
+
+/// The RDMA devices ("mlx5_0:1", "rxe0:1") of a summarize_ep_info() text's NIC lanes (rc_, dc_,
+/// ud_ transports), distinct, in order of appearance; the wire-up's auxiliary transport ("{...}")
+/// is not a lane. Pure.
+std::vector<std::string> lane_devices(std::string_view transports_summary);
 
 }  // namespace ibscope::ucx
