@@ -55,15 +55,21 @@ perftest() {
   local tls out="$WORK/perftest.$1"
   tls=$(cat "$WORK/tls")
   port=$((port + 1))
-  # Server in emulated host g1 on rxe1, client in g0 on rxe0; ibscope's UCX_TLS for both.
+  # Server in emulated host g1 on rxe1, client in g0 on rxe0 (own boot ids, as
+  # emulated_hosts.sh), ibscope's UCX_TLS for both; -e: endpoints with peer error handling, as
+  # ibscope's (without it tcp holds no lane and UCX 1.13 finds no wire-up for rc_verbs).
+  cat /proc/sys/kernel/random/uuid >"$WORK/boot_id.g0"
+  cat /proc/sys/kernel/random/uuid >"$WORK/boot_id.g1"
   unshare --uts --ipc --mount bash -c "hostname g1; mount -t tmpfs tmpfs /dev/shm;
+    mount --bind '$WORK/boot_id.g1' /proc/sys/kernel/random/boot_id;
     UCX_TLS='$tls' UCX_NET_DEVICES=${DEVS[1]}:1,$(echo "$IBSCOPE_RXE_NETDEVS" | cut -d' ' -f2) \
-    timeout 120 ucx_perftest -p $port >'$out.server' 2>&1" &
+    timeout 120 ucx_perftest -e -p $port >'$out.server' 2>&1" &
   local server=$!
   sleep 1
   unshare --uts --ipc --mount bash -c "hostname g0; mount -t tmpfs tmpfs /dev/shm;
+    mount --bind '$WORK/boot_id.g0' /proc/sys/kernel/random/boot_id;
     UCX_TLS='$tls' UCX_NET_DEVICES=${DEVS[0]}:1,$(echo "$IBSCOPE_RXE_NETDEVS" | cut -d' ' -f1) \
-    timeout 120 ucx_perftest ${ADDRS[1]} -p $port -t tag_bw -s $SIZE -n $((ITERS * WINDOW)) \
+    timeout 120 ucx_perftest -e ${ADDRS[1]} -p $port -t tag_bw -s $SIZE -n $((ITERS * WINDOW)) \
     -w $((2 * WINDOW)) >'$out' 2>&1" || true
   wait "$server" || true
   # Final line: "Final: <iters> <lat> ... <bw MB/s average> <msgrate> ..." (MB = 2^20 B).
