@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/core/error.hpp"
@@ -41,9 +41,9 @@ RailSetup set_up_rail(const Bootstrap& boot, const RailRequest& request) {
     verbs::fill_rdma_ports(host);
   } catch (const Error& e) {
     if (!requested.empty()) throw;
-    s.warnings.push_back(fmt::format(
-        "rank {} ({}): topology discovery failed, UCX keeps its own NIC choice: {}", boot.rank(),
-        boot.host(boot.rank()), e.what()));
+    s.warnings.push_back(
+        fmt::format("rank {} ({}): topology discovery failed, UCX keeps its own NIC choice: {}",
+                    boot.rank(), boot.host(boot.rank()), e.what()));
     s.binding = "not bound: topology unknown";
     return s;
   }
@@ -65,8 +65,8 @@ RailSetup set_up_rail(const Bootstrap& boot, const RailRequest& request) {
       s.numa_node = b.numa_node;
       s.cpus = b.cpus;
     } else {
-      s.warnings.push_back(fmt::format("rank {} ({}): {}", boot.rank(), boot.host(boot.rank()),
-                                       b.message));
+      s.warnings.push_back(
+          fmt::format("rank {} ({}): {}", boot.rank(), boot.host(boot.rank()), b.message));
     }
   }
   return s;
@@ -85,7 +85,8 @@ constexpr char kItem = '\x1e';
 
 std::string join(const std::vector<std::string>& items, char sep) {
   std::string s;
-  for (std::size_t i = 0; i < items.size(); ++i) s += (i == 0 ? "" : std::string(1, sep)) + items[i];
+  for (std::size_t i = 0; i < items.size(); ++i)
+    s += (i == 0 ? "" : std::string(1, sep)) + items[i];
   return s;
 }
 
@@ -113,16 +114,15 @@ JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
   for (const auto& n : mine.env.notes) {
     if (!n.starts_with("UCX_NET_DEVICES=")) job_notes.push_back(n);  // per rank: in `nic`
   }
-  const std::vector<std::string> fields = {
-      mine.rail ? mine.rail->device_port() : "",
-      mine.rail ? mine.rail->netdev : "",
-      mine.rail ? mine.rail->reason : "",
-      join(lane_nics, kItem),
-      std::to_string(mine.numa_node),
-      mine.cpus,
-      mine.binding,
-      join(job_notes, kItem),
-      join(mine.warnings, kItem)};
+  const std::vector<std::string> fields = {mine.rail ? mine.rail->device_port() : "",
+                                           mine.rail ? mine.rail->netdev : "",
+                                           mine.rail ? mine.rail->reason : "",
+                                           join(lane_nics, kItem),
+                                           std::to_string(mine.numa_node),
+                                           mine.cpus,
+                                           mine.binding,
+                                           join(job_notes, kItem),
+                                           join(mine.warnings, kItem)};
   const std::string record = join(fields, kField);
   const auto* p = reinterpret_cast<const std::byte*>(record.data());
   const auto all = boot.allgather(Bytes(p, p + record.size()), "rails");
@@ -133,8 +133,8 @@ JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
     const std::vector<std::string> f =
         split(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), kField);
     if (f.size() != fields.size()) {
-      throw RemoteError(fmt::format("rank {} sent a malformed rail record ({} fields, want {})",
-                                    r, f.size(), fields.size()));
+      throw RemoteError(fmt::format("rank {} sent a malformed rail record ({} fields, want {})", r,
+                                    f.size(), fields.size()));
     }
     results::RankRail rail;
     rail.rank = r;
@@ -154,10 +154,10 @@ JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
         if (lane != rail.nic) others += (others.empty() ? "" : ", ") + lane;
       }
       if (!others.empty()) {
-        out.warnings.push_back(fmt::format(
-            "rank {} ({}): UCX lanes use {} besides its rail {}: UCX_NET_DEVICES was "
-            "overridden or UCX ignored it; the rank's traffic is not on its own NIC",
-            r, rail.host, others, rail.nic));
+        out.warnings.push_back(
+            fmt::format("rank {} ({}): UCX lanes use {} besides its rail {}: UCX_NET_DEVICES was "
+                        "overridden or UCX ignored it; the rank's traffic is not on its own NIC",
+                        r, rail.host, others, rail.nic));
       }
     }
     out.ranks.push_back(std::move(rail));

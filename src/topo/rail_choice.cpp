@@ -85,9 +85,8 @@ std::vector<NicRequest> parse_nic_list(std::string_view text) {
       const std::string_view port = item.substr(colon + 1);
       const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), r.port);
       if (ec != std::errc{} || end != port.data() + port.size() || r.port < 1 || r.port > 255) {
-        throw UsageError(
-            fmt::format("--nic '{}': port '{}' of {} is not a number from 1 to 255", text, port,
-                        r.nic));
+        throw UsageError(fmt::format("--nic '{}': port '{}' of {} is not a number from 1 to 255",
+                                     text, port, r.nic));
       }
     }
     out.push_back(std::move(r));

@@ -128,3 +128,22 @@ TEST_CASE("a stranger without the job token is refused and the job completes", "
   CHECK(r1.exit_code == 0);
   CHECK(r0.err.find("bootstrap: refused 127.0.0.1:") != std::string::npos);
 }
+
+TEST_CASE(
+    "a UCX_TLS that reaches no peer is one line per rank naming the peer, its host and the "
+    "variables",
+    "[mp][faults][ucx]") {
+  const auto r = run_process({{"allreduce", "--np", "2", "-b", "8", "-e", "8", "--timeout", "20",
+                               "--out", make_temp_dir()},
+                              {{"UCX_TLS", "self"}},
+                              60});
+  INFO(describe(r));
+  CHECK(r.exit_code != 0);
+  CHECK_FALSE(r.timed_out);
+  for (const char* line : {"ibscope[rank 0 ", "ucp_ep_create to rank 1: ", "ibscope[rank 1 ",
+                           "ucp_ep_create to rank 0: "}) {
+    CHECK_THAT(r.err, Catch::Contains(line));
+  }
+  CHECK_THAT(r.err, Catch::Contains("with UCX_TLS=self UCX_NET_DEVICES=<unset>") &&
+                        Catch::Contains("is on ") && Catch::Contains("docs/ucx-transports.md"));
+}

@@ -127,10 +127,12 @@ json check_rdma_job(const HostsRun& r, std::size_t ranks) {
 TEST_CASE("UCX between two emulated hosts: every collective over rc_verbs, verified",
           "[rxe][ucx]") {
   rxe::require_guest();
-  const std::vector<std::string> sweep = {"-b", "8",  "-e", "256K", "-f",       "8",      "-n",
+  const std::vector<std::string> sweep = {"-b", "8",  "-e", "256K",      "-f", "8",        "-n",
                                           "2",  "-w", "1",  "--timeout", "60", "--format", "json"};
   for (const std::vector<std::string>& command :
-       {std::vector<std::string>{"allreduce", "-A", "all"}, {"reduce_scatter"}, {"allgather"},
+       {std::vector<std::string>{"allreduce", "-A", "all"},
+        {"reduce_scatter"},
+        {"allgather"},
         {"broadcast", "--root", "1"}}) {
     std::vector<std::string> args = command;
     args.insert(args.end(), sweep.begin(), sweep.end());
@@ -155,9 +157,9 @@ TEST_CASE("UCX between two emulated hosts: every collective over rc_verbs, verif
 TEST_CASE("Rails: with two NICs, local rank i uses NIC i on both hosts, and the lanes prove it",
           "[rxe][ucx]") {
   rxe::require_guest();
-  const HostsRun r = run_hosts(
-      2, 2, {"allreduce", "-b", "8", "-e", "64K", "-f", "64", "-n", "2", "-w", "1", "--timeout",
-             "60", "--format", "json"});
+  const HostsRun r = run_hosts(2, 2,
+                               {"allreduce", "-b", "8", "-e", "64K", "-f", "64", "-n", "2", "-w",
+                                "1", "--timeout", "60", "--format", "json"});
   const json doc = check_rdma_job(r, 4);
   for (const auto& rail : doc["environment"]["rails"]) {
     const int local = rail["rank"].get<int>() % 2;
@@ -168,7 +170,8 @@ TEST_CASE("Rails: with two NICs, local rank i uses NIC i on both hosts, and the 
     CHECK(rail["netdev"] == rxe::netdevs()[static_cast<std::size_t>(local)]);
     CHECK(rail["lane_nics"] == json::array({nic}));
   }
-  for (const auto& w : doc["warnings"]) CHECK(w.get<std::string>().find("besides its rail") == std::string::npos);
+  for (const auto& w : doc["warnings"])
+    CHECK(w.get<std::string>().find("besides its rail") == std::string::npos);
 }
 
 TEST_CASE("--nic per host puts each host on its own NIC, and the traffic crosses the veth",
@@ -178,11 +181,10 @@ TEST_CASE("--nic per host puts each host on its own NIC, and the traffic crosses
     return std::stoull(slurp("/sys/class/net/" + netdev + "/statistics/tx_bytes"));
   };
   const std::uint64_t a0 = tx_bytes(rxe::netdevs()[0]), b0 = tx_bytes(rxe::netdevs()[1]);
-  const HostsRun r = run_hosts(
-      2, 1,
-      {"allreduce", "-b", "1M", "-e", "1M", "-n", "4", "-w", "1", "--timeout", "60", "--format",
-       "json"},
-      "--nic " + rxe::devices()[0] + "|--nic " + rxe::devices()[1]);
+  const HostsRun r = run_hosts(2, 1,
+                               {"allreduce", "-b", "1M", "-e", "1M", "-n", "4", "-w", "1",
+                                "--timeout", "60", "--format", "json"},
+                               "--nic " + rxe::devices()[0] + "|--nic " + rxe::devices()[1]);
   const json doc = check_rdma_job(r, 2);
   CHECK(doc["environment"]["rails"][0]["lane_nics"] == json::array({rxe::devices()[0] + ":1"}));
   CHECK(doc["environment"]["rails"][1]["lane_nics"] == json::array({rxe::devices()[1] + ":1"}));
@@ -194,11 +196,12 @@ TEST_CASE("--nic per host puts each host on its own NIC, and the traffic crosses
 TEST_CASE("accept --transport ucx between two emulated hosts measures every link over rc_verbs",
           "[rxe][ucx]") {
   rxe::require_guest();
-  const HostsRun r = run_hosts(
-      2, 1,
-      {"accept", "--transport", "ucx", "--lat-iters", "50", "--bw-size", "256K", "--bw-iters",
-       "3", "--bw-window", "4", "--retests", "0", "--ar-sizes", "64K", "--ar-iters", "3",
-       "--ar-warmup", "1", "-A", "ring", "--timeout", "60", "--format", "json"});
+  const HostsRun r =
+      run_hosts(2, 1, {"accept",     "--transport", "ucx",         "--lat-iters", "50",
+                       "--bw-size",  "256K",        "--bw-iters",  "3",           "--bw-window",
+                       "4",          "--retests",   "0",           "--ar-sizes",  "64K",
+                       "--ar-iters", "3",           "--ar-warmup", "1",           "-A",
+                       "ring",       "--timeout",   "60",          "--format",    "json"});
   INFO(r.describe());
   // Soft-RoCE under TCG is far below any line rate: a FAIL verdict (exit 1) is expected; the
   // test is that every link was measured over rc_verbs, not the verdict.

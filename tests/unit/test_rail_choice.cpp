@@ -76,7 +76,8 @@ TEST_CASE("Without GPUs the ACTIVE NICs go one per local rank in natural order",
   CHECK(choose_rail(h, 1, {}, false)->numa_node == 1);
 }
 
-TEST_CASE("A NIC list (--nic): entry local_rank mod size, its port, and a clear error", "[topo][rail]") {
+TEST_CASE("A NIC list (--nic): entry local_rank mod size, its port, and a clear error",
+          "[topo][rail]") {
   const HostTopology h = cpu_host();
   const auto list = parse_nic_list("mlx5_10,mlx5_2:1");
   REQUIRE(list.size() == 2);
@@ -140,8 +141,7 @@ TEST_CASE("The RDMA devices of an endpoint's lanes", "[ucx][rail]") {
   CHECK(lane_devices("rc_verbs/rxe0:1[rma_bw#0,am,am_bw#0] tcp/rxe-a[keepalive,wireup] | "
                      "tag_send 0..<egr/short>..72") == std::vector<std::string>{"rxe0:1"});
   CHECK(lane_devices("rc_verbs/rxe0:1[rma_bw#0] sysv/memory[am] rc_verbs/rxe1:1[rma_bw#1,"
-                     "wireup{ud_verbs/rxe0:1}]") ==
-        std::vector<std::string>{"rxe0:1", "rxe1:1"});
+                     "wireup{ud_verbs/rxe0:1}]") == std::vector<std::string>{"rxe0:1", "rxe1:1"});
   CHECK(lane_devices("dc_mlx5/mlx5_3:1[am] ud_mlx5/mlx5_3:1[wireup]") ==
         std::vector<std::string>{"mlx5_3:1"});
   CHECK(lane_devices("sysv/memory[am,am_bw#0,keepalive] cma/memory[rma_bw#0]").empty());

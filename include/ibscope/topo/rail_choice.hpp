@@ -24,9 +24,9 @@
 namespace ibscope::topo {
 
 struct RailChoice {
-  std::string nic;     ///< RDMA device name: "mlx5_3", "rxe0"
-  int port = 1;        ///< its port
-  std::string netdev;  ///< its network interface ("" when unknown): RoCE's, or IPoIB's
+  std::string nic;          ///< RDMA device name: "mlx5_3", "rxe0"
+  int port = 1;             ///< its port
+  std::string netdev;       ///< its network interface ("" when unknown): RoCE's, or IPoIB's
   bool is_virtual = false;  ///< Soft-RoCE, siw: no PCI function of its own
   bool soft_roce = false;   ///< an rdma_rxe device (name "rxe*", virtual)
   std::string link_layer;   ///< "InfiniBand", "Ethernet" ("" when unknown)

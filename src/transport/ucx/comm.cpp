@@ -118,8 +118,12 @@ Comm::Comm(Bootstrap& bootstrap)
     // 4 MiB up (process_vm_readv per chunk), hence not the default. Same-host deaths are also
     // caught by the bootstrap (the store connection closes) and by the deadlines.
     const bool peer_mode = always_peer || bootstrap_.host(r) != bootstrap_.host(rank());
-    endpoints_[static_cast<std::size_t>(r)] =
-        std::make_unique<Endpoint>(worker_, r, all[static_cast<std::size_t>(r)], peer_mode);
+    try {
+      endpoints_[static_cast<std::size_t>(r)] =
+          std::make_unique<Endpoint>(worker_, r, all[static_cast<std::size_t>(r)], peer_mode);
+    } catch (const Error& e) {
+      throw Error(e.kind(), fmt::format("{} [rank {} is on {}]", e.what(), r, bootstrap_.host(r)));
+    }
   }
   // Wireup completes lazily; a barrier here makes sure every rank has its endpoints before
   // anyone sends.

@@ -36,10 +36,17 @@ Endpoint::Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& r
   params.err_handler.arg = &error_status_;
   const ucs_status_t st = ucp_ep_create(worker_->get(), &params, &ep_);
   if (st != UCS_OK) {
-    throw Error(ErrorKind::kSystem,
-                fmt::format("ucp_ep_create to rank {}: {} (no UCX transport reaches that peer; "
-                            "check UCX_TLS / UCX_NET_DEVICES)",
-                            peer_rank, ucs_status_string(st)));
+    const auto var = [](const char* name) {
+      const char* v = std::getenv(name);
+      return v != nullptr && *v != '\0' ? std::string(v) : std::string("<unset>");
+    };
+    throw Error(
+        ErrorKind::kSystem,
+        fmt::format("ucp_ep_create to rank {}: {} with UCX_TLS={} UCX_NET_DEVICES={}: no "
+                    "UCX transport reaches that peer, or an rc/dc transport has no "
+                    "wire-up transport (ud or tcp) beside it; unset both to let ibscope "
+                    "choose (docs/ucx-transports.md)",
+                    peer_rank, ucs_status_string(st), var("UCX_TLS"), var("UCX_NET_DEVICES")));
   }
 }
 

@@ -45,8 +45,8 @@ EnvPlan plan_ucx_env(const EnvVars& ucx_env, const std::optional<topo::RailChoic
     std::string devices = rail->device_port();
     if (!rail->netdev.empty()) devices += "," + rail->netdev;
     plan.set["UCX_NET_DEVICES"] = devices;
-    plan.notes.push_back(fmt::format("UCX_NET_DEVICES={}: this rank's rail, {}", devices,
-                                     rail->reason));
+    plan.notes.push_back(
+        fmt::format("UCX_NET_DEVICES={}: this rank's rail, {}", devices, rail->reason));
   }
   if (rail->soft_roce) {
     if (!user_set(ucx_env, "UCX_TLS")) {
