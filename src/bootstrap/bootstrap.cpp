@@ -22,7 +22,16 @@ Bootstrap::Bootstrap(int rank, int size, double timeout_s)
 std::string Bootstrap::describe(int rank) const {
   if (rank < 0 || rank >= size_) return fmt::format("rank {}", rank);
   const std::string& h = hosts_[static_cast<std::size_t>(rank)];
-  return h.empty() ? fmt::format("rank {}", rank) : fmt::format("rank {} ({})", rank, h);
+  const std::string detail = static_cast<std::size_t>(rank) < details_.size()
+                                 ? details_[static_cast<std::size_t>(rank)]
+                                 : std::string();
+  if (h.empty()) return fmt::format("rank {}", rank);
+  return detail.empty() ? fmt::format("rank {} ({})", rank, h)
+                        : fmt::format("rank {} ({}, {})", rank, h, detail);
+}
+
+void Bootstrap::set_rank_details(std::vector<std::string> details) {
+  details_ = std::move(details);
 }
 
 void Bootstrap::barrier(std::string_view what) { (void)allgather({}, what); }

@@ -103,6 +103,9 @@ std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::D
       }
     }
     rails = gather_rails(boot, *rail, lanes);
+    std::vector<std::string> details;
+    for (const auto& r : rails->ranks) details.push_back(r.nic.empty() ? "" : "nic " + r.nic);
+    boot.set_rank_details(std::move(details));  // a stall then names the NICs too
   }
 
   banner.ranks = boot.size();
@@ -191,6 +194,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
             const AfterWrite& after_write) {
   std::unique_ptr<Bootstrap> boot;
   std::unique_ptr<results::Document> doc;
+  std::optional<RailSetup> rail;
   const bool table = common.format == "table" && !common.quiet;
   try {
     const double timeout_s = parse_timeout_s(common);
@@ -202,7 +206,6 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     boot = env.kind == LaunchKind::kLocal ? make_single_bootstrap(timeout_s)
                                           : connect_bootstrap(env, timeout_s);
     const EnvVars user_ucx_env = process_env_with_prefix("UCX_");
-    std::optional<RailSetup> rail;
     std::optional<ucx::Comm> comm;
     if (transport == JobTransport::kUcx) {
       rail = set_up_rail(*boot, RailRequest{common.nic, !common.no_bind});
@@ -245,11 +248,16 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     }
     return status;
   } catch (const Error& e) {
-    log::error("{}", e.what());
-    if (boot) boot->abort_job(e.what());
+    std::string message = e.what();
+    if (rail) {
+      // A stall or peer failure whose cause is this rank's own link: say so on its line.
+      if (const auto link = rail_link_problem(*rail)) message += "; " + *link;
+    }
+    log::error("{}", message);
+    if (boot) boot->abort_job(message);
     if (doc) {
       try {
-        doc->fail(std::string(to_string(e.kind())), e.what());
+        doc->fail(std::string(to_string(e.kind())), message);
         const auto path = results::write(*doc, common.out_dir);
         print_results_path(fmt::format("# partial results (incomplete): {}", path.string()), table);
       } catch (const std::exception& w) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/core/error.hpp"
@@ -163,6 +164,37 @@ JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
     out.ranks.push_back(std::move(rail));
   }
   return out;
+}
+
+}  // namespace ibscope
+
+namespace ibscope {
+
+std::optional<std::string> rail_link_problem(const RailSetup& setup,
+                                             const std::string& sysfs_root) noexcept {
+  try {
+    if (!setup.rail) return std::nullopt;
+    const std::filesystem::path port = std::filesystem::path(sysfs_root) / "class/infiniband" /
+                                       setup.rail->nic / "ports" / std::to_string(setup.rail->port);
+    const auto read_value = [](const std::filesystem::path& p) {
+      std::ifstream in(p);
+      std::string line;
+      std::getline(in, line);
+      const auto colon = line.find(": ");  // "4: ACTIVE", "3: Disabled"
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    };
+    const std::string state = read_value(port / "state");
+    if (state.empty() || state == "ACTIVE") return std::nullopt;
+    const std::string phys = read_value(port / "phys_state");
+    return fmt::format(
+        "its NIC {} is {}{}: this rank's link went down (cable, switch port or interface{}); "
+        "`ibstat {}` shows it",
+        setup.rail->device_port(), state,
+        phys.empty() ? "" : fmt::format(" (physical state {})", phys),
+        setup.rail->netdev.empty() ? "" : fmt::format(" {}", setup.rail->netdev), setup.rail->nic);
+  } catch (...) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace ibscope

@@ -13,8 +13,9 @@
 #                     repository is always shared; the rest of / is read-only, and /tmp, /run,
 #                     /var/tmp, /dev/shm are the guest's own (empty)
 #   --verbose         also print the guest's setup log and timings (IBSCOPE_RXE_VERBOSE=1)
-# The command sees: PATH, HOME=/tmp, IBSCOPE_RXE_DEVICES="rxe0 rxe1",
-#   IBSCOPE_RXE_ADDRS="192.0.2.1 192.0.2.2", IBSCOPE_RXE_NETDEVS="rxe-a rxe-b",
+# The command sees: PATH, HOME=/tmp, IBSCOPE_RXE_DEVICES="rxe0 rxe1 rxe2 rxe3",
+#   IBSCOPE_RXE_ADDRS="192.0.2.1 192.0.2.2 192.0.3.1 192.0.3.2",
+#   IBSCOPE_RXE_NETDEVS="rxe-a rxe-b rxe-c rxe-d" (two veth pairs: rxe0-rxe1, rxe2-rxe3),
 #   IBSCOPE_RXE_GID_INDEX=1, IBSCOPE_RXE_GUEST=1, plus the --env variables.
 # Exit: the command's exit status; 77 when the guest cannot run here (no QEMU, no kernel
 #   package...), or 1 instead when IBSCOPE_RXE_REQUIRED=1; 124 timed out; 125 the guest never
@@ -192,9 +193,9 @@ guest_env_vars=(
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   HOME=/tmp
   IBSCOPE_RXE_GUEST=1
-  "IBSCOPE_RXE_DEVICES=rxe0 rxe1"
-  "IBSCOPE_RXE_ADDRS=192.0.2.1 192.0.2.2"
-  "IBSCOPE_RXE_NETDEVS=rxe-a rxe-b"
+  "IBSCOPE_RXE_DEVICES=rxe0 rxe1 rxe2 rxe3"
+  "IBSCOPE_RXE_ADDRS=192.0.2.1 192.0.2.2 192.0.3.1 192.0.3.2"
+  "IBSCOPE_RXE_NETDEVS=rxe-a rxe-b rxe-c rxe-d"
   IBSCOPE_RXE_GID_INDEX=1
 )
 {

@@ -4,11 +4,14 @@
 // over rc_verbs on each rank's own rail, verified (#wrong 0), and the results must say which
 // NIC every rank used (docs/ucx-transports.md).
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mp/process.hpp"
@@ -215,4 +218,98 @@ TEST_CASE("accept --transport ucx between two emulated hosts measures every link
   CHECK(doc["acceptance"]["links"].size() == 1);  // one pair
   CHECK(doc["acceptance"]["links"][0]["transports"].get<std::string>().find("rc_verbs/") !=
         std::string::npos);
+}
+
+TEST_CASE(
+    "Rails: cutting one rail's link fails the ranks on it, naming rank, host and NIC, in time",
+    "[rxe][ucx]") {
+  rxe::require_guest();
+  REQUIRE(rxe::devices().size() >= 4);  // two rails: rxe0-rxe1 and rxe2-rxe3 (two veth pairs)
+  const auto& dev = rxe::devices();
+  // Host g0 has rxe0 (rail A) and rxe2 (rail B), host g1 rxe1 (A) and rxe3 (B): local rank 0 of
+  // each host on rail A, local rank 1 on rail B.
+  const std::string host_args =
+      "--nic " + dev[0] + "," + dev[2] + "|--nic " + dev[1] + "," + dev[3];
+  constexpr double kTimeoutS = 8;
+  const std::filesystem::path logs = "/tmp/ibscope-rxe-hosts/cut";
+  std::filesystem::remove_all(logs);
+  ProcessSpec spec;
+  spec.binary = rxe::find_in_path("bash");
+  spec.args = {IBSCOPE_RXE_SCRIPTS "/emulated_hosts.sh",
+               "--logs",
+               logs.string(),
+               "--hosts",
+               "2",
+               "--per",
+               "2",
+               "--port",
+               std::to_string(next_port()),
+               "--host-args",
+               host_args,
+               "--limit",
+               "200",
+               "--",
+               "allreduce",
+               "-b",
+               "64K",
+               "-e",
+               "64K",
+               "-n",
+               "100000",
+               "-w",
+               "2",
+               "--timeout",
+               "8",
+               "--out",
+               "/tmp/ibscope-rxe-results"};
+  spec.env["IBSCOPE_BINARY"] = IBSCOPE_BINARY;
+  spec.limit_s = 240;
+  auto running = ibscope::test::start_process(spec);
+  // Cut once rank 0 printed its table header (the timed loop has begun).
+  const auto started = std::chrono::steady_clock::now();
+  while (slurp(logs / "rank0.out").find("#wrong") == std::string::npos &&
+         std::chrono::steady_clock::now() - started < std::chrono::seconds(120)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const std::string cut = rxe::netdevs()[3];  // rxe3's end of rail B
+  REQUIRE(std::system(("ip link set " + cut + " down").c_str()) == 0);
+  const auto cut_at = std::chrono::steady_clock::now();
+  const ProcessResult script = ibscope::test::wait_process(running);
+  const double after_cut_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_at).count();
+  REQUIRE(std::system(("ip link set " + cut + " up").c_str()) == 0);
+
+  std::string all_err;
+  std::vector<int> rc;
+  for (int r = 0; r < 4; ++r) {
+    const std::string name = "rank" + std::to_string(r);
+    all_err += "--- " + name + " (exit " + slurp(logs / (name + ".rc")) + ")\n" +
+               slurp(logs / (name + ".err"));
+    const std::string text = slurp(logs / (name + ".rc"));
+    rc.push_back(text.empty() ? -1 : std::stoi(text));
+  }
+  INFO(all_err << "\nrank 0 stdout:\n" << slurp(logs / "rank0.out").substr(0, 3000));
+  INFO("the last rank ended " << after_cut_s << " s after the cut");
+  for (int r = 0; r < 4; ++r) CHECK(rc[static_cast<std::size_t>(r)] != 0);  // nobody hangs on
+  CHECK(after_cut_s < kTimeoutS + 5);
+  // Rail B's ranks (local rank 1: ranks 1 and 3) say that their own NIC went down, with host
+  // and NIC; rail A's ranks only time out waiting for a peer (the ring stalls everywhere).
+  for (int r = 0; r < 4; ++r) {
+    const std::string err = slurp(logs / ("rank" + std::to_string(r) + ".err"));
+    const std::string nic = dev[static_cast<std::size_t>(r % 2 == 1 ? 2 + r / 2 : r / 2)] + ":1";
+    INFO("rank " << r << " on " << nic);
+    CHECK_THAT(err, Catch::Contains("ibscope[rank " + std::to_string(r) + " g" +
+                                    std::to_string(r / 2) + "]: error: "));
+    CHECK_THAT(err, Catch::Contains("rank " + std::to_string(r) + " (g" + std::to_string(r / 2) +
+                                    ", nic " + nic + ")"));
+    if (r % 2 == 1) {
+      CHECK_THAT(err, Catch::Contains("its NIC " + nic + " is DOWN"));
+    } else {
+      CHECK_THAT(err, !Catch::Contains(" is DOWN"));
+    }
+  }
+  // The partial results keep what was measured before the cut.
+  const std::string out0 = slurp(logs / "rank0.out");
+  CHECK_THAT(out0, Catch::Contains("# partial results (incomplete): "));
 }

@@ -33,8 +33,12 @@ class Bootstrap {
   /// Hostname of any rank; hosts().size() == size().
   const std::string& host(int rank) const { return hosts_.at(static_cast<std::size_t>(rank)); }
   const std::vector<std::string>& hosts() const noexcept { return hosts_; }
-  /// "rank 3 (node17)": how messages name a peer.
+  /// "rank 3 (node17)", or with a rank's location detail "rank 3 (node17, nic mlx5_3:1)": how
+  /// messages name a peer.
   std::string describe(int rank) const;
+  /// One short detail per rank that describe() adds after the host (e.g. the rank's NIC; ""
+  /// for none). Every rank must pass the same list (it comes from an allgather).
+  void set_rank_details(std::vector<std::string> details);
 
   /// Every rank contributes `mine`; returns all contributions indexed by rank. `what` names the
   /// phase in error messages. Throws TimeoutError / RemoteError.
@@ -63,6 +67,7 @@ class Bootstrap {
   int local_rank_ = 0;
   int local_size_ = 1;
   std::vector<std::string> hosts_;
+  std::vector<std::string> details_;  ///< per rank, or empty
 };
 
 /// Bootstrap of a single process (rank 0 of 1), used when there is no launcher and --np 1.

@@ -53,3 +53,14 @@ JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
                       const std::vector<std::string>& lane_nics);
 
 }  // namespace ibscope
+
+namespace ibscope {
+
+/// When this rank has a rail and its port is not ACTIVE now (a link that went down), one clause
+/// for the error line: "its NIC rxe3:1 is DOWN (physical state Disabled): ...". Reads sysfs
+/// (`sysfs_root`/class/infiniband/<nic>/ports/<port>/); nullopt when the port is ACTIVE, the
+/// rank has no rail, or the state cannot be read. Never throws.
+std::optional<std::string> rail_link_problem(const RailSetup& setup,
+                                             const std::string& sysfs_root = "/sys") noexcept;
+
+}  // namespace ibscope
