@@ -2,10 +2,14 @@
 // (transport/ucx/env_plan.hpp), on hand-built hosts: pure, no UCX started.
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/measure/rail_setup.hpp"
 #include "ibscope/topo/rail_choice.hpp"
 #include "ibscope/transport/ucx/endpoint.hpp"
 #include "ibscope/transport/ucx/env_plan.hpp"
@@ -146,4 +150,28 @@ TEST_CASE("The RDMA devices of an endpoint's lanes", "[ucx][rail]") {
         std::vector<std::string>{"mlx5_3:1"});
   CHECK(lane_devices("sysv/memory[am,am_bw#0,keepalive] cma/memory[rma_bw#0]").empty());
   CHECK(lane_devices("unknown").empty());
+}
+
+TEST_CASE("A rank's own link down is named from sysfs, an ACTIVE one is not", "[ucx][rail]") {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("ibscope-rail-sysfs-" + std::to_string(::getpid()));
+  const std::filesystem::path port = root / "class/infiniband/mlx5_3/ports/1";
+  std::filesystem::create_directories(port);
+  RailSetup setup;
+  setup.rail = RailChoice{};
+  setup.rail->nic = "mlx5_3";
+  setup.rail->port = 1;
+  setup.rail->netdev = "ibp3s0";
+  std::ofstream(port / "state") << "4: ACTIVE\n";
+  CHECK_FALSE(rail_link_problem(setup, root.string()));
+  std::ofstream(port / "state") << "1: DOWN\n";
+  std::ofstream(port / "phys_state") << "3: Disabled\n";
+  const auto problem = rail_link_problem(setup, root.string());
+  REQUIRE(problem);
+  CHECK_THAT(*problem, Catch::StartsWith("its NIC mlx5_3:1 is DOWN (physical state Disabled)") &&
+                           Catch::Contains("interface ibp3s0") && Catch::Contains("ibstat mlx5_3"));
+  setup.rail->nic = "mlx5_9";  // unreadable: no claim
+  CHECK_FALSE(rail_link_problem(setup, root.string()));
+  CHECK_FALSE(rail_link_problem(RailSetup{}, root.string()));
+  std::filesystem::remove_all(root);
 }
