@@ -147,3 +147,16 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("with UCX_TLS=self UCX_NET_DEVICES=<unset>") &&
                         Catch::Contains("is on ") && Catch::Contains("docs/ucx-transports.md"));
 }
+
+TEST_CASE("a NIC (--nic) the host lacks is a usage error listing what it has",
+          "[mp][faults][ucx]") {
+  if (host_has_rdma_devices()) return;  // the path under test needs a host without RDMA
+  const auto r = run_process({{"allreduce", "--np", "2", "--nic", "mlx5_7", "-b", "8", "-e", "8",
+                               "--timeout", "20", "--out", make_temp_dir()},
+                              {},
+                              60});
+  INFO(describe(r));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--nic mlx5_7: ") &&
+                        Catch::Contains("has no RDMA device of that name (it has: none)"));
+}
