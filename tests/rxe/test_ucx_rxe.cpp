@@ -177,8 +177,9 @@ TEST_CASE("Rails: with two NICs, local rank i uses NIC i on both hosts, and the 
     CHECK(w.get<std::string>().find("besides its rail") == std::string::npos);
 }
 
-TEST_CASE("--nic per host puts each host on its own NIC, and the traffic crosses the veth",
-          "[rxe][ucx]") {
+TEST_CASE(
+    "One NIC per host (--nic) puts each host on its own NIC, and the traffic crosses the veth",
+    "[rxe][ucx]") {
   rxe::require_guest();
   const auto tx_bytes = [](const std::string& netdev) {
     return std::stoull(slurp("/sys/class/net/" + netdev + "/statistics/tx_bytes"));
