@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     for (const ibscope::ReduceOp op : {ibscope::ReduceOp::kSum, ibscope::ReduceOp::kMax}) {
       const std::size_t count = bytes / ibscope::size_of(t);
       auto t0 = Clock::now();
-      const ibscope::VerifiablePattern pattern(t, op, ranks);
+      const ibscope::collectives::VerifiablePattern pattern(t, op, ranks);
       const double build_s = seconds_since(t0);
       // Pages touched once before timing, as the harness's buffers are.
       auto a = std::make_unique<std::byte[]>(bytes);

@@ -78,7 +78,7 @@ constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 
 }  // namespace
 
-Bytes encode_rank_port(const RankPort& r) {
+bootstrap::Bytes encode_rank_port(const RankPort& r) {
   const json j = {{"device", r.device},
                   {"link_layer", r.link_layer},
                   {"data_rate_gbit", r.data_rate_gbit},
@@ -97,7 +97,7 @@ Bytes encode_rank_port(const RankPort& r) {
                   {"gpu_warnings", r.gpu_warnings}};
   const std::string text = j.dump();
   const auto* p = reinterpret_cast<const std::byte*>(text.data());
-  return Bytes(p, p + text.size());
+  return bootstrap::Bytes(p, p + text.size());
 }
 
 RankPort decode_rank_port(std::span<const std::byte> bytes, int rank) {
@@ -129,9 +129,9 @@ RankPort decode_rank_port(std::span<const std::byte> bytes, int rank) {
   return r;
 }
 
-Bytes encode_qp_addresses(std::span<const verbs::QpAddress> addresses) {
+bootstrap::Bytes encode_qp_addresses(std::span<const verbs::QpAddress> addresses) {
   const auto* p = reinterpret_cast<const std::byte*>(addresses.data());
-  return Bytes(p, p + addresses.size_bytes());
+  return bootstrap::Bytes(p, p + addresses.size_bytes());
 }
 
 std::vector<verbs::QpAddress> decode_qp_addresses(std::span<const std::byte> bytes,

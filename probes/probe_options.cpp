@@ -63,7 +63,7 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& s
   if (ranks < 2) return {};
   switch (selection.mode) {
     case PairSelection::Mode::kAll:
-      return round_robin_rounds(ranks);
+      return measure::round_robin_rounds(ranks);
     case PairSelection::Mode::kFirst:
       return {{{0, 1}}};
     case PairSelection::Mode::kList:

@@ -24,12 +24,12 @@ namespace {
 
 using nlohmann::json;
 
-Bytes to_bytes(const std::string& text) {
+bootstrap::Bytes to_bytes(const std::string& text) {
   const auto* p = reinterpret_cast<const std::byte*>(text.data());
-  return Bytes(p, p + text.size());
+  return bootstrap::Bytes(p, p + text.size());
 }
 
-json parse_bytes(const Bytes& bytes, std::string_view what, int rank) {
+json parse_bytes(const bootstrap::Bytes& bytes, std::string_view what, int rank) {
   try {
     return json::parse(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const json::exception& e) {
@@ -180,10 +180,10 @@ json measure_size(const RcLink& link, const ProbeOptions& o, bool initiator, std
   return out;
 }
 
-ProbeRow build_row(const ProbeOptions& o, const std::vector<RankPort>& ports,
-                   const std::vector<std::string>& hosts, int a, int b, const json& end_a,
-                   const json& size_a, const json& size_b) {
-  ProbeRow row;
+measure::ProbeRow build_row(const ProbeOptions& o, const std::vector<RankPort>& ports,
+                            const std::vector<std::string>& hosts, int a, int b, const json& end_a,
+                            const json& size_a, const json& size_b) {
+  measure::ProbeRow row;
   row.test = std::string(o.test->name);
   row.rank_a = a;
   row.rank_b = b;
@@ -205,7 +205,7 @@ ProbeRow build_row(const ProbeOptions& o, const std::vector<RankPort>& ports,
   row.inline_bytes = end_a.at("inline_bytes").get<int>();
   if (o.test->metric == Metric::kLatency) {
     for (double s : size_a.at("samples_s")) row.samples_us.push_back(s * 1e6);
-    row.time_us = summarize(row.samples_us);
+    row.time_us = measure::summarize(row.samples_us);
     return row;
   }
   const auto add_end = [&](const json& end) {
@@ -229,7 +229,7 @@ int default_inline_bytes(const ProbeTest& test) noexcept {
   return test.metric == Metric::kLatency && test.verb != Verb::kRead ? kDefaultInlineBytes : 0;
 }
 
-void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& sinks) {
+void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& sinks) {
   validate(options);
   ProbeOptions o = options;
   if (boot.size() < 2) {
@@ -273,12 +273,13 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
                            (responds && o.mem.responder == MemKind::kCuda);
     const std::uint64_t link_bytes =
         saturating_mul(std::max<std::uint64_t>(max_size, 64), 2ULL * static_cast<unsigned>(o.qps));
-    require_memory_here(boot, {.what = fmt::format("probe {} up to {} on {} QP(s)", o.test->name,
-                                                   units::format_size(max_size), o.qps),
-                               .size_flag = "-s/--size or -e/--maxbytes",
-                               .host_bytes_per_rank = on_device ? 0 : link_bytes,
-                               .locked_bytes_per_rank = on_device ? 0 : link_bytes,
-                               .device_bytes_per_rank = on_device ? link_bytes : 0});
+    measure::require_memory_here(boot,
+                                 {.what = fmt::format("probe {} up to {} on {} QP(s)", o.test->name,
+                                                      units::format_size(max_size), o.qps),
+                                  .size_flag = "-s/--size or -e/--maxbytes",
+                                  .host_bytes_per_rank = on_device ? 0 : link_bytes,
+                                  .locked_bytes_per_rank = on_device ? 0 : link_bytes,
+                                  .device_bytes_per_rank = on_device ? link_bytes : 0});
   }
   const auto all_ports = boot.allgather(encode_rank_port(describe(local)), "probe ports");
   std::vector<RankPort> ports;
@@ -290,11 +291,11 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
   const int me = boot.rank();
   for (std::size_t round_index = 0; round_index < rounds.size(); ++round_index) {
     const auto& round = rounds[round_index];
-    const int partner = partner_in_round(round, me);
+    const int partner = measure::partner_in_round(round, me);
     const bool initiator =
         std::any_of(round.begin(), round.end(), [&](const auto& p) { return p.first == me; });
     std::unique_ptr<RcLink> link;
-    Bytes my_addresses;
+    bootstrap::Bytes my_addresses;
     if (partner >= 0) {
       LinkConfig config;
       config.qps = o.qps;
@@ -344,7 +345,7 @@ void run_probe(Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& s
     const auto results =
         boot.allgather(to_bytes(mine.dump()), fmt::format("probe results, round {}", round_index));
     if (me != 0) continue;
-    std::vector<ProbeRow> rows;
+    std::vector<measure::ProbeRow> rows;
     for (const auto& [a, b] : round) {
       const json end_a = parse_bytes(results[static_cast<std::size_t>(a)], "probe results", a);
       const json end_b = parse_bytes(results[static_cast<std::size_t>(b)], "probe results", b);

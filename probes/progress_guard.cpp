@@ -6,7 +6,7 @@
 
 namespace ibscope::probes {
 
-ProgressGuard::ProgressGuard(Bootstrap* bootstrap, double timeout_s, std::string what)
+ProgressGuard::ProgressGuard(bootstrap::Bootstrap* bootstrap, double timeout_s, std::string what)
     : bootstrap_(bootstrap),
       timeout_(
           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s))),

@@ -18,7 +18,7 @@ namespace ibscope::accept {
 namespace {
 
 // Rank 0's list of pairs, on every rank.
-std::vector<std::pair<int, int>> broadcast_pairs(Bootstrap& boot,
+std::vector<std::pair<int, int>> broadcast_pairs(bootstrap::Bootstrap& boot,
                                                  const std::vector<std::pair<int, int>>& pairs) {
   std::vector<std::int32_t> flat;
   if (boot.rank() == 0) {
@@ -30,7 +30,7 @@ std::vector<std::pair<int, int>> broadcast_pairs(Bootstrap& boot,
   const auto all = boot.allgather(std::span(reinterpret_cast<const std::byte*>(flat.data()),
                                             flat.size() * sizeof(std::int32_t)),
                                   "accept: suspect links");
-  const Bytes& b = all[0];
+  const bootstrap::Bytes& b = all[0];
   std::vector<std::int32_t> got(b.size() / sizeof(std::int32_t));
   if (!got.empty()) std::memcpy(got.data(), b.data(), got.size() * sizeof(std::int32_t));
   std::vector<std::pair<int, int>> out;
@@ -38,15 +38,15 @@ std::vector<std::pair<int, int>> broadcast_pairs(Bootstrap& boot,
   return out;
 }
 
-bool broadcast_verdict(Bootstrap& boot, bool pass) {
+bool broadcast_verdict(bootstrap::Bootstrap& boot, bool pass) {
   const std::byte mine{static_cast<unsigned char>(pass ? 1 : 0)};
   const auto all = boot.allgather(std::span(&mine, boot.rank() == 0 ? 1 : 0), "accept: verdict");
   return !all[0].empty() && all[0][0] == std::byte{1};
 }
 
 struct AllreducePhase {
-  std::vector<CollectiveRow> rows;  // with enter_s
-  std::vector<ClockOffset> offsets;
+  std::vector<measure::CollectiveRow> rows;  // with enter_s
+  std::vector<measure::ClockOffset> offsets;
   std::uint64_t wrong = 0;
 };
 
@@ -54,21 +54,22 @@ AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
                                    const AcceptSinks& sinks) {
   AllreducePhase phase;
   if (sinks.phase && comm.rank() == 0) sinks.phase("clock offsets to rank 0, for arrival times");
-  phase.offsets = measure_clock_offsets(comm, 16, o.timeout_s);
-  CollectiveSweepOptions c;
+  phase.offsets = measure::measure_clock_offsets(comm, 16, o.timeout_s);
+  collectives::CollectiveSweepOptions c;
   c.collective = Collective::kAllreduce;
-  c.sweep = SweepSpec{.min_bytes = o.allreduce_bytes.front(),
-                      .max_bytes = o.allreduce_bytes.back(),
-                      .factor = 2,
-                      .step_bytes = 0,
-                      .explicit_bytes = o.allreduce_bytes};
+  c.sweep = measure::SweepSpec{.min_bytes = o.allreduce_bytes.front(),
+                               .max_bytes = o.allreduce_bytes.back(),
+                               .factor = 2,
+                               .step_bytes = 0,
+                               .explicit_bytes = o.allreduce_bytes};
   c.iters = o.allreduce_iters;
   c.warmup = o.allreduce_warmup;
   c.check = true;
   c.in_place = false;
   c.algorithms = o.algorithms;
   if (c.algorithms.empty()) {
-    for (const auto& a : algorithms_for(Collective::kAllreduce)) c.algorithms.emplace_back(a.name);
+    for (const auto& a : collectives::algorithms_for(Collective::kAllreduce))
+      c.algorithms.emplace_back(a.name);
   }
   c.timeout_s = o.timeout_s;
   c.record_arrivals = true;
@@ -77,7 +78,7 @@ AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
     for (const auto& a : c.algorithms) names += (names.empty() ? "" : ",") + a;
     sinks.phase(fmt::format("all-reduce sweep ({}) with per-rank arrival times", names));
   }
-  run_collective_sweep(comm, c, [&](const std::vector<CollectiveRow>& rows) {
+  collectives::run_collective_sweep(comm, c, [&](const std::vector<measure::CollectiveRow>& rows) {
     for (const auto& r : rows) {
       if (r.wrong) phase.wrong += *r.wrong;
       phase.rows.push_back(r);
@@ -92,7 +93,7 @@ AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
 AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& hosts,
                         const AcceptOptions& o, const AcceptSinks& sinks) {
   validate(o);
-  Bootstrap& boot = comm.bootstrap();
+  bootstrap::Bootstrap& boot = comm.bootstrap();
   if (comm.size() < 2) {
     throw UsageError("accept needs at least 2 ranks: one per host under srun/mpirun, or --np N");
   }

@@ -11,9 +11,9 @@
 #include "ibscope/accept/accept_runner.hpp"
 #include "ibscope/accept/preflight.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 class Bootstrap;
-}
+}  // namespace ibscope::bootstrap
 
 namespace ibscope::accept {
 
@@ -45,7 +45,7 @@ LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
                           const std::vector<std::pair<int, int>>& only);
 
 /// Every rank calls it; the result is complete on rank 0 only.
-LinkSet measure_links_verbs(Bootstrap& bootstrap, const MeasureContext& ctx,
+LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContext& ctx,
                             const std::vector<std::pair<int, int>>& only);
 
 /// Keeps the better figures of every pair measured again (link_verdict.hpp merge_retest).

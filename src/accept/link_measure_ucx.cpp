@@ -9,15 +9,15 @@
 namespace ibscope::accept {
 namespace {
 
-P2pOptions p2p_options(const AcceptOptions& o, bool latency,
-                       const std::vector<std::pair<int, int>>& only) {
-  P2pOptions p;
+measure::P2pOptions p2p_options(const AcceptOptions& o, bool latency,
+                                const std::vector<std::pair<int, int>>& only) {
+  measure::P2pOptions p;
   const std::uint64_t bytes = latency ? o.lat_bytes : o.bw_bytes;
-  p.sweep = SweepSpec{.min_bytes = bytes,
-                      .max_bytes = bytes,
-                      .factor = 2,
-                      .step_bytes = 0,
-                      .explicit_bytes = {bytes}};
+  p.sweep = measure::SweepSpec{.min_bytes = bytes,
+                               .max_bytes = bytes,
+                               .factor = 2,
+                               .step_bytes = 0,
+                               .explicit_bytes = {bytes}};
   p.latency = latency;
   p.bw = !latency;
   p.bibw = false;
@@ -27,7 +27,7 @@ P2pOptions p2p_options(const AcceptOptions& o, bool latency,
   p.window = o.bw_window;
   p.warmup = o.warmup;
   p.timeout_s = o.timeout_s;
-  p.pairs = only.empty() ? PairsMode::kAll : PairsMode::kList;
+  p.pairs = only.empty() ? measure::PairsMode::kAll : measure::PairsMode::kList;
   p.pair_list = only;
   return p;
 }
@@ -55,14 +55,14 @@ std::string first_lane_device(const std::string& transports) {
 LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
                           const std::vector<std::pair<int, int>>& only) {
   const AcceptOptions& o = ctx.options;
-  const Bootstrap& boot = comm.bootstrap();
+  const bootstrap::Bootstrap& boot = comm.bootstrap();
   struct Figures {
     double latency_us = 0, ab = 0, ba = 0;
     std::string transports;
   };
   std::map<std::pair<int, int>, Figures> by_pair;
-  auto collect = [&](const std::vector<P2pRow>& rows) {
-    for (const P2pRow& r : rows) {
+  auto collect = [&](const std::vector<measure::P2pRow>& rows) {
+    for (const measure::P2pRow& r : rows) {
       const std::pair<int, int> key{std::min(r.rank_a, r.rank_b), std::max(r.rank_a, r.rank_b)};
       Figures& f = by_pair[key];
       if (r.test == "latency") {
@@ -80,12 +80,12 @@ LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
     ctx.sinks.phase(
         fmt::format("{} latency, {} B, UCX", only.empty() ? "all-pairs" : "retest", o.lat_bytes));
   }
-  run_p2p(comm, p2p_options(o, true, only), collect);
+  measure::run_p2p(comm, p2p_options(o, true, only), collect);
   if (ctx.sinks.phase && comm.rank() == 0) {
     ctx.sinks.phase(fmt::format("{} bandwidth, both directions, {} B x {} in flight, UCX",
                                 only.empty() ? "all-pairs" : "retest", o.bw_bytes, o.bw_window));
   }
-  run_p2p(comm, p2p_options(o, false, only), collect);
+  measure::run_p2p(comm, p2p_options(o, false, only), collect);
 
   LinkSet set;
   bool missing_rate = false;

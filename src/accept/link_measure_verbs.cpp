@@ -38,16 +38,16 @@ LinkKind kind_of_link_layer(const std::string& link_layer) {
 
 }  // namespace
 
-LinkSet measure_links_verbs(Bootstrap& bootstrap, const MeasureContext& ctx,
+LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContext& ctx,
                             const std::vector<std::pair<int, int>>& only) {
   const AcceptOptions& o = ctx.options;
-  std::map<std::pair<int, int>, ProbeRow> latency, bandwidth;
+  std::map<std::pair<int, int>, measure::ProbeRow> latency, bandwidth;
   std::vector<probes::RankPort> ports;
-  auto sinks_for = [&](std::map<std::pair<int, int>, ProbeRow>& into) {
+  auto sinks_for = [&](std::map<std::pair<int, int>, measure::ProbeRow>& into) {
     probes::ProbeSinks s;
     s.ports = [&](const std::vector<probes::RankPort>& p) { ports = p; };
-    s.rows = [&](const std::vector<ProbeRow>& rows) {
-      for (const ProbeRow& r : rows) {
+    s.rows = [&](const std::vector<measure::ProbeRow>& rows) {
+      for (const measure::ProbeRow& r : rows) {
         into[{std::min(r.rank_a, r.rank_b), std::max(r.rank_a, r.rank_b)}] = r;
       }
       if (ctx.sinks.probe) ctx.sinks.probe(rows);

@@ -67,7 +67,7 @@ std::vector<NicVerdict> nic_verdicts(const SectionInputs& in) {
 }
 
 results::Stragglers stragglers_section(const StragglerReport& s,
-                                       const std::vector<CollectiveRow>& rows) {
+                                       const std::vector<measure::CollectiveRow>& rows) {
   results::Stragglers out;
   out.clock_uncertainty_us = s.clock_uncertainty_us;
   out.reason = s.reason;

@@ -22,7 +22,7 @@ struct SectionInputs {
   int retests = 0;
   const std::vector<std::string>& hosts_by_rank;
   std::optional<StragglerReport> stragglers;
-  const std::vector<CollectiveRow>* allreduce_rows = nullptr;
+  const std::vector<measure::CollectiveRow>* allreduce_rows = nullptr;
   std::uint64_t allreduce_wrong = 0;
 };
 

@@ -10,7 +10,7 @@
 namespace ibscope::accept {
 
 StragglerReport find_straggler(const std::vector<ArrivalRow>& rows,
-                               const std::vector<ClockOffset>& offsets,
+                               const std::vector<measure::ClockOffset>& offsets,
                                const std::vector<std::string>& hosts,
                                const StragglerThresholds& t) {
   StragglerReport report;

@@ -9,7 +9,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 Bootstrap::Bootstrap(int rank, int size, double timeout_s)
     : rank_(rank), size_(size), timeout_s_(timeout_s) {
@@ -78,4 +78,4 @@ std::string local_hostname() {
   return buf;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -16,7 +16,7 @@
 #include "ibscope/bootstrap/pmix_bootstrap.hpp"
 #endif
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 namespace {
 
 std::optional<int> env_int(const GetEnv& getenv, const char* name) {
@@ -164,4 +164,4 @@ std::unique_ptr<Bootstrap> connect_bootstrap(const LaunchEnv& env, double timeou
   throw UsageError("unknown launch kind");
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -20,7 +20,7 @@
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/random_hex.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 namespace {
 
 // After the first rank fails, the others get the job timeout plus this to stop by themselves
@@ -262,4 +262,4 @@ int run_local_launcher(const LocalLaunchOptions& o) {
   return worst;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -11,7 +11,7 @@
 
 #include "ibscope/core/error.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 namespace {
 
 constexpr std::size_t kMaxNameBytes = 255;  // NAME_MAX: the name is a file under /run/netns
@@ -168,4 +168,4 @@ std::string place_rank_into_netns(std::string_view tmpl, int rank, int local_ran
   return name;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

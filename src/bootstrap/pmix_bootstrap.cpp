@@ -22,7 +22,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 namespace {
 
 std::string pmix_error(std::string_view call, pmix_status_t rc) {
@@ -378,4 +378,4 @@ std::unique_ptr<Bootstrap> make_pmix_bootstrap(double timeout_s) {
   return PmixBootstrap::create(timeout_s);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

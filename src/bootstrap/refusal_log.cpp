@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 std::string_view refusal_kind_name(RefusalKind kind) noexcept {
   switch (kind) {
@@ -64,4 +64,4 @@ void RefusalLog::flush(Clock::time_point now, bool force) {
   last_summary_ = now;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

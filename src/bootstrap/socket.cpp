@@ -16,7 +16,7 @@
 
 #include "ibscope/core/error.hpp"
 
-namespace ibscope::net {
+namespace ibscope::bootstrap::net {
 
 Fd& Fd::operator=(Fd&& other) noexcept {
   if (this != &other) {
@@ -195,4 +195,4 @@ bool read_exact(int fd, void* data, std::size_t bytes, const Deadline& deadline)
   return true;
 }
 
-}  // namespace ibscope::net
+}  // namespace ibscope::bootstrap::net

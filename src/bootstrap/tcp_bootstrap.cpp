@@ -15,7 +15,7 @@
 #include "ibscope/bootstrap/wire.hpp"
 #include "ibscope/core/log.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 namespace {
 
 // Clients wait a little longer than the server's round deadline so that the server's message,
@@ -244,4 +244,4 @@ std::unique_ptr<Bootstrap> make_tcp_bootstrap(const TcpBootstrapOptions& options
   return std::make_unique<TcpBootstrap>(options);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

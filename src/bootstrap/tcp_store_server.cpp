@@ -18,7 +18,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 namespace {
 
 // Connections accepted per pass of the loop: between batches the loop reads the connections it
@@ -416,4 +416,4 @@ void TcpStoreServer::wait_until_done(const Deadline& deadline) noexcept {
   impl_->wait_until_done(deadline);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-namespace ibscope::wire {
+namespace ibscope::bootstrap::wire {
 namespace {
 
 class Writer {
@@ -200,4 +200,4 @@ std::string decode_refused(std::span<const std::byte> payload) {
   return s;
 }
 
-}  // namespace ibscope::wire
+}  // namespace ibscope::bootstrap::wire

@@ -73,7 +73,7 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
 
 AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   if (!f.prometheus_file.empty()) {
-    prometheus::check_textfile_path(f.prometheus_file, "--prometheus-file");
+    output::prometheus::check_textfile_path(f.prometheus_file, "--prometheus-file");
   }
   AcceptCommandOptions command{{}, f.prometheus_file};
   accept::AcceptOptions& o = command.accept;
@@ -100,7 +100,7 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.verbs.timeout_s = timeout_s;
   o.allreduce = !f.skip_allreduce;
   if (!f.algorithms.empty()) o.algorithms = split_list(f.algorithms);
-  for (const auto& a : o.algorithms) (void)find_algorithm(Collective::kAllreduce, a);
+  for (const auto& a : o.algorithms) (void)collectives::find_algorithm(Collective::kAllreduce, a);
   o.allreduce_bytes.clear();
   for (const auto& s : split_list(f.ar_sizes)) {
     o.allreduce_bytes.push_back(units::parse_size_bytes(s, "--ar-sizes"));
@@ -122,17 +122,17 @@ int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
   if (ctx.results != nullptr) ctx.results->topology = hosts;
 
   accept::AcceptSinks sinks;
-  sinks.p2p = [&](const std::vector<P2pRow>& rows) {
+  sinks.p2p = [&](const std::vector<measure::P2pRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
   };
-  sinks.probe = [&](const std::vector<ProbeRow>& rows) {
+  sinks.probe = [&](const std::vector<measure::ProbeRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
   };
-  sinks.collective = [&](const std::vector<CollectiveRow>& rows) {
+  sinks.collective = [&](const std::vector<measure::CollectiveRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
@@ -166,9 +166,9 @@ int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const double now_s =
         static_cast<double>(std::chrono::duration_cast<std::chrono::seconds>(now).count());
-    write_file_replacing(
-        command.prometheus_file,
-        prometheus::exposition_text(prometheus::acceptance_metrics(result.section, now_s)));
+    write_file_replacing(command.prometheus_file,
+                         output::prometheus::exposition_text(
+                             output::prometheus::acceptance_metrics(result.section, now_s)));
   }
   return result.pass ? 0 : 1;
 }

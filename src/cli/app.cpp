@@ -35,10 +35,10 @@ constexpr int kMaxRanksForValidation = 1 << 20;
 int list_algorithms() {
   // The cost of each at a reference point makes the formulas concrete: 2 us and 10 GB/s per
   // link, 8 ranks, 1 MiB.
-  const LinkCost ref{2e-6, 1e-10, 0};
+  const collectives::LinkCost ref{2e-6, 1e-10, 0};
   fmt::print("# {:<15} {:<6} {:>14}  {}\n", "collective", "algo", "cost(us)@ref", "description");
   for (Collective c : kAllCollectives) {
-    for (const auto& a : algorithms_for(c)) {
+    for (const auto& a : collectives::algorithms_for(c)) {
       fmt::print("  {:<15} {:<6} {:>14.1f}  {}\n", name_of(c), a.name,
                  a.cost_s(ref, 1 << 20, 8) * 1e6, a.description);
     }

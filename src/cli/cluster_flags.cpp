@@ -42,7 +42,7 @@ model::Tier fitted_tier(const std::vector<CollectivePoint>& pts, const std::stri
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 50);
+  return measure::percentile_sorted(v, 50);
 }
 
 // Without collective rows, a tier comes from the per-link fits of p2p or verbs rows (model/
@@ -132,7 +132,8 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
   c.reduce_scatter_algorithm = f.reduce_scatter_algorithm;
   c.allgather_algorithm = f.allgather_algorithm;
   const std::string algorithm = fit_algorithm.empty() ? f.allreduce_algorithm : fit_algorithm;
-  find_algorithm(Collective::kAllreduce, algorithm);  // unknown names fail before any file
+  collectives::find_algorithm(Collective::kAllreduce,
+                              algorithm);  // unknown names fail before any file
 
   std::vector<CollectivePoint> inter_pts, intra_pts;
   std::vector<std::string> inter_files, intra_files;

@@ -69,7 +69,7 @@ Acceptance load_acceptance(const std::string& file) {
 }
 
 int run_export(const ExportFlags& f) {
-  if (!f.out.empty()) prometheus::check_textfile_path(f.out, "-o");
+  if (!f.out.empty()) output::prometheus::check_textfile_path(f.out, "-o");
   // Every file is loaded and checked first: a bad one stops the command before any output.
   std::vector<Acceptance> runs;
   for (const auto& file : f.files) runs.push_back(load_acceptance(file));
@@ -77,8 +77,8 @@ int run_export(const ExportFlags& f) {
   for (const auto& r : runs) {
     if (r.finished_s > newest->finished_s) newest = &r;
   }
-  const std::string text = prometheus::exposition_text(
-      prometheus::acceptance_metrics(newest->section, newest->finished_s));
+  const std::string text = output::prometheus::exposition_text(
+      output::prometheus::acceptance_metrics(newest->section, newest->finished_s));
   if (f.out.empty()) {
     fmt::print("{}", text);
     return 0;

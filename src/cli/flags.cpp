@@ -71,7 +71,7 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
     app.add_option("-o,--op", f.op, "sum, min, max, a comma list, or all")->default_val("sum");
   }
   std::string names;
-  for (const auto& a : algorithms_for(c)) names += fmt::format("{}, ", a.name);
+  for (const auto& a : collectives::algorithms_for(c)) names += fmt::format("{}, ", a.name);
   app.add_option("-A,--algo", f.algo,
                  fmt::format("Algorithm: {}a comma list, all (each side by side, and the "
                              "measured crossovers saved as a tuning table), or auto (per size: "
@@ -162,8 +162,9 @@ double parse_timeout_s(const CommonFlags& f) {
   return units::parse_duration_s(f.timeout, "--timeout");
 }
 
-CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double timeout_s) {
-  CollectiveSweepOptions o;
+collectives::CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c,
+                                               double timeout_s) {
+  collectives::CollectiveSweepOptions o;
   o.collective = c;
   o.root = f.root;
   o.sweep.min_bytes = units::parse_size_bytes(f.min_bytes, "-b/--minbytes");
@@ -179,19 +180,20 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
   }
   o.iters = f.iters;
   o.warmup = f.warmup;
-  o.average = parse_time_average(f.average, "-a/--average");
+  o.average = measure::parse_time_average(f.average, "-a/--average");
   o.check = f.check != 0;
   o.timeout_s = timeout_s;
   o.types = parse_list<DataType>(f.type, kAllDataTypes, parse_data_type);
   o.ops = parse_list<ReduceOp>(f.op, kAllReduceOps, parse_reduce_op);
   std::vector<std::string> all_algorithms;
-  for (const auto& info : algorithms_for(c)) all_algorithms.emplace_back(info.name);
+  for (const auto& info : collectives::algorithms_for(c)) all_algorithms.emplace_back(info.name);
   o.algorithms = parse_list<std::string>(f.algo, all_algorithms, [c](const std::string& a) {
-    if (a == kAutoAlgorithm) return a;
-    return std::string(find_algorithm(c, a).name);
+    if (a == collectives::kAutoAlgorithm) return a;
+    return std::string(collectives::find_algorithm(c, a).name);
   });
   if (!f.tuning.empty()) {
-    if (std::find(o.algorithms.begin(), o.algorithms.end(), kAutoAlgorithm) == o.algorithms.end()) {
+    if (std::find(o.algorithms.begin(), o.algorithms.end(), collectives::kAutoAlgorithm) ==
+        o.algorithms.end()) {
       throw UsageError("--tuning is used only by -A auto: add -A auto, or drop --tuning");
     }
     o.tuning = results::load_tuning(f.tuning);
@@ -210,7 +212,7 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
   }
   // Validates the sweep now, before any rank starts.
   for (DataType t : o.types) {
-    const auto sizes = sweep_sizes(o.sweep, size_of(t));
+    const auto sizes = measure::sweep_sizes(o.sweep, size_of(t));
     (void)sizes;
   }
   constexpr std::uint64_t kMaxMessageBytes = 64ULL << 30;
@@ -222,8 +224,8 @@ CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double
   return o;
 }
 
-P2pOptions to_options(const P2pFlags& f, double timeout_s) {
-  P2pOptions o;
+measure::P2pOptions to_options(const P2pFlags& f, double timeout_s) {
+  measure::P2pOptions o;
   o.sweep.min_bytes = units::parse_size_bytes(f.min_bytes, "p2p -b/--minbytes");
   o.sweep.max_bytes = units::parse_size_bytes(f.max_bytes, "p2p -e/--maxbytes");
   o.sweep.factor = f.factor;
@@ -231,7 +233,7 @@ P2pOptions to_options(const P2pFlags& f, double timeout_s) {
   o.bw_iters = f.bw_iters;
   o.warmup = f.warmup;
   o.window = f.window;
-  o.pairs = parse_pairs_mode(f.pairs);
+  o.pairs = measure::parse_pairs_mode(f.pairs);
   o.timeout_s = timeout_s;
   const auto sides = split_list(f.mem);
   if (sides.size() > 2) {
@@ -242,7 +244,7 @@ P2pOptions to_options(const P2pFlags& f, double timeout_s) {
     o.memory_sides.push_back(parse_memory_request(side, f.mem_path, f.stage_chunk));
   }
   if (o.memory_sides.size() == 2 && o.memory_sides[0].kind != o.memory_sides[1].kind &&
-      o.pairs != PairsMode::kFirst) {
+      o.pairs != measure::PairsMode::kFirst) {
     throw UsageError(
         fmt::format("p2p --mem {}: memory per side needs --pairs first (rank 0 is "
                     "side A, rank 1 side B)",
@@ -259,7 +261,7 @@ P2pOptions to_options(const P2pFlags& f, double timeout_s) {
     else
       throw UsageError(fmt::format("--tests: unknown test '{}' (latency, bw, bibw)", t));
   }
-  (void)sweep_sizes(o.sweep, 1);
+  (void)measure::sweep_sizes(o.sweep, 1);
   constexpr std::uint64_t kMaxMessageBytes = 16ULL << 30;
   if (o.sweep.max_bytes > kMaxMessageBytes) {
     throw UsageError(fmt::format("p2p -e/--maxbytes {}: above the {} limit",

@@ -32,7 +32,7 @@ std::string join_lines(const std::vector<std::string>& v) {
   return s;
 }
 
-std::vector<std::string> split_lines(const Bytes& b) {
+std::vector<std::string> split_lines(const bootstrap::Bytes& b) {
   std::vector<std::string> out;
   std::string cur;
   for (std::byte c : b) {
@@ -46,9 +46,9 @@ std::vector<std::string> split_lines(const Bytes& b) {
   return out;
 }
 
-Bytes as_bytes(const std::string& s) {
+bootstrap::Bytes as_bytes(const std::string& s) {
   const auto* p = reinterpret_cast<const std::byte*>(s.data());
-  return Bytes(p, p + s.size());
+  return bootstrap::Bytes(p, p + s.size());
 }
 
 std::string build_description() {
@@ -59,7 +59,7 @@ std::string build_description() {
 
 // Every rank's fault hooks (core/fault_hooks.hpp), on every rank: a hook set on one rank
 // only (a launcher that forwards the environment to some hosts) forges the job all the same.
-std::vector<FaultHook> gather_fault_hooks(Bootstrap& boot) {
+std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
   std::vector<std::string> mine;
   for (const auto& [name, value] : fault_hooks_in(process_env_with_prefix("IBSCOPE_"))) {
     std::string line = name + "=";
@@ -82,9 +82,9 @@ std::vector<FaultHook> gather_fault_hooks(Bootstrap& boot) {
 
 /// Gathers what describes the job (on every rank; collective) and fills the banner/results.
 /// Returns the fault hooks set on any rank (the same on every rank).
-std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::Document* doc,
-                                    BannerInfo& banner, const RailSetup* rail,
-                                    const EnvVars& user_ucx_env) {
+std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
+                                    results::Document* doc, output::BannerInfo& banner,
+                                    const measure::RailSetup* rail, const EnvVars& user_ucx_env) {
   const topo::CpuInfo cpu = topo::read_cpu_info();
   std::vector<std::string> mine;
   mine.push_back(std::to_string(cpu.allowed_threads));
@@ -93,7 +93,7 @@ std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::D
   }
   const auto all = boot.allgather(as_bytes(join_lines(mine)), "job description");
   const std::vector<FaultHook> hooks = gather_fault_hooks(boot);
-  std::optional<JobRails> rails;
+  std::optional<measure::JobRails> rails;
   if (comm != nullptr && rail != nullptr) {
     std::vector<std::string> lanes;
     for (int r = 0; r < comm->size(); ++r) {
@@ -102,7 +102,7 @@ std::vector<FaultHook> describe_job(Bootstrap& boot, ucx::Comm* comm, results::D
         if (std::find(lanes.begin(), lanes.end(), d) == lanes.end()) lanes.push_back(d);
       }
     }
-    rails = gather_rails(boot, *rail, lanes);
+    rails = measure::gather_rails(boot, *rail, lanes);
     std::vector<std::string> details;
     for (const auto& r : rails->ranks) details.push_back(r.nic.empty() ? "" : "nic " + r.nic);
     boot.set_rank_details(std::move(details));  // a stall then names the NICs too
@@ -192,51 +192,55 @@ ucx::Comm& JobContext::comm() const {
 int run_job(const std::string& subcommand, const CommonFlags& common,
             const std::vector<std::string>& argv, const JobBody& body, JobTransport transport,
             const AfterWrite& after_write) {
-  std::unique_ptr<Bootstrap> boot;
+  std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<results::Document> doc;
-  std::optional<RailSetup> rail;
+  std::optional<measure::RailSetup> rail;
   const bool table = common.format == "table" && !common.quiet;
   try {
     const double timeout_s = parse_timeout_s(common);
-    const LaunchEnv env = detect_launch_from_process_env();
-    if (env.kind == LaunchKind::kLocal && common.np > 1) {
-      return run_local_launcher(LocalLaunchOptions{common.np, timeout_s, argv});
+    const bootstrap::LaunchEnv env = bootstrap::detect_launch_from_process_env();
+    if (env.kind == bootstrap::LaunchKind::kLocal && common.np > 1) {
+      return bootstrap::run_local_launcher(
+          bootstrap::LocalLaunchOptions{common.np, timeout_s, argv});
     }
-    if (env.kind == LaunchKind::kTcp) log::set_identity(env.rank, local_hostname());
-    boot = env.kind == LaunchKind::kLocal ? make_single_bootstrap(timeout_s)
-                                          : connect_bootstrap(env, timeout_s);
+    if (env.kind == bootstrap::LaunchKind::kTcp)
+      log::set_identity(env.rank, bootstrap::local_hostname());
+    boot = env.kind == bootstrap::LaunchKind::kLocal ? bootstrap::make_single_bootstrap(timeout_s)
+                                                     : bootstrap::connect_bootstrap(env, timeout_s);
     const EnvVars user_ucx_env = process_env_with_prefix("UCX_");
     std::optional<ucx::Comm> comm;
     if (transport == JobTransport::kUcx) {
-      rail = set_up_rail(*boot, RailRequest{common.nic, !common.no_bind});
+      rail = measure::set_up_rail(*boot, measure::RailRequest{common.nic, !common.no_bind});
       comm.emplace(*boot);
     }
     ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
     if (boot->rank() == 0)
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
-    BannerInfo banner;
+    output::BannerInfo banner;
     banner.command = subcommand;
     std::vector<FaultHook> hooks =
         describe_job(*boot, comm_ptr, doc.get(), banner, rail ? &*rail : nullptr, user_ucx_env);
-    if (boot->rank() == 0 && table) print_banner(stdout, banner);
+    if (boot->rank() == 0 && table) output::print_banner(stdout, banner);
     if (boot->rank() == 0 && !table) {
       for (const auto& w : banner.warnings) log::warn("{}", w);
     }
 
-    JobContext ctx{
-        *boot,           comm_ptr,
-        doc.get(),       boot->rank() == 0 && table ? stdout : nullptr,
-        timeout_s,       boot->rank() == 0 && !common.quiet && ProgressLine::stderr_is_terminal(),
-        std::move(hooks)};
+    JobContext ctx{*boot,
+                   comm_ptr,
+                   doc.get(),
+                   boot->rank() == 0 && table ? stdout : nullptr,
+                   timeout_s,
+                   boot->rank() == 0 && !common.quiet && output::ProgressLine::stderr_is_terminal(),
+                   std::move(hooks)};
     const int status = body(ctx);
     if (comm) comm->close();
     if (doc) {
       const auto path = results::write(*doc, common.out_dir);
       if (common.format == "json") fmt::print("{}", results::to_text(*doc));
       if (common.format == "csv") {
-        fmt::print("{}", results_csv(*doc));
+        fmt::print("{}", output::results_csv(*doc));
         std::fflush(stdout);
-        const auto csv = write_results_csv(*doc, path);
+        const auto csv = output::write_results_csv(*doc, path);
         print_results_path(fmt::format("# csv: {}", csv.string()), table);
       }
       print_results_path(fmt::format("# results: {}", path.string()), table);
@@ -251,7 +255,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     std::string message = e.what();
     if (rail) {
       // A stall or peer failure whose cause is this rank's own link: say so on its line.
-      if (const auto link = rail_link_problem(*rail)) message += "; " + *link;
+      if (const auto link = measure::rail_link_problem(*rail)) message += "; " + *link;
     }
     log::error("{}", message);
     if (boot) boot->abort_job(message);

@@ -61,7 +61,7 @@ double measured_s(const std::vector<results::Document>& docs, Collective c,
   }
   if (times.empty()) return -1;
   std::sort(times.begin(), times.end());
-  return percentile_sorted(times, 50);
+  return measure::percentile_sorted(times, 50);
 }
 
 std::string describe(const model::Tier& t, const char* name, bool used) {
@@ -98,7 +98,7 @@ int run_predict(const PredictFlags& f) {
   std::string tiers_text, last_tiers;
   std::vector<model::PredictedTiers> tiers;
   for (const auto& a : algorithms) {
-    find_algorithm(coll, a);
+    collectives::find_algorithm(coll, a);
     // An all-reduce algorithm measured in the --fit files is best predicted through its own
     // cost formula; anything else uses the tiers fitted through --allreduce-algo.
     const bool own_fit = coll == Collective::kAllreduce && !fit_docs.empty() &&

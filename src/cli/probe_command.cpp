@@ -24,22 +24,23 @@ std::vector<std::uint64_t> probe_sizes(const ProbeFlags& f, const probes::ProbeT
   if (!f.size.empty()) return {units::parse_size_bytes(f.size, "-s/--size")};
   if (f.all_sizes) {
     // perftest's -a: 2 B to 8 MiB in powers of two.
-    return sweep_sizes(SweepSpec{.min_bytes = 2,
-                                 .max_bytes = 8ULL << 20,
-                                 .factor = 2,
-                                 .step_bytes = 0,
-                                 .explicit_bytes = {}},
-                       1);
+    return measure::sweep_sizes(measure::SweepSpec{.min_bytes = 2,
+                                                   .max_bytes = 8ULL << 20,
+                                                   .factor = 2,
+                                                   .step_bytes = 0,
+                                                   .explicit_bytes = {}},
+                                1);
   }
   if (sweep) {
-    return sweep_sizes(SweepSpec{.min_bytes = units::parse_size_bytes(
-                                     f.min_bytes.empty() ? "2" : f.min_bytes, "-b/--minbytes"),
-                                 .max_bytes = units::parse_size_bytes(
-                                     f.max_bytes.empty() ? "8M" : f.max_bytes, "-e/--maxbytes"),
-                                 .factor = f.factor,
-                                 .step_bytes = 0,
-                                 .explicit_bytes = {}},
-                       1);
+    return measure::sweep_sizes(
+        measure::SweepSpec{.min_bytes = units::parse_size_bytes(
+                               f.min_bytes.empty() ? "2" : f.min_bytes, "-b/--minbytes"),
+                           .max_bytes = units::parse_size_bytes(
+                               f.max_bytes.empty() ? "8M" : f.max_bytes, "-e/--maxbytes"),
+                           .factor = f.factor,
+                           .step_bytes = 0,
+                           .explicit_bytes = {}},
+        1);
   }
   // perftest's defaults: 64 KiB for bandwidth, 2 B for latency.
   return {test.metric == Metric::kBandwidth ? 65536ULL : 2ULL};
@@ -235,7 +236,7 @@ int probe_body(JobContext& ctx, const ProbeFlags& flags) {
     if (!ctx.results->probes) ctx.results->probes.emplace();
     ctx.results->probes->params = params_of(o);
   }
-  std::optional<ProbeTable> table;
+  std::optional<output::ProbeTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out, *o.test, ctx.bootstrap.size());
   probes::ProbeSinks sinks;
   sinks.ports = [&](const std::vector<probes::RankPort>& ports) {
@@ -256,7 +257,7 @@ int probe_body(JobContext& ctx, const ProbeFlags& flags) {
         fmt::print(stderr, "warning: rank {}: {}\n", r, w);
     }
   };
-  sinks.rows = [&](const std::vector<ProbeRow>& rows) {
+  sinks.rows = [&](const std::vector<measure::ProbeRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }

@@ -63,14 +63,14 @@ int run_report(const ReportFlags& f) {
     throw UsageError(fmt::format("--label: {} label(s) for {} results file(s); give one per file",
                                  f.labels.size(), f.files.size()));
   }
-  std::vector<ReportFile> files;
+  std::vector<output::ReportFile> files;
   for (std::size_t i = 0; i < f.files.size(); ++i) {
     files.push_back(
         {f.files[i],
          f.labels.empty() ? std::filesystem::path(f.files[i]).stem().string() : f.labels[i],
          results::load(f.files[i])});
   }
-  ReportOptions o;
+  output::ReportOptions o;
   o.title = f.title;
   if (f.expect_gbit > 0) o.line_rate_gbit = f.expect_gbit;
   if (workload_given(f.workload)) {
@@ -81,7 +81,7 @@ int run_report(const ReportFlags& f) {
     if (!o.training->missing.empty()) fmt::print("note: training step: {}\n", o.training->missing);
   }
   o.command_line = fmt::format("ibscope report {}", fmt::join(f.files, " "));
-  const std::string page = html_report(files, o);
+  const std::string page = output::html_report(files, o);
   write_file_exclusive(output, page);
   fmt::print("# report: {}\n", output);
   return 0;

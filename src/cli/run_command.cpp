@@ -53,13 +53,13 @@ void print_fits(std::FILE* out, const results::Document& doc, const std::string&
 
 // The training-step section for the default workload laid out as this job, its tiers fitted
 // from the run's own results file.
-TrainingReport run_training(const RunFlags& f, const results::Document& doc,
-                            const std::filesystem::path& file) {
+output::TrainingReport run_training(const RunFlags& f, const results::Document& doc,
+                                    const std::filesystem::path& file) {
   model::Workload w;
   try {
     w = model::lay_out_like_job(f.workload, doc.job.hosts);
   } catch (const UsageError& e) {
-    TrainingReport t;
+    output::TrainingReport t;
     t.workload = f.workload;
     t.missing = e.what();
     return t;
@@ -71,7 +71,7 @@ TrainingReport run_training(const RunFlags& f, const results::Document& doc,
   return training_report(w, cf, model::parse_what_ifs(what_ifs));
 }
 
-void print_share(std::FILE* out, const TrainingReport& t, const RunFlags& f,
+void print_share(std::FILE* out, const output::TrainingReport& t, const RunFlags& f,
                  const std::filesystem::path& file) {
   if (!t.breakdown) {
     fmt::print(out, "# network share: not computed: {}\n", t.missing);
@@ -113,7 +113,7 @@ int run_body(JobContext& ctx, const RunPlan& plan) {
   if (!f.skip_topo || (!f.skip_p2p && f.links == "auto")) hosts = gather_topology(ctx.bootstrap);
   if (!f.skip_topo) {
     if (ctx.results != nullptr) ctx.results->topology = hosts;
-    if (ctx.table_out != nullptr) print_topology(ctx.table_out, hosts);
+    if (ctx.table_out != nullptr) output::print_topology(ctx.table_out, hosts);
   }
   int status = 0;
   if (!f.skip_p2p && ctx.comm().size() >= 2) {
@@ -144,7 +144,7 @@ void analyse_run(const std::filesystem::path& file, const RunFlags& f, bool tabl
     fmt::print(out, "# fits, model and report: not done: {}\n", e.what());
     return;
   }
-  std::optional<TrainingReport> training;
+  std::optional<output::TrainingReport> training;
   if (!f.skip_model) {
     try {
       if (table) print_fits(out, doc, file.string());
@@ -158,12 +158,13 @@ void analyse_run(const std::filesystem::path& file, const RunFlags& f, bool tabl
   try {
     std::filesystem::path page = file;
     page.replace_extension(".html");
-    ReportOptions o;
+    output::ReportOptions o;
     o.title = fmt::format("ibscope run {}", file.stem().string());
     o.training = training;
     o.command_line = fmt::format("ibscope report {}{}", file.string(),
                                  f.skip_model ? "" : fmt::format(" --preset {}", f.workload));
-    write_file_exclusive(page, html_report({{file.string(), file.stem().string(), doc}}, o));
+    write_file_exclusive(page,
+                         output::html_report({{file.string(), file.stem().string(), doc}}, o));
     fmt::print(out, "# report: {}\n", page.string());
   } catch (const Error& e) {
     fmt::print(out, "# report: not written: {}\n", e.what());

@@ -47,7 +47,8 @@ void add_soak_flags(CLI::App& app, SoakFlags& f) {
   app.add_option("-o,--op", f.collective.op, "sum, min, max, a comma list, or all")
       ->default_val("sum");
   std::string names;
-  for (const auto& a : algorithms_for(Collective::kAllreduce)) names += fmt::format("{}, ", a.name);
+  for (const auto& a : collectives::algorithms_for(Collective::kAllreduce))
+    names += fmt::format("{}, ", a.name);
   app.add_option("-A,--algo", f.collective.algo,
                  fmt::format("All-reduce algorithm: {}a comma list or all (each in turn every "
                              "iteration), or auto (picked once per size)",
@@ -73,21 +74,21 @@ void add_soak_flags(CLI::App& app, SoakFlags& f) {
   app.footer(kSoakFooter);
 }
 
-SoakOptions to_options(const SoakFlags& f, double timeout_s) {
-  SoakOptions o;
+collectives::SoakOptions to_options(const SoakFlags& f, double timeout_s) {
+  collectives::SoakOptions o;
   o.collective = to_options(f.collective, Collective::kAllreduce, timeout_s);
   o.duration_s = units::parse_duration_s(f.duration, "--duration");
-  o.window_s = f.window.empty() ? default_soak_window_s(o.duration_s)
+  o.window_s = f.window.empty() ? measure::default_soak_window_s(o.duration_s)
                                 : units::parse_duration_s(f.window, "--window");
-  check_soak_times(o.duration_s, o.window_s);
+  measure::check_soak_times(o.duration_s, o.window_s);
   o.thresholds.max_rss_growth_bytes = units::parse_size_bytes(f.max_rss_growth, "--max-rss-growth");
   o.thresholds.max_drift = f.max_drift_percent / 100;
-  (void)
-      soak_leak_bytes_per_s_from_env();  // a malformed test hook is a usage error, before any rank
+  (void)collectives::soak_leak_bytes_per_s_from_env();  // a malformed test hook is a usage error,
+                                                        // before any rank
   return o;
 }
 
-results::SoakParams params_of(const SoakOptions& o) {
+results::SoakParams params_of(const collectives::SoakOptions& o) {
   results::SoakParams p;
   static_cast<results::CollectiveSetup&>(p) = params_of(o.collective);  // the shared part
   p.sizes_bytes = o.collective.sweep.explicit_bytes;
@@ -99,16 +100,16 @@ results::SoakParams params_of(const SoakOptions& o) {
   return p;
 }
 
-int soak_body(JobContext& ctx, const SoakOptions& options) {
-  SoakOptions o = options;
+int soak_body(JobContext& ctx, const collectives::SoakOptions& options) {
+  collectives::SoakOptions o = options;
   ucx::StagingScope staging(ctx.comm());
   const auto& request = o.collective.memory_request;
   if (request.kind != memory::MemKind::kHost || request.path != memory::PathRequest::kAuto) {
-    const MemorySetup m = setup_memory(ctx.comm(), request);
+    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), request);
     o.collective.algorithm_options.memory = m.space;
     o.collective.mem_path = m.decision.path;
   }
-  std::optional<SoakTable> table;
+  std::optional<output::SoakTable> table;
   if (ctx.table_out != nullptr) {
     fmt::print(ctx.table_out,
                "# soak: {:g} s in windows of {:g} s; every iteration verified; RSS limit {}\n",
@@ -116,15 +117,15 @@ int soak_body(JobContext& ctx, const SoakOptions& options) {
     table.emplace(ctx.table_out);
     table->header();
   }
-  std::vector<SoakWindow> windows;
+  std::vector<measure::SoakWindow> windows;
   if (ctx.results != nullptr) ctx.results->soak = results::Soak{params_of(o), {}, std::nullopt};
-  windows = run_soak(ctx.comm(), o, [&](const SoakWindow& w) {
+  windows = collectives::run_soak(ctx.comm(), o, [&](const measure::SoakWindow& w) {
     if (table) table->window(w);
     if (ctx.results == nullptr) return;
     // Kept current, so a run that fails later still has its windows in the partial results.
     ctx.results->soak->windows.push_back(w);
   });
-  SoakSummary summary = summarize_soak(windows, o.thresholds);
+  measure::SoakSummary summary = measure::summarize_soak(windows, o.thresholds);
   // A hook forges what was measured (core/fault_hooks.hpp): no verdict of such a run passes.
   for (const auto& h : ctx.fault_hooks) {
     summary.pass = false;

@@ -20,7 +20,7 @@ namespace ibscope::cli {
 namespace {
 
 // The best algorithm per size, when several were measured side by side.
-void print_crossovers(std::FILE* out, const TuningTable& t) {
+void print_crossovers(std::FILE* out, const collectives::TuningTable& t) {
   for (const auto& e : t.entries) {
     fmt::print(out, "# Fastest {} algorithm by size ({} ranks, {} hosts; median time):\n",
                e.collective, e.ranks, e.hosts);
@@ -55,47 +55,50 @@ std::vector<std::string> gather_labels(ucx::Comm& comm, const std::string& mine)
   const auto all = comm.bootstrap().allgather(
       std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "memory labels");
   std::vector<std::string> out;
-  for (const Bytes& b : all) out.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+  for (const bootstrap::Bytes& b : all)
+    out.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
   return out;
 }
 
 }  // namespace
 
-int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
-  ProgressLine progress(ctx.show_progress);
-  CollectiveSweepOptions o = options;
+int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& options) {
+  output::ProgressLine progress(ctx.show_progress);
+  collectives::CollectiveSweepOptions o = options;
   o.progress = progress.callback();
   ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   if (!plain_host(o.memory_request)) {
-    const MemorySetup m = setup_memory(ctx.comm(), o.memory_request);
+    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), o.memory_request);
     o.algorithm_options.memory = m.space;
     o.mem_path = m.decision.path;
   }
-  std::optional<CollectiveTable> table;
+  std::optional<output::CollectiveTable> table;
   if (ctx.table_out != nullptr) {
     table.emplace(ctx.table_out);
     table->header();
   }
   std::uint64_t wrong = 0;
-  std::vector<CollectiveRow> all_rows;  // rows of the algorithms asked for by name
-  run_collective_sweep(ctx.comm(), o, [&](const std::vector<CollectiveRow>& rows) {
-    for (const auto& r : rows) {
-      if (r.wrong) wrong += *r.wrong;
-      if (ctx.results != nullptr) ctx.results->add_row(r);
-      // Crossovers come from algorithms run by name at every size, not from -A auto's picks.
-      if (!r.selected_by.empty()) continue;
-      all_rows.push_back(r);
-      all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
-    }
-    progress.clear();
-    if (table) table->rows(rows);
-  });
+  std::vector<measure::CollectiveRow> all_rows;  // rows of the algorithms asked for by name
+  collectives::run_collective_sweep(
+      ctx.comm(), o, [&](const std::vector<measure::CollectiveRow>& rows) {
+        for (const auto& r : rows) {
+          if (r.wrong) wrong += *r.wrong;
+          if (ctx.results != nullptr) ctx.results->add_row(r);
+          // Crossovers come from algorithms run by name at every size, not from -A auto's picks.
+          if (!r.selected_by.empty()) continue;
+          all_rows.push_back(r);
+          all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
+        }
+        progress.clear();
+        if (table) table->rows(rows);
+      });
   progress.clear();
   if (table) table->footer();
   std::set<std::string> measured;
   for (const auto& r : all_rows) measured.insert(r.algorithm);
   if (measured.size() >= 2) {
-    const TuningTable tuning = derive_tuning(all_rows, count_hosts(ctx.comm().bootstrap().hosts()));
+    const collectives::TuningTable tuning =
+        collectives::derive_tuning(all_rows, count_hosts(ctx.comm().bootstrap().hosts()));
     if (ctx.results != nullptr) ctx.results->tuning = tuning;
     if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
   }
@@ -109,9 +112,9 @@ int collective_body(JobContext& ctx, const CollectiveSweepOptions& options) {
   return 0;
 }
 
-int p2p_body(JobContext& ctx, const P2pOptions& options) {
-  ProgressLine progress(ctx.show_progress);
-  P2pOptions o = options;
+int p2p_body(JobContext& ctx, const measure::P2pOptions& options) {
+  output::ProgressLine progress(ctx.show_progress);
+  measure::P2pOptions o = options;
   o.progress = progress.callback();
   ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   // Side B is rank 1 when memory is given per side (--pairs first); every other rank is A.
@@ -123,7 +126,7 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
   bool labelled = false;
   std::vector<std::string> kinds, paths;
   if (!std::all_of(sides.begin(), sides.end(), plain_host)) {
-    const MemorySetup m = setup_memory(ctx.comm(), mine);
+    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), mine);
     o.memory = m.space;
     // One exchange: "<kind> <path>" per rank.
     for (const std::string& label :
@@ -135,10 +138,10 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
     }
     labelled = true;
   }
-  std::optional<P2pTable> table;
+  std::optional<output::P2pTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
-  run_p2p(ctx.comm(), o, [&](const std::vector<P2pRow>& measured) {
-    std::vector<P2pRow> rows = measured;
+  measure::run_p2p(ctx.comm(), o, [&](const std::vector<measure::P2pRow>& measured) {
+    std::vector<measure::P2pRow> rows = measured;
     for (auto& r : rows) {
       if (!labelled) continue;
       r.mem = pair_label(kinds, r.rank_a, r.rank_b);
@@ -153,7 +156,7 @@ int p2p_body(JobContext& ctx, const P2pOptions& options) {
   return 0;
 }
 
-results::CollectiveParams params_of(const CollectiveSweepOptions& o) {
+results::CollectiveParams params_of(const collectives::CollectiveSweepOptions& o) {
   results::CollectiveParams p;
   p.collective = std::string(name_of(o.collective));
   p.root = o.root;
@@ -176,7 +179,7 @@ results::CollectiveParams params_of(const CollectiveSweepOptions& o) {
   return p;
 }
 
-results::P2pParams params_of(const P2pOptions& o) {
+results::P2pParams params_of(const measure::P2pOptions& o) {
   results::P2pParams p;
   p.min_bytes = o.sweep.min_bytes;
   p.max_bytes = o.sweep.max_bytes;
@@ -185,7 +188,7 @@ results::P2pParams params_of(const P2pOptions& o) {
   p.bw_iters = o.bw_iters;
   p.warmup_iters = o.warmup;
   p.window = o.window;
-  p.pairs = o.pairs == PairsMode::kAll ? "all" : "first";
+  p.pairs = o.pairs == measure::PairsMode::kAll ? "all" : "first";
   p.timeout_s = o.timeout_s;
   for (const auto& s : o.memory_sides) p.mem.emplace_back(memory::name_of(s.kind));
   p.mem_path =

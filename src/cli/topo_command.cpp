@@ -18,14 +18,14 @@ topo::HostTopology local_topology(const std::string& host, int rank) {
   return h;
 }
 
-std::vector<topo::HostTopology> gather_topology(Bootstrap& bootstrap) {
+std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap) {
   const std::string mine = results::encode_host_topology(
       local_topology(bootstrap.host(bootstrap.rank()), bootstrap.rank()));
   const auto* bytes = reinterpret_cast<const std::byte*>(mine.data());
   const auto all = bootstrap.allgather(std::span<const std::byte>(bytes, mine.size()), "topology");
   std::vector<topo::HostTopology> per_rank;
   for (int r = 0; r < bootstrap.size(); ++r) {
-    const Bytes& b = all[static_cast<std::size_t>(r)];
+    const bootstrap::Bytes& b = all[static_cast<std::size_t>(r)];
     const std::string text(reinterpret_cast<const char*>(b.data()), b.size());
     try {
       per_rank.push_back(results::decode_host_topology(text, bootstrap.describe(r)));
@@ -40,7 +40,7 @@ std::vector<topo::HostTopology> gather_topology(Bootstrap& bootstrap) {
 int topo_body(JobContext& ctx) {
   const auto hosts = gather_topology(ctx.bootstrap);
   if (ctx.results != nullptr) ctx.results->topology = hosts;
-  if (ctx.table_out != nullptr) print_topology(ctx.table_out, hosts);
+  if (ctx.table_out != nullptr) output::print_topology(ctx.table_out, hosts);
   return 0;
 }
 

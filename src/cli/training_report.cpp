@@ -19,9 +19,9 @@ std::string tier_text(const char* name, const model::Tier& t, bool per_link) {
 
 }  // namespace
 
-TrainingReport training_report(const model::Workload& w, const ClusterFlags& cf,
-                               const std::vector<model::WhatIf>& what_ifs) {
-  TrainingReport t;
+output::TrainingReport training_report(const model::Workload& w, const ClusterFlags& cf,
+                                       const std::vector<model::WhatIf>& what_ifs) {
+  output::TrainingReport t;
   t.workload = w.source.empty() ? w.name : fmt::format("{} ({})", w.name, w.source);
   t.layout = fmt::format("tp {} x pp {} x dp {} (vp {}) = {} GPUs on {} node(s) of {}", w.tp, w.pp,
                          w.dp, w.vp, w.gpus(), w.nodes(), w.gpus_per_node);

@@ -2,10 +2,10 @@
 
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 memory::MemorySpace& space_of(const AlgorithmOptions& options) {
   return options.memory ? *options.memory : *memory::host_space();
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

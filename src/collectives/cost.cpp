@@ -1,6 +1,6 @@
 #include "ibscope/collectives/cost.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double ring_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
   if (p <= 1) return 0;
@@ -11,4 +11,4 @@ double ring_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
 
 double allreduce_busbw_factor(int p) noexcept { return p > 1 ? 2.0 * (p - 1) / p : 0.0; }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -13,7 +13,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/core/error.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 namespace {
 
@@ -92,4 +92,4 @@ const CollectiveAlgorithmInfo& find_algorithm(Collective c, std::string_view nam
                                name_of(c), names));
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -1,6 +1,6 @@
 #include "ibscope/collectives/scratch.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 Scratch::Scratch(std::shared_ptr<memory::MemorySpace> space)
     : space_(space ? std::move(space) : memory::host_space()) {}
@@ -11,4 +11,4 @@ void Scratch::reserve(std::size_t bytes) {
   buffer_ = space_->allocate(bytes);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

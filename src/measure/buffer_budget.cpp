@@ -6,9 +6,9 @@
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/ucx/endpoint.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
-void require_memory_here(const Bootstrap& boot, MemoryDemand need) {
+void require_memory_here(const bootstrap::Bootstrap& boot, MemoryDemand need) {
   need.ranks_on_host = boot.local_size();
   need.host = boot.host(boot.rank());
   HostMemory host = read_host_memory();
@@ -46,4 +46,4 @@ void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan) {
   comm.bootstrap().barrier("memory check");
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

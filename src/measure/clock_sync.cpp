@@ -8,7 +8,7 @@
 #include "ibscope/core/clock.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 ClockOffset estimate_offset(std::span<const ClockSample> samples) {
   ClockOffset best{0, std::numeric_limits<double>::infinity()};
@@ -77,4 +77,4 @@ std::vector<ClockOffset> measure_clock_offsets(ucx::Comm& comm, int samples_per_
   return offsets;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

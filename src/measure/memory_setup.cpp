@@ -13,7 +13,7 @@
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/ucx/context.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 namespace {
 
@@ -26,7 +26,7 @@ std::string ucx_nic() {
   return first.substr(0, first.find(':'));
 }
 
-int choose_ordinal(const Bootstrap& boot, std::string& reason) {
+int choose_ordinal(const bootstrap::Bootstrap& boot, std::string& reason) {
   const int devices = gpu::device_count();  // throws when there is no driver or device
   const int local_rank = boot.local_rank();
   const topo::HostTopology host = topo::discover_host_topology(boot.host(boot.rank()));
@@ -62,7 +62,8 @@ MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) 
   const std::byte staged{s.decision.path == memory::MemPath::kStaged ? std::byte{1} : std::byte{0}};
   const auto all = comm.bootstrap().allgather(std::span(&staged, 1), "memory path exchange");
   bool any_staged = false;
-  for (const Bytes& b : all) any_staged = any_staged || (!b.empty() && b[0] == std::byte{1});
+  for (const bootstrap::Bytes& b : all)
+    any_staged = any_staged || (!b.empty() && b[0] == std::byte{1});
   if (any_staged) {
     ucx::StagingConfig config;
     config.fragment_bytes = request.fragment_bytes;
@@ -77,4 +78,4 @@ MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) 
   return s;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -10,7 +10,7 @@
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/timing.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 PairsMode parse_pairs_mode(std::string_view text) {
   if (text == "all") return PairsMode::kAll;
@@ -147,8 +147,8 @@ class PairRunner {
   memory::SpaceBuffer send_, recv_;
 };
 
-P2pRow make_row(Test t, int a, int b, const Bootstrap& boot, std::size_t bytes, int window,
-                const std::vector<double>& samples_s, std::string transports) {
+P2pRow make_row(Test t, int a, int b, const bootstrap::Bootstrap& boot, std::size_t bytes,
+                int window, const std::vector<double>& samples_s, std::string transports) {
   P2pRow row;
   row.test = std::string(test_name(t));
   row.rank_a = a;
@@ -173,7 +173,7 @@ P2pRow make_row(Test t, int a, int b, const Bootstrap& boot, std::size_t bytes, 
 }  // namespace
 
 void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
-  Bootstrap& boot = comm.bootstrap();
+  bootstrap::Bootstrap& boot = comm.bootstrap();
   const int me = comm.rank();
   if (comm.size() < 2) {
     throw UsageError("p2p needs at least 2 ranks (use --np 2 or a launcher)");
@@ -205,7 +205,7 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   const auto all_transports = boot.allgather(
       std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "p2p transports");
   auto transports_of = [&](int a, int b) {
-    const Bytes& blob = all_transports[static_cast<std::size_t>(a)];
+    const bootstrap::Bytes& blob = all_transports[static_cast<std::size_t>(a)];
     std::string text(reinterpret_cast<const char*>(blob.data()), blob.size());
     std::size_t start = 0;
     for (int r = 0; r < b; ++r) start = text.find('\n', start) + 1;
@@ -267,4 +267,4 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

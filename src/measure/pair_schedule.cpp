@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p) {
   std::vector<std::vector<std::pair<int, int>>> rounds;
@@ -49,4 +49,4 @@ int partner_in_round(const std::vector<std::pair<int, int>>& round, int rank) no
   return -1;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

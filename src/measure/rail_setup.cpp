@@ -14,7 +14,7 @@
 #include "ibscope/topo/numa_binding.hpp"
 #include "ibscope/transport/verbs/nic_ports.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 namespace {
 
@@ -28,7 +28,7 @@ bool host_lists_rdma_devices() {
 
 }  // namespace
 
-RailSetup set_up_rail(const Bootstrap& boot, const RailRequest& request) {
+RailSetup set_up_rail(const bootstrap::Bootstrap& boot, const RailRequest& request) {
   RailSetup s;
   const std::vector<topo::NicRequest> requested = topo::parse_nic_list(request.nic_list);
   if (requested.empty() && !host_lists_rdma_devices()) {
@@ -73,10 +73,6 @@ RailSetup set_up_rail(const Bootstrap& boot, const RailRequest& request) {
   return s;
 }
 
-}  // namespace ibscope
-
-namespace ibscope {
-
 namespace {
 
 // One rank's record on the wire: fields separated by 0x1f, list items by 0x1e (neither
@@ -109,7 +105,7 @@ void add_distinct(std::vector<std::string>& to, const std::string& line) {
 
 }  // namespace
 
-JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
+JobRails gather_rails(bootstrap::Bootstrap& boot, const RailSetup& mine,
                       const std::vector<std::string>& lane_nics) {
   std::vector<std::string> job_notes;
   for (const auto& n : mine.env.notes) {
@@ -126,11 +122,11 @@ JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
                                            join(mine.warnings, kItem)};
   const std::string record = join(fields, kField);
   const auto* p = reinterpret_cast<const std::byte*>(record.data());
-  const auto all = boot.allgather(Bytes(p, p + record.size()), "rails");
+  const auto all = boot.allgather(bootstrap::Bytes(p, p + record.size()), "rails");
 
   JobRails out;
   for (int r = 0; r < boot.size(); ++r) {
-    const Bytes& b = all[static_cast<std::size_t>(r)];
+    const bootstrap::Bytes& b = all[static_cast<std::size_t>(r)];
     const std::vector<std::string> f =
         split(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), kField);
     if (f.size() != fields.size()) {
@@ -166,10 +162,6 @@ JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
   return out;
 }
 
-}  // namespace ibscope
-
-namespace ibscope {
-
 std::optional<std::string> rail_link_problem(const RailSetup& setup,
                                              const std::string& sysfs_root) noexcept {
   try {
@@ -197,4 +189,4 @@ std::optional<std::string> rail_link_problem(const RailSetup& setup,
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

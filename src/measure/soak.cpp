@@ -8,7 +8,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 namespace {
 
@@ -220,4 +220,4 @@ void check_soak_times(double duration_s, double window_s) {
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 std::vector<Stall> find_stalls(const std::vector<double>& samples_us, const StallCriteria& c) {
   std::vector<Stall> out;
@@ -18,4 +18,4 @@ std::vector<Stall> find_stalls(const std::vector<double>& samples_us, const Stal
   return out;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 double percentile_sorted(std::span<const double> sorted, double q) noexcept {
   if (sorted.empty()) return 0;
@@ -40,4 +40,4 @@ Stats summarize(std::span<const double> samples) {
   return s;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -6,7 +6,7 @@
 
 #include "ibscope/core/error.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 std::vector<std::uint64_t> sweep_sizes(const SweepSpec& s, std::uint64_t element_bytes) {
   constexpr std::size_t kMaxSizes = 10000;
@@ -52,4 +52,4 @@ std::vector<std::uint64_t> sweep_sizes(const SweepSpec& s, std::uint64_t element
   return sizes;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

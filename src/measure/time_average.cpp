@@ -8,7 +8,7 @@
 
 #include "ibscope/core/error.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 std::string_view name_of(TimeAverage a) noexcept {
   switch (a) {
@@ -52,4 +52,4 @@ int slowest_rank(std::span<const double> loop_s) noexcept {
   return static_cast<int>(std::max_element(loop_s.begin(), loop_s.end()) - loop_s.begin());
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -7,10 +7,10 @@
 
 #include "ibscope/core/error.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
-RowTiming combine_over_ranks(Bootstrap& bootstrap, const LoopTiming& mine, TimeAverage average,
-                             std::string_view what) {
+RowTiming combine_over_ranks(bootstrap::Bootstrap& bootstrap, const LoopTiming& mine,
+                             TimeAverage average, std::string_view what) {
   const std::vector<std::vector<double>> loops =
       allgather_doubles(bootstrap, std::span(&mine.loop_s, 1), what);
   std::vector<double> loop_s;
@@ -37,14 +37,14 @@ RowTiming combine_over_ranks(Bootstrap& bootstrap, const LoopTiming& mine, TimeA
   return t;
 }
 
-std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap,
+std::vector<std::vector<double>> allgather_doubles(bootstrap::Bootstrap& bootstrap,
                                                    std::span<const double> mine,
                                                    std::string_view what) {
   const auto* p = reinterpret_cast<const std::byte*>(mine.data());
   const auto all = bootstrap.allgather(std::span(p, mine.size_bytes()), what);
   std::vector<std::vector<double>> out;
   out.reserve(all.size());
-  for (const Bytes& b : all) {
+  for (const bootstrap::Bytes& b : all) {
     std::vector<double> v(b.size() / sizeof(double));
     if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(double));
     out.push_back(std::move(v));
@@ -52,11 +52,12 @@ std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap,
   return out;
 }
 
-std::uint64_t sum_over_ranks(Bootstrap& bootstrap, std::uint64_t value, std::string_view what) {
+std::uint64_t sum_over_ranks(bootstrap::Bootstrap& bootstrap, std::uint64_t value,
+                             std::string_view what) {
   const auto* p = reinterpret_cast<const std::byte*>(&value);
   const auto all = bootstrap.allgather(std::span(p, sizeof(value)), what);
   std::uint64_t total = 0;
-  for (const Bytes& b : all) {
+  for (const bootstrap::Bytes& b : all) {
     if (b.size() != sizeof(value)) throw RemoteError(fmt::format("{}: malformed counter", what));
     std::uint64_t v;
     std::memcpy(&v, b.data(), sizeof(v));
@@ -65,4 +66,4 @@ std::uint64_t sum_over_ranks(Bootstrap& bootstrap, std::uint64_t value, std::str
   return total;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

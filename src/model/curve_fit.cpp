@@ -95,7 +95,8 @@ double criterion(const Points& p, const std::vector<CurveSegment>& segs, const C
   std::vector<double> abs_r(r.size());
   std::transform(r.begin(), r.end(), abs_r.begin(), [](double v) { return std::abs(v); });
   std::sort(abs_r.begin(), abs_r.end());
-  const double scale = std::max(kMadToSigma * percentile_sorted(abs_r, 50), o.noise_floor);
+  const double scale =
+      std::max(measure::kMadToSigma * measure::percentile_sorted(abs_r, 50), o.noise_floor);
   const double cap = kClip * scale;
   double v = 0;
   for (double x : abs_r) v += std::min(x, cap) * std::min(x, cap);

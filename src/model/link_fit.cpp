@@ -15,8 +15,8 @@ namespace {
 
 // The cost formulas are linear in alpha, beta and gamma, so evaluating one with a unit cost
 // gives that parameter's coefficient at (n, p).
-double coefficient(const CollectiveAlgorithmInfo& a, double n, int p, int which) {
-  LinkCost unit;
+double coefficient(const collectives::CollectiveAlgorithmInfo& a, double n, int p, int which) {
+  collectives::LinkCost unit;
   if (which == 0) unit.alpha_s = 1;
   if (which == 1) unit.beta_s_per_byte = 1;
   if (which == 2) unit.gamma_s_per_byte = 1;
@@ -26,7 +26,7 @@ double coefficient(const CollectiveAlgorithmInfo& a, double n, int p, int which)
 }  // namespace
 
 LinkFit fit_link(Collective c, std::string_view algorithm, std::span<const CollectivePoint> pts) {
-  const auto& info = find_algorithm(c, algorithm);
+  const auto& info = collectives::find_algorithm(c, algorithm);
   if (pts.size() < 2) {
     throw UsageError(
         fmt::format("fitting {} {}: {} measured point(s); at least 2 sizes are "
@@ -85,7 +85,7 @@ MeasuredTier measured_tier(const results::Document& results) {
 std::vector<CollectivePoint> collective_points(const results::Document& results, Collective c,
                                                std::string_view algorithm) {
   std::vector<CollectivePoint> pts;
-  for (const CollectiveRow& row : results.collectives.rows) {
+  for (const measure::CollectiveRow& row : results.collectives.rows) {
     if (row.collective != c || row.algorithm != algorithm) continue;
     if (row.wrong && *row.wrong > 0) continue;
     const double p50_us = row.iteration_us.p50;

@@ -64,7 +64,8 @@ class TieredNetwork final : public NetworkModel {
       throw UsageError(
           fmt::format("the reduction cost gamma must be >= 0 s/B, not {}", c_.gamma_s_per_byte));
     }
-    for (Collective coll : kAllCollectives) find_algorithm(coll, algorithm_of(c_, coll));
+    for (Collective coll : kAllCollectives)
+      collectives::find_algorithm(coll, algorithm_of(c_, coll));
   }
 
   double collective_s(Collective coll, double bytes, const Group& g) const override {
@@ -86,7 +87,7 @@ class TieredNetwork final : public NetworkModel {
     }
     // Every step of the algorithm waits for its slowest hop: the latency and the per-byte time
     // of a step are the worse of the tiers the group's hops cross.
-    LinkCost link;
+    collectives::LinkCost link;
     link.gamma_s_per_byte = c_.gamma_s_per_byte;
     if (inside_nodes) {
       check_tier(c_.intra, "intra-node");
@@ -99,7 +100,7 @@ class TieredNetwork final : public NetworkModel {
       link.alpha_s = std::max(link.alpha_s, c_.inter.latency_s);
       link.beta_s_per_byte = std::max(link.beta_s_per_byte, 1 / (share * kBytesPerGB));
     }
-    return find_algorithm(coll, algorithm_of(c_, coll)).cost_s(link, bytes, g.ranks);
+    return collectives::find_algorithm(coll, algorithm_of(c_, coll)).cost_s(link, bytes, g.ranks);
   }
 
   double sendrecv_s(double bytes, bool across_nodes, int concurrent_per_node) const override {

@@ -28,7 +28,7 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 50);
+  return measure::percentile_sorted(v, 50);
 }
 
 struct WeightedSolve {
@@ -142,7 +142,7 @@ IrlsFit irls(const std::vector<std::vector<double>>& columns, const std::vector<
     }
     // Scale: MAD about zero (the fit's residuals are centred by construction when an
     // intercept is present, and zero is the right centre when it is not).
-    const double scale = std::max(kMadToSigma * median_of(abs_res), scale_floor);
+    const double scale = std::max(measure::kMadToSigma * median_of(abs_res), scale_floor);
     double change = 0;
     for (std::size_t i = 0; i < m; ++i) {
       const double u = abs_res[i] / scale;

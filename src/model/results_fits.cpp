@@ -28,7 +28,7 @@ SizeSeries per_size_median(const TimesBySize& by_size) {
   for (auto [bytes, times] : by_size) {
     std::sort(times.begin(), times.end());
     s.bytes.push_back(bytes);
-    s.time_s.push_back(percentile_sorted(times, 50));
+    s.time_s.push_back(measure::percentile_sorted(times, 50));
   }
   return s;
 }
@@ -45,8 +45,8 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
     note = "no per-link parameters: one rank crosses no link";
     return std::nullopt;
   }
-  const CollectiveAlgorithmInfo* info = nullptr;
-  for (const auto& a : algorithms_for(*c)) {
+  const collectives::CollectiveAlgorithmInfo* info = nullptr;
+  for (const auto& a : collectives::algorithms_for(*c)) {
     if (a.name == key.algorithm) info = &a;
   }
   if (info == nullptr) {
@@ -56,9 +56,9 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
   const auto cost = info->cost_s;
   const int p = key.ranks;
   CostCoefficients k;
-  k.alpha_count = [cost, p](double n) { return cost(LinkCost{1, 0, 0}, n, p); };
-  k.wire_bytes = [cost, p](double n) { return cost(LinkCost{0, 1, 0}, n, p); };
-  k.reduced_bytes = [cost, p](double n) { return cost(LinkCost{0, 0, 1}, n, p); };
+  k.alpha_count = [cost, p](double n) { return cost(collectives::LinkCost{1, 0, 0}, n, p); };
+  k.wire_bytes = [cost, p](double n) { return cost(collectives::LinkCost{0, 1, 0}, n, p); };
+  k.reduced_bytes = [cost, p](double n) { return cost(collectives::LinkCost{0, 0, 1}, n, p); };
   note =
       reduces(*c) ? "link bandwidth is effective: the reduction (gamma) is folded into beta" : "";
   return k;
@@ -66,7 +66,7 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
 
 int distinct_hosts(const results::Document& results) { return count_hosts(results.job.hosts); }
 
-bool counts_wrong(const CollectiveRow& row) { return row.wrong && *row.wrong > 0; }
+bool counts_wrong(const measure::CollectiveRow& row) { return row.wrong && *row.wrong > 0; }
 
 struct CurveGroup {
   CurveKey key;
@@ -86,7 +86,7 @@ void fit_collectives(const results::Document& results, const std::string& source
   const std::string transport = file_transport_label(results);
   const int hosts = distinct_hosts(results);
   std::map<std::string, CurveGroup> groups;  // by id: a stable, readable order
-  for (const CollectiveRow& row : results.collectives.rows) {
+  for (const measure::CollectiveRow& row : results.collectives.rows) {
     CurveKey k;
     k.collective = name_of(row.collective);
     k.algorithm = row.algorithm;
@@ -97,7 +97,7 @@ void fit_collectives(const results::Document& results, const std::string& source
     k.hosts = hosts;
     k.in_place = row.in_place;
     k.type = name_of(row.type);
-    k.op = name_of(row.op);
+    k.op = measure::name_of(row.op);
     k.root = row.root;
     auto& g = groups[k.id()];
     g.key = k;
@@ -156,7 +156,7 @@ void fit_link_groups(std::map<std::string, LinkGroup>& groups, const std::string
 void fit_p2p(const results::Document& results, const std::string& source, FitReport& report,
              const CurveFitOptions& options) {
   std::map<std::string, LinkGroup> groups;
-  for (const P2pRow& row : results.p2p.rows) {
+  for (const measure::P2pRow& row : results.p2p.rows) {
     LinkResult l;
     l.source = source;
     l.kind = "p2p";
@@ -189,7 +189,7 @@ void fit_probes(const results::Document& results, const std::string& source, Fit
                 const CurveFitOptions& options) {
   if (!results.probes) return;
   std::map<std::string, LinkGroup> groups;
-  for (const ProbeRow& row : results.probes->rows) {
+  for (const measure::ProbeRow& row : results.probes->rows) {
     LinkResult l;
     l.source = source;
     l.kind = "verbs";

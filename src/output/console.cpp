@@ -4,7 +4,7 @@
 
 #include "ibscope/core/units.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 void print_banner(std::FILE* out, const BannerInfo& b) {
   fmt::print(out, "# ibscope {}: {} ranks, bootstrap {}, {}build {}\n", b.command, b.ranks,
@@ -34,23 +34,23 @@ void CollectiveTable::header() {
 }
 
 namespace {
-std::string wrong_text(const CollectiveRow& r) {
+std::string wrong_text(const measure::CollectiveRow& r) {
   return r.wrong ? fmt::format("{}", *r.wrong) : std::string("N/A");
 }
 }  // namespace
 
-void CollectiveTable::rows(const std::vector<CollectiveRow>& rows) {
+void CollectiveTable::rows(const std::vector<measure::CollectiveRow>& rows) {
   if (rows.empty()) return;
-  const CollectiveRow& first = rows.front();
+  const measure::CollectiveRow& first = rows.front();
   // Rows picked by -A auto say so: "auto:rd".
   const std::string algo =
       first.selected_by.empty() ? first.algorithm : fmt::format("auto:{}", first.algorithm);
   std::string line = fmt::format("  {:>12} {:>12} {:>8} {:>6} {:>9}", first.size_bytes, first.count,
-                                 name_of(first.type), name_of(first.op), algo);
-  const CollectiveRow* oop = nullptr;
-  const CollectiveRow* ip = nullptr;
+                                 name_of(first.type), measure::name_of(first.op), algo);
+  const measure::CollectiveRow* oop = nullptr;
+  const measure::CollectiveRow* ip = nullptr;
   for (const auto& r : rows) (r.in_place ? ip : oop) = &r;
-  for (const CollectiveRow* r : {oop, ip}) {
+  for (const measure::CollectiveRow* r : {oop, ip}) {
     if (r == nullptr) {
       line += fmt::format("   {:>9} {:>11} {:>11} {:>6}", "-", "-", "-", "-");
       continue;
@@ -74,7 +74,7 @@ void CollectiveTable::footer() {
   std::fflush(out_);
 }
 
-void P2pTable::rows(const std::vector<P2pRow>& rows) {
+void P2pTable::rows(const std::vector<measure::P2pRow>& rows) {
   for (const auto& r : rows) {
     if (r.test != last_test_) {
       last_test_ = r.test;
@@ -105,4 +105,4 @@ void P2pTable::rows(const std::vector<P2pRow>& rows) {
   std::fflush(out_);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

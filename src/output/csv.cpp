@@ -1,6 +1,6 @@
 #include "ibscope/output/csv.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 std::string csv_field(std::string_view s) {
   if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
@@ -12,4 +12,4 @@ std::string csv_field(std::string_view s) {
   return q + "\"";
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -4,7 +4,7 @@
 
 #include "report_sections.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 namespace report {
 
 std::string table(const std::vector<std::string>& header,
@@ -87,4 +87,4 @@ std::string html_report(const std::vector<ReportFile>& files, const ReportOption
   return out;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

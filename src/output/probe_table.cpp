@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace ibscope {
+namespace ibscope::output {
 
 void ProbeTable::ports(const std::vector<probes::RankPort>& ports,
                        const std::vector<std::string>& hosts) {
@@ -31,14 +31,14 @@ void ProbeTable::header() {
   }
 }
 
-void ProbeTable::rows(const std::vector<ProbeRow>& rows) {
+void ProbeTable::rows(const std::vector<measure::ProbeRow>& rows) {
   if (!header_done_) header();
   for (const auto& r : rows) {
     const std::string pair =
         fmt::format("{}{}{}", r.rank_a, r.bidirectional ? "<>" : "->", r.rank_b);
     largest_ = std::max(largest_, r.size_bytes);
     if (latency()) {
-      const Stats& t = r.time_us;
+      const measure::Stats& t = r.time_us;
       fmt::print(out_,
                  "  {:>9} {:>10} {:>7} {:>10.2f} {:>10.2f} {:>10.2f} {:>11.2f} {:>10.2f} "
                  "{:>10.2f} {:>9.2f}\n",
@@ -81,4 +81,4 @@ void ProbeTable::footer() {
   std::fflush(out_);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

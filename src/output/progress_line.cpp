@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
-namespace ibscope {
+namespace ibscope::output {
 namespace {
 
 double now_s() {
@@ -65,11 +65,11 @@ void ProgressLine::clear() noexcept {
   drawn_ = false;
 }
 
-SweepProgress ProgressLine::callback() {
+measure::SweepProgress ProgressLine::callback() {
   if (!enabled_) return {};
   return [this](const std::string& what, std::size_t done, std::size_t total) {
     update(what, done, total);
   };
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -7,7 +7,7 @@
 
 #include "ibscope/core/error.hpp"
 
-namespace ibscope::prometheus {
+namespace ibscope::output::prometheus {
 namespace {
 
 Family family(std::string name, std::string help) {
@@ -197,4 +197,4 @@ void check_textfile_path(const std::string& path, std::string_view flag) {
   }
 }
 
-}  // namespace ibscope::prometheus
+}  // namespace ibscope::output::prometheus

@@ -10,7 +10,7 @@
 #include "ibscope/core/error.hpp"
 #include "report_sections.hpp"
 
-namespace ibscope::report {
+namespace ibscope::output::report {
 namespace {
 
 bool has_acceptance(const ReportFile& f) { return f.doc.acceptance.has_value(); }
@@ -88,7 +88,7 @@ std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
 std::string p2p_matrix(const ReportFile& f, std::size_t i) {
   std::map<std::pair<int, int>, std::pair<std::int64_t, double>> best;  // largest size wins
   Matrix m;
-  for (const P2pRow& r : f.doc.p2p.rows) {
+  for (const measure::P2pRow& r : f.doc.p2p.rows) {
     if (r.test != "bw") continue;
     const int a = r.rank_a, b = r.rank_b;
     const auto size = static_cast<std::int64_t>(r.size_bytes);
@@ -200,4 +200,4 @@ Section stragglers_section(const std::vector<ReportFile>& files) {
   return s;
 }
 
-}  // namespace ibscope::report
+}  // namespace ibscope::output::report

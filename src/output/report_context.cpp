@@ -9,7 +9,7 @@
 #include "ibscope/model/results_fits.hpp"
 #include "report_sections.hpp"
 
-namespace ibscope::report {
+namespace ibscope::output::report {
 namespace {
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
@@ -199,4 +199,4 @@ Section context_section(const std::vector<ReportFile>& files) {
   return s;
 }
 
-}  // namespace ibscope::report
+}  // namespace ibscope::output::report

@@ -9,7 +9,7 @@
 
 #include "report_sections.hpp"
 
-namespace ibscope::report {
+namespace ibscope::output::report {
 namespace {
 
 constexpr std::size_t kMaxSeries = 16;  // per chart; beyond, the chart gets unreadable
@@ -51,26 +51,26 @@ class SeriesSet {
 
 // The p50 and p99 of a row's time_us at `size`, under "<name> p50" and "<name> p99".
 void add_percentiles(SeriesSet& p50, SeriesSet& p99, const std::string& name, double size,
-                     const Stats& time_us) {
+                     const measure::Stats& time_us) {
   p50.add(name + " p50", size, time_us.p50);
   p99.add(name + " p99", size, time_us.p99);
 }
 
 struct RowRef {
   std::size_t file = 0;
-  const CollectiveRow* row = nullptr;
+  const measure::CollectiveRow* row = nullptr;
 };
 
-std::string root_text(const CollectiveRow& r) {
+std::string root_text(const measure::CollectiveRow& r) {
   return r.root >= 0 ? fmt::format("{}", r.root) : std::string();
 }
 
-std::string row_qualifiers(const CollectiveRow& r, bool ranks, bool place, bool type_op,
+std::string row_qualifiers(const measure::CollectiveRow& r, bool ranks, bool place, bool type_op,
                            bool root) {
   std::string q;
   if (ranks) q += fmt::format(" p{}", r.ranks);
   if (place) q += r.in_place ? " in-place" : " out-of-place";
-  if (type_op) q += fmt::format(" {}/{}", name_of(r.type), name_of(r.op));
+  if (type_op) q += fmt::format(" {}/{}", name_of(r.type), measure::name_of(r.op));
   if (root && r.root >= 0) q += fmt::format(" root {}", r.root);
   return q;
 }
@@ -87,16 +87,16 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
   std::set<bool> places;
   std::set<std::string> type_ops, roots;
   for (const auto& r : rows) {
-    const CollectiveRow& j = *r.row;
+    const measure::CollectiveRow& j = *r.row;
     ranks.insert(j.ranks);
     places.insert(j.in_place);
-    type_ops.insert(fmt::format("{}/{}", name_of(j.type), name_of(j.op)));
+    type_ops.insert(fmt::format("{}/{}", name_of(j.type), measure::name_of(j.op)));
     roots.insert(root_text(j));
   }
   SeriesSet busbw, p50, p99;
   std::map<std::string, std::size_t> file_of;
   for (const auto& r : rows) {
-    const CollectiveRow& j = *r.row;
+    const measure::CollectiveRow& j = *r.row;
     const std::string name = file_prefix(files, r.file) + j.algorithm +
                              row_qualifiers(j, ranks.size() > 1, places.size() > 1,
                                             type_ops.size() > 1, roots.size() > 1);
@@ -143,7 +143,7 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
   return out;
 }
 
-std::string pair_name(const P2pRow& r) {
+std::string pair_name(const measure::P2pRow& r) {
   return fmt::format("{}-{} ({} - {})", r.rank_a, r.rank_b, r.host_a, r.host_b);
 }
 
@@ -155,7 +155,7 @@ Section collectives_section(const std::vector<ReportFile>& files,
   std::vector<std::string> order(std::begin(kCollectiveOrder), std::end(kCollectiveOrder));
   std::map<std::string, std::vector<RowRef>> by_coll;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    for (const CollectiveRow& r : files[i].doc.collectives.rows) {
+    for (const measure::CollectiveRow& r : files[i].doc.collectives.rows) {
       const std::string c(name_of(r.collective));
       if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
       by_coll[c].push_back({i, &r});
@@ -174,7 +174,7 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
   Section s{"p2p", "Point to point: latency and bandwidth vs message size", "", ""};
   SeriesSet p50, p99, bw;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    for (const P2pRow& r : files[i].doc.p2p.rows) {
+    for (const measure::P2pRow& r : files[i].doc.p2p.rows) {
       const std::string& test = r.test;
       const auto size = static_cast<double>(r.size_bytes);
       const std::string name = file_prefix(files, i) + pair_name(r);
@@ -222,4 +222,4 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
   return s;
 }
 
-}  // namespace ibscope::report
+}  // namespace ibscope::output::report

@@ -8,7 +8,7 @@
 #include "ibscope/model/results_fits.hpp"
 #include "report_sections.hpp"
 
-namespace ibscope::report {
+namespace ibscope::output::report {
 namespace {
 
 constexpr std::size_t kMaxCurves = 8;  // per chart: a measured and a fitted series each
@@ -102,4 +102,4 @@ Section fits_section(const std::vector<ReportFile>& files) {
   return s;
 }
 
-}  // namespace ibscope::report
+}  // namespace ibscope::output::report

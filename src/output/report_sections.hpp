@@ -8,7 +8,7 @@
 #include "ibscope/output/html_report.hpp"
 #include "ibscope/output/svg_chart.hpp"
 
-namespace ibscope::report {
+namespace ibscope::output::report {
 
 struct Section {
   std::string id;       // HTML id and data-section
@@ -48,4 +48,4 @@ std::string figure(const std::string& svg, const std::string& caption);  // capt
 // The series name prefix for file `i` when several files are compared ("before: "), else "".
 std::string file_prefix(const std::vector<ReportFile>& files, std::size_t i);
 
-}  // namespace ibscope::report
+}  // namespace ibscope::output::report

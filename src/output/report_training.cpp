@@ -4,7 +4,7 @@
 
 #include "report_sections.hpp"
 
-namespace ibscope::report {
+namespace ibscope::output::report {
 namespace {
 
 std::vector<double> terms(const model::StepBreakdown& s) {
@@ -85,4 +85,4 @@ Section training_section(const std::optional<TrainingReport>& training) {
   return s;
 }
 
-}  // namespace ibscope::report
+}  // namespace ibscope::output::report

@@ -6,7 +6,7 @@
 #include "ibscope/output/csv.hpp"
 #include "ibscope/output/topology_table.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 std::string results_csv(const results::Document& doc) {
   std::string csv;
@@ -16,11 +16,11 @@ std::string results_csv(const results::Document& doc) {
         "algbw_gbps,busbw_gbps,wrong,iteration_rank,iteration_us_p50,iteration_us_p99,"
         "iteration_us_min,iteration_us_max\n";
     for (const auto& r : doc.collectives.rows) {
-      const Stats& it = r.iteration_us;
+      const measure::Stats& it = r.iteration_us;
       csv += fmt::format(
           "collectives,{},{},{},{},{},{},{},{},{:.3f},{},{:.4f},{:.4f},{},{},{:.3f},{:.3f},{:.3f},"
           "{:.3f}\n",
-          name_of(r.collective), csv_field(r.algorithm), name_of(r.type), name_of(r.op),
+          name_of(r.collective), csv_field(r.algorithm), name_of(r.type), measure::name_of(r.op),
           r.in_place ? 1 : 0, r.size_bytes, r.count, r.ranks, r.time_us, name_of(r.average),
           r.algbw_gbps, r.busbw_gbps, r.wrong ? fmt::format("{}", *r.wrong) : std::string(),
           r.iteration_rank, it.p50, it.p99, it.min, it.max);
@@ -45,7 +45,7 @@ std::string results_csv(const results::Document& doc) {
         "iterations,qps,mtu_bytes,time_us_p50,time_us_p99,time_us_p99_9,time_us_min,"
         "time_us_max,bw_gbps,bw_gbit,peak_bw_gbps,msg_rate_mps,line_rate_gbit\n";
     for (const auto& r : doc.probes->rows) {
-      const Stats& t = r.time_us;
+      const measure::Stats& t = r.time_us;
       csv += fmt::format(
           "probes,{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},"
           "{:.4f},{:.4f},{:.4f},{:.2f}\n",
@@ -67,4 +67,4 @@ std::filesystem::path write_results_csv(const results::Document& doc,
   return path;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -6,7 +6,7 @@
 
 #include "ibscope/core/units.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 namespace {
 
 double mib(double bytes) { return bytes / (1 << 20); }
@@ -26,7 +26,7 @@ void SoakTable::header() {
   std::fflush(out_);
 }
 
-void SoakTable::window(const SoakWindow& w) {
+void SoakTable::window(const measure::SoakWindow& w) {
   if (base_rss_.empty()) base_rss_ = w.rss_bytes;
   const std::uint64_t rss_max =
       w.rss_bytes.empty() ? 0 : *std::max_element(w.rss_bytes.begin(), w.rss_bytes.end());
@@ -50,7 +50,7 @@ void SoakTable::window(const SoakWindow& w) {
   std::fflush(out_);
 }
 
-void SoakTable::summary(const SoakSummary& s, const SoakThresholds& t) {
+void SoakTable::summary(const measure::SoakSummary& s, const measure::SoakThresholds& t) {
   fmt::print(out_,
              "#\n# Soak summary: {} windows; window 0 is warm-up; drift = last window / "
              "first steady window; trend = least-squares slope over the steady windows\n",
@@ -86,4 +86,4 @@ void SoakTable::summary(const SoakSummary& s, const SoakThresholds& t) {
   std::fflush(out_);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -12,7 +12,7 @@
 
 #include "ibscope/core/units.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 namespace {
 
 // Colour-blind-safe palette (Okabe-Ito, then Tableau); series cycle through it.
@@ -482,4 +482,4 @@ std::string render_svg(const StackedBars& b) {
   return out;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -5,7 +5,7 @@
 
 #include "ibscope/output/csv.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 namespace {
 
 const char* kLegend =
@@ -182,4 +182,4 @@ std::string topology_csv(const std::vector<topo::HostTopology>& hosts) {
          csv;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -18,7 +18,7 @@ void Document::fail(std::string kind, std::string message) {
   error = RunError{std::move(kind), std::move(message)};
 }
 
-void Document::add_row(const ProbeRow& row) {
+void Document::add_row(const measure::ProbeRow& row) {
   if (!probes) probes.emplace();
   probes->rows.push_back(row);
 }

@@ -16,23 +16,24 @@ json or_null(const std::optional<std::string>& s) { return s ? json(*s) : json(n
 
 // ---- rows ----
 
-json to_json(const std::vector<Stall>& stalls) {
+json to_json(const std::vector<measure::Stall>& stalls) {
   json out = json::array();
-  for (const Stall& s : stalls) {
+  for (const measure::Stall& s : stalls) {
     out.push_back({{"iteration", s.iteration}, {"time_us", s.time_us}, {"median_us", s.median_us}});
   }
   return out;
 }
 
-std::vector<Stall> read_stalls(const FieldReader& in, const json& row, const std::string& path) {
-  std::vector<Stall> out;
+std::vector<measure::Stall> read_stalls(const FieldReader& in, const json& row,
+                                        const std::string& path) {
+  std::vector<measure::Stall> out;
   if (!row.contains("stalls")) return out;
   const json& a = row["stalls"];
   for (std::size_t i = 0; i < a.size(); ++i) {
     const std::string p = fmt::format("{}.stalls[{}]", path, i);
-    out.push_back(Stall{.iteration = in.get<int>(a[i], p, "iteration"),
-                        .time_us = in.get<double>(a[i], p, "time_us"),
-                        .median_us = in.get<double>(a[i], p, "median_us")});
+    out.push_back(measure::Stall{.iteration = in.get<int>(a[i], p, "iteration"),
+                                 .time_us = in.get<double>(a[i], p, "time_us"),
+                                 .median_us = in.get<double>(a[i], p, "median_us")});
   }
   return out;
 }
@@ -62,8 +63,9 @@ E named_or(const FieldReader& in, const json& j, const std::string& p, const cha
   return j.is_object() && j.contains(key) ? named(in, j, p, key, all) : fallback;
 }
 
-CollectiveRow read_collective_row(const FieldReader& in, const json& j, const std::string& p) {
-  CollectiveRow r;
+measure::CollectiveRow read_collective_row(const FieldReader& in, const json& j,
+                                           const std::string& p) {
+  measure::CollectiveRow r;
   r.collective = named(in, j, p, "collective",
                        {Collective::kAllreduce, Collective::kReduceScatter, Collective::kAllgather,
                         Collective::kBroadcast});
@@ -87,9 +89,9 @@ CollectiveRow read_collective_row(const FieldReader& in, const json& j, const st
   r.count = in.get<std::uint64_t>(j, p, "count");
   r.ranks = in.get<int>(j, p, "ranks");
   r.time_us = in.get<double>(j, p, "time_us");
-  r.average =
-      named(in, j, p, "average",
-            {TimeAverage::kRank0, TimeAverage::kMean, TimeAverage::kMin, TimeAverage::kMax});
+  r.average = named(in, j, p, "average",
+                    {measure::TimeAverage::kRank0, measure::TimeAverage::kMean,
+                     measure::TimeAverage::kMin, measure::TimeAverage::kMax});
   r.iteration_rank = in.get<int>(j, p, "iteration_rank");
   r.iteration_us =
       read_stats(in, in.at(j, p, "iteration_us"), FieldReader::join(p, "iteration_us"));
@@ -101,8 +103,8 @@ CollectiveRow read_collective_row(const FieldReader& in, const json& j, const st
   return r;
 }
 
-P2pRow read_p2p_row(const FieldReader& in, const json& j, const std::string& p) {
-  P2pRow r;
+measure::P2pRow read_p2p_row(const FieldReader& in, const json& j, const std::string& p) {
+  measure::P2pRow r;
   r.test = in.get<std::string>(j, p, "test");
   r.rank_a = in.get<int>(j, p, "rank_a");
   r.rank_b = in.get<int>(j, p, "rank_b");
@@ -122,8 +124,8 @@ P2pRow read_p2p_row(const FieldReader& in, const json& j, const std::string& p) 
   return r;
 }
 
-ProbeRow read_probe_row(const FieldReader& in, const json& j, const std::string& p) {
-  ProbeRow r;
+measure::ProbeRow read_probe_row(const FieldReader& in, const json& j, const std::string& p) {
+  measure::ProbeRow r;
   r.test = in.get<std::string>(j, p, "test");
   r.rank_a = in.get<int>(j, p, "rank_a");
   r.rank_b = in.get<int>(j, p, "rank_b");
@@ -478,8 +480,8 @@ Environment read_environment(const FieldReader& in, const json& j) {
 
 // ---- public to this module ----
 
-Stats read_stats(const FieldReader& in, const json& j, const std::string& path) {
-  Stats s;
+measure::Stats read_stats(const FieldReader& in, const json& j, const std::string& path) {
+  measure::Stats s;
   s.n = in.get<std::size_t>(j, path, "n");
   s.min = in.get<double>(j, path, "min");
   s.p50 = in.get<double>(j, path, "p50");
@@ -491,12 +493,12 @@ Stats read_stats(const FieldReader& in, const json& j, const std::string& path) 
   return s;
 }
 
-json to_json(const Stats& s) {
+json to_json(const measure::Stats& s) {
   return {{"n", s.n},         {"min", s.min}, {"p50", s.p50},   {"p99", s.p99},
           {"p99_9", s.p99_9}, {"max", s.max}, {"mean", s.mean}, {"sd", s.sd}};
 }
 
-json to_json(const CollectiveRow& r) {
+json to_json(const measure::CollectiveRow& r) {
   json j = {{"collective", name_of(r.collective)},
             {"algorithm", r.algorithm},
             {"type", name_of(r.type)},
@@ -520,7 +522,7 @@ json to_json(const CollectiveRow& r) {
   return j;
 }
 
-json to_json(const P2pRow& r) {
+json to_json(const measure::P2pRow& r) {
   json j = {{"test", r.test},
             {"rank_a", r.rank_a},
             {"rank_b", r.rank_b},
@@ -539,7 +541,7 @@ json to_json(const P2pRow& r) {
   return j;
 }
 
-json to_json(const ProbeRow& r) {
+json to_json(const measure::ProbeRow& r) {
   return {{"test", r.test},
           {"rank_a", r.rank_a},
           {"rank_b", r.rank_b},
@@ -626,15 +628,16 @@ Document document_from_json(const json& j, std::string_view source) {
   const json& coll = in.at(j, "", "collectives");
   d.collectives.params =
       read_params<CollectiveParams>(in, coll, "collectives", read_collective_params);
-  d.collectives.rows = read_rows<CollectiveRow>(in, coll, "collectives", read_collective_row);
+  d.collectives.rows =
+      read_rows<measure::CollectiveRow>(in, coll, "collectives", read_collective_row);
   const json& p2p = in.at(j, "", "p2p");
   d.p2p.params = read_params<P2pParams>(in, p2p, "p2p", read_p2p_params);
-  d.p2p.rows = read_rows<P2pRow>(in, p2p, "p2p", read_p2p_row);
+  d.p2p.rows = read_rows<measure::P2pRow>(in, p2p, "p2p", read_p2p_row);
   if (j.contains("probes")) {
     const json& probes = j["probes"];
     d.probes.emplace();
     d.probes->params = read_params<ProbeParams>(in, probes, "probes", read_probe_params);
-    d.probes->rows = read_rows<ProbeRow>(in, probes, "probes", read_probe_row);
+    d.probes->rows = read_rows<measure::ProbeRow>(in, probes, "probes", read_probe_row);
   }
   if (j.contains("topology")) d.topology = topology_from_section_json(j["topology"], source);
   if (j.contains("tuning") && !j["tuning"].is_null()) {

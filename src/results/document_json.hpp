@@ -16,14 +16,14 @@ namespace ibscope::results {
 nlohmann::json to_json(const Document& doc);
 Document document_from_json(const nlohmann::json& j, std::string_view source);
 
-nlohmann::json to_json(const Stats& s);
-Stats read_stats(const FieldReader& in, const nlohmann::json& j, const std::string& path);
+nlohmann::json to_json(const measure::Stats& s);
+measure::Stats read_stats(const FieldReader& in, const nlohmann::json& j, const std::string& path);
 /// The collective set-up a sweep's and a soak's params share (the rest is each section's own).
 nlohmann::json to_json(const CollectiveSetup& p);
 void read_collective_setup(const FieldReader& in, const nlohmann::json& j, const std::string& p,
                            CollectiveSetup& out);
-nlohmann::json to_json(const CollectiveRow& row);
-nlohmann::json to_json(const P2pRow& row);
-nlohmann::json to_json(const ProbeRow& row);
+nlohmann::json to_json(const measure::CollectiveRow& row);
+nlohmann::json to_json(const measure::P2pRow& row);
+nlohmann::json to_json(const measure::ProbeRow& row);
 
 }  // namespace ibscope::results

@@ -54,7 +54,7 @@ Document parse(std::string_view text, std::string_view source) {
 
 Document load(const std::filesystem::path& path) { return parse(read_text(path), path.string()); }
 
-TuningTable load_tuning(const std::filesystem::path& path) {
+collectives::TuningTable load_tuning(const std::filesystem::path& path) {
   const auto doc = checked_json(read_text(path), path.string());
   (void)document_from_json(doc, path.string());
   if (!doc.contains("tuning") || doc["tuning"].is_null()) {

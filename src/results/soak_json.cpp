@@ -10,7 +10,7 @@ namespace {
 using nlohmann::json;
 using results::to_json;  // Stats (document_json.hpp), beside this file's own overloads
 
-json to_json(const SoakThresholds& t) {
+json to_json(const measure::SoakThresholds& t) {
   return {{"max_rss_growth_bytes", t.max_rss_growth_bytes}, {"max_drift", t.max_drift}};
 }
 
@@ -44,7 +44,7 @@ SoakParams read_params(const FieldReader& in, const json& j, const std::string& 
   return o;
 }
 
-json to_json(const SoakWindow& w) {
+json to_json(const measure::SoakWindow& w) {
   json cases = json::array();
   for (const auto& c : w.cases) {
     cases.push_back({{"algorithm", c.algorithm},
@@ -64,8 +64,8 @@ json to_json(const SoakWindow& w) {
           {"cases", cases}};
 }
 
-SoakWindow read_window(const FieldReader& in, const json& j, const std::string& p) {
-  SoakWindow w;
+measure::SoakWindow read_window(const FieldReader& in, const json& j, const std::string& p) {
+  measure::SoakWindow w;
   w.index = in.get<int>(j, p, "index");
   w.start_s = in.get<double>(j, p, "start_s");
   w.end_s = in.get<double>(j, p, "end_s");
@@ -74,7 +74,7 @@ SoakWindow read_window(const FieldReader& in, const json& j, const std::string& 
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string cp = fmt::format("{}.cases[{}]", p, i);
     const json& c = cases[i];
-    SoakCaseWindow k;
+    measure::SoakCaseWindow k;
     k.algorithm = in.get<std::string>(c, cp, "algorithm");
     k.type = in.get<std::string>(c, cp, "type");
     k.op = in.get<std::string>(c, cp, "op");
@@ -89,7 +89,7 @@ SoakWindow read_window(const FieldReader& in, const json& j, const std::string& 
   return w;
 }
 
-json to_json(const SoakSummary& s) {
+json to_json(const measure::SoakSummary& s) {
   json cases = json::array();
   for (const auto& c : s.cases) {
     cases.push_back({{"algorithm", c.algorithm},
@@ -113,15 +113,15 @@ json to_json(const SoakSummary& s) {
           {"reasons", s.reasons}};
 }
 
-SoakSummary read_summary(const FieldReader& in, const json& j, const std::string& p) {
-  SoakSummary s;
+measure::SoakSummary read_summary(const FieldReader& in, const json& j, const std::string& p) {
+  measure::SoakSummary s;
   s.windows = in.get<int>(j, p, "windows");
   s.steady_windows = in.get_or<int>(j, p, "steady_windows", 0);
   const json& cases = in.at(j, p, "cases");
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string cp = fmt::format("{}.cases[{}]", p, i);
     const json& c = cases[i];
-    SoakCaseDrift d;
+    measure::SoakCaseDrift d;
     d.algorithm = in.get<std::string>(c, cp, "algorithm");
     d.type = in.get_or<std::string>(c, cp, "type", "");
     d.op = in.get_or<std::string>(c, cp, "op", "");

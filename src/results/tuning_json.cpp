@@ -9,7 +9,7 @@
 
 namespace ibscope::results {
 
-nlohmann::json to_json(const TuningTable& table) {
+nlohmann::json to_json(const collectives::TuningTable& table) {
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& e : table.entries) {
     nlohmann::json ranges = nlohmann::json::array();
@@ -24,8 +24,8 @@ nlohmann::json to_json(const TuningTable& table) {
   return {{"entries", entries}};
 }
 
-TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& source,
-                             TuningUse use) {
+collectives::TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& source,
+                                          TuningUse use) {
   auto bad = [&](const std::string& where, const std::string& why) {
     return UsageError(fmt::format("{}{}: {}: {}", use == TuningUse::kSelect ? "--tuning " : "",
                                   source, where, why));
@@ -33,7 +33,7 @@ TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& so
   if (!tuning.is_object() || !tuning.contains("entries") || !tuning["entries"].is_array()) {
     throw bad("tuning", "expected an object with an \"entries\" array");
   }
-  TuningTable out;
+  collectives::TuningTable out;
   out.source = source;
   for (std::size_t i = 0; i < tuning["entries"].size(); ++i) {
     const auto& e = tuning["entries"][i];
@@ -46,7 +46,7 @@ TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& so
                 "expected collective (string), ranks and hosts (integers), ranges "
                 "(non-empty array)");
     }
-    TuningEntry entry;
+    collectives::TuningEntry entry;
     entry.collective = e["collective"].get<std::string>();
     const auto c = collective_named(entry.collective);
     if (!c && use == TuningUse::kSelect) {
@@ -71,9 +71,9 @@ TuningTable tuning_from_json(const nlohmann::json& tuning, const std::string& so
           !r.contains("max_bytes")) {
         throw bad(rwhere, "expected max_bytes and algorithm");
       }
-      TuningRange range;
+      collectives::TuningRange range;
       range.algorithm = r["algorithm"].get<std::string>();
-      if (use == TuningUse::kSelect && !has_algorithm(*c, range.algorithm)) {
+      if (use == TuningUse::kSelect && !collectives::has_algorithm(*c, range.algorithm)) {
         throw bad(rwhere, fmt::format("algorithm '{}' is not a {} algorithm of this build",
                                       range.algorithm, entry.collective));
       }

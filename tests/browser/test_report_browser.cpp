@@ -42,8 +42,8 @@ void write_json(const std::string& path, const nlohmann::json& j) {
 }
 
 std::uint16_t free_port() {
-  auto fd = ibscope::net::listen_tcp({"127.0.0.1", 0});
-  return ibscope::net::bound_port(fd.get());
+  auto fd = ibscope::bootstrap::net::listen_tcp({"127.0.0.1", 0});
+  return ibscope::bootstrap::net::bound_port(fd.get());
 }
 
 struct Runs {

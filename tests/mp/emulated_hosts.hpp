@@ -15,8 +15,8 @@
 namespace ibscope::test {
 
 inline std::uint16_t free_port() {
-  auto fd = ibscope::net::listen_tcp({"127.0.0.1", 0});
-  return ibscope::net::bound_port(fd.get());
+  auto fd = ibscope::bootstrap::net::listen_tcp({"127.0.0.1", 0});
+  return ibscope::bootstrap::net::bound_port(fd.get());
 }
 
 /// Starts `hosts` ranks of `ibscope args...` and waits for all of them; results by rank.

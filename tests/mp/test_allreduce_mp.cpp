@@ -182,8 +182,8 @@ TEST_CASE("every injected misplacement is caught by #wrong and fails the run",
           "[mp][allreduce][verify][misplace]") {
   // Ring, 4 local ranks: rank 2 moves data in its real result after the real collective
   // (IBSCOPE_FAULT_MISPLACE); blocks of 4 Ki floats, chunks of a quarter block.
-  for (ibscope::misplace::Fault f : ibscope::misplace::kAllFaults) {
-    const std::string name(ibscope::misplace::name_of(f));
+  for (ibscope::collectives::misplace::Fault f : ibscope::collectives::misplace::kAllFaults) {
+    const std::string name(ibscope::collectives::misplace::name_of(f));
     INFO(name);
     const auto r =
         run_process({{"allreduce", "--np", "4", "--sizes", "64K", "-A", "ring", "-d", "float", "-o",
@@ -230,7 +230,7 @@ TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the mo
   CHECK(doc["command"]["subcommand"] == "run");
   CHECK(doc["p2p"]["rows"].size() == 3 * 5);  // latency, bw, bibw x 1, 16, 256, 4K, 64K
   // 8 B .. 256 KiB x8, both placements, every algorithm (-A all is run's default).
-  const auto algorithms = ibscope::algorithms_for(ibscope::Collective::kAllreduce);
+  const auto algorithms = ibscope::collectives::algorithms_for(ibscope::Collective::kAllreduce);
   CHECK(doc["collectives"]["rows"].size() == 6 * 2 * algorithms.size());
   for (const auto& a : algorithms) {
     INFO(a.name);

@@ -24,8 +24,8 @@
 #include "results_json.hpp"
 
 using namespace ibscope::test;
-namespace net = ibscope::net;
-namespace wire = ibscope::wire;
+namespace net = ibscope::bootstrap::net;
+namespace wire = ibscope::bootstrap::wire;
 
 namespace {
 
@@ -75,13 +75,13 @@ std::pair<std::string, std::string> visit(const net::HostPort& root, const std::
   const ibscope::Deadline deadline(5.0);
   if (!net::read_exact(fd.get(), header.data(), header.size(), deadline)) return {me, "<EOF>"};
   const auto h = wire::decode_header(header, wire::kMaxPreAuthFrameBytes);
-  ibscope::Bytes payload(h.payload_bytes);
+  ibscope::bootstrap::Bytes payload(h.payload_bytes);
   if (!payload.empty()) net::read_exact(fd.get(), payload.data(), payload.size(), deadline);
   if (h.type != wire::MsgType::kRefused) return {me, "<not a refusal>"};
   return {me, wire::decode_refused(payload)};
 }
 
-std::string as_text(const ibscope::Bytes& b) {
+std::string as_text(const ibscope::bootstrap::Bytes& b) {
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
 }
 

@@ -17,8 +17,8 @@ using namespace ibscope::test;
 namespace {
 
 std::uint16_t free_port() {
-  auto fd = ibscope::net::listen_tcp({"127.0.0.1", 0});
-  return ibscope::net::bound_port(fd.get());
+  auto fd = ibscope::bootstrap::net::listen_tcp({"127.0.0.1", 0});
+  return ibscope::bootstrap::net::bound_port(fd.get());
 }
 
 int rank_of_pid(int pid) {

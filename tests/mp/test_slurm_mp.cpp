@@ -431,8 +431,8 @@ TEST_CASE("a task killed under srun with the TCP store: every survivor names it 
   const std::string out = make_temp_dir();
   // Without PMIx nothing in Slurm aborts the step: ibscope's own loss detection must end it.
   const std::string root =
-      "127.0.0.1:" +
-      std::to_string(ibscope::net::bound_port(ibscope::net::listen_tcp({"127.0.0.1", 0}).get()));
+      "127.0.0.1:" + std::to_string(ibscope::bootstrap::net::bound_port(
+                         ibscope::bootstrap::net::listen_tcp({"127.0.0.1", 0}).get()));
   const auto [r, after_kill_s] = kill_task_midway(
       *cluster,
       cluster->srun({"--mpi=none", "-n", "4", "--overcommit", "-K0", ibscope_binary(), "allreduce",

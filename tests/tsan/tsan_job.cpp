@@ -49,18 +49,18 @@ JobArgs parse_args(int argc, char** argv) {
   return a;
 }
 
-ibscope::Bytes contribution(int rank, int round) {
+ibscope::bootstrap::Bytes contribution(int rank, int round) {
   const std::string text = fmt::format(
       "rank {} round {} {}", rank, round,
       std::string(static_cast<std::size_t>(round % 7) * 100, static_cast<char>('a' + rank % 26)));
-  ibscope::Bytes b(text.size());
+  ibscope::bootstrap::Bytes b(text.size());
   std::memcpy(b.data(), text.data(), text.size());
   return b;
 }
 
 int run_rank(const JobArgs& a) {
-  const auto env = ibscope::detect_launch_from_process_env();
-  auto boot = ibscope::connect_bootstrap(env, 60.0);
+  const auto env = ibscope::bootstrap::detect_launch_from_process_env();
+  auto boot = ibscope::bootstrap::connect_bootstrap(env, 60.0);
   const int rank = boot->rank();
   int wrong = 0;
   int printed = 0;
@@ -94,7 +94,8 @@ int main(int argc, char** argv) {
     const JobArgs args = parse_args(argc, argv);
     if (std::getenv("IBSCOPE_RANK") != nullptr) return run_rank(args);
     std::vector<std::string> child_argv(argv, argv + argc);
-    return ibscope::run_local_launcher(ibscope::LocalLaunchOptions{args.np, 60.0, child_argv});
+    return ibscope::bootstrap::run_local_launcher(
+        ibscope::bootstrap::LocalLaunchOptions{args.np, 60.0, child_argv});
   } catch (const std::exception& e) {
     fmt::print(stderr, "tsan_job: {}\n", e.what());
     return 1;

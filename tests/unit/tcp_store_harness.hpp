@@ -38,14 +38,14 @@
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
-using ibscope::Bytes;
 using ibscope::Clock;
 using ibscope::Deadline;
 using ibscope::RemoteError;
-using ibscope::TcpBootstrapOptions;
 using ibscope::TimeoutError;
-namespace net = ibscope::net;
-namespace wire = ibscope::wire;
+using ibscope::bootstrap::Bytes;
+using ibscope::bootstrap::TcpBootstrapOptions;
+namespace net = ibscope::bootstrap::net;
+namespace wire = ibscope::bootstrap::wire;
 
 namespace ibscope::test {
 
@@ -111,7 +111,7 @@ inline std::vector<RankOutcome> run_ranks(int size,
   return out;
 }
 
-inline void record_identity(const ibscope::Bootstrap& b, RankOutcome& o) {
+inline void record_identity(const ibscope::bootstrap::Bootstrap& b, RankOutcome& o) {
   o.rank = b.rank();
   o.size = b.size();
   o.local_rank = b.local_rank();

@@ -26,8 +26,8 @@ ArrivalRow row(int ranks, int iters, double iter_us, int late, double late_us) {
   return r;
 }
 
-std::vector<ClockOffset> offsets(int ranks) {
-  std::vector<ClockOffset> o;
+std::vector<measure::ClockOffset> offsets(int ranks) {
+  std::vector<measure::ClockOffset> o;
   for (int k = 0; k < ranks; ++k) o.push_back({k * 1000.0, 2e-6});
   return o;
 }

@@ -23,8 +23,8 @@
 #include "tcp_store_harness.hpp"
 
 using namespace ibscope::test;
-using ibscope::RefusalKind;
-using ibscope::RefusalLog;
+using ibscope::bootstrap::RefusalKind;
+using ibscope::bootstrap::RefusalLog;
 
 namespace {
 
@@ -121,7 +121,7 @@ struct AttackOutcome {
 };
 
 struct AttackOptions {
-  ibscope::TcpStoreLimits limits{};
+  ibscope::bootstrap::TcpStoreLimits limits{};
   bool ranks_wait = false;  // ranks 1.. join only when the attacker opens let_ranks_join
 };
 
@@ -156,7 +156,7 @@ AttackOutcome run_job_under_attack(const std::function<void(AttackContext&)>& at
     if (rank != 0 && options.ranks_wait && !ctx.let_ranks_join.wait_for(1)) {
       throw std::runtime_error("the attacker never let the ranks join");
     }
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     for (int round = 0;; ++round) {
       const auto all = b->allgather(small_payload(round, rank), fmt::format("round {}", round));
@@ -551,7 +551,7 @@ TEST_CASE("store under attack: an authenticated rank's claimed length allocates 
           "[tcp_store][attack]") {
   Root root;
   const std::uint16_t port = root.port;
-  ibscope::TcpStoreServer server(std::move(root.listener), 2, kToken, 5.0);
+  ibscope::bootstrap::TcpStoreServer server(std::move(root.listener), 2, kToken, 5.0);
   RawClient r0(port), r1(port);
   r0.hello(kToken, 0, 2, "alpha");
   r1.hello(kToken, 1, 2, "beta");
@@ -604,7 +604,7 @@ TEST_CASE("store under attack: a client bounds the root's claimed length before 
   std::string error;
   const std::size_t largest = largest_allocation_during([&] {
     try {
-      (void)ibscope::make_tcp_bootstrap(o);
+      (void)ibscope::bootstrap::make_tcp_bootstrap(o);
     } catch (const wire::ProtocolError& e) {
       error = e.what();
     }

@@ -21,7 +21,7 @@ TEST_CASE("blocks: p blocks tile the vector and differ by at most one element", 
                               std::size_t{1009}, std::size_t{1 << 20}}) {
       std::size_t next = 0, smallest = SIZE_MAX, largest = 0;
       for (int r = 0; r < p; ++r) {
-        const auto b = block_of(count, p, r);
+        const auto b = collectives::block_of(count, p, r);
         INFO("p " << p << " count " << count << " rank " << r);
         REQUIRE(b.offset == next);
         next += b.count;
@@ -49,13 +49,14 @@ TEST_CASE("busbw factors are nccl-tests'", "[blocks][busbw]") {
 TEST_CASE("every collective has a registered ring and unknown names are usage errors",
           "[blocks][registry]") {
   for (Collective c : kAllCollectives) {
-    REQUIRE_FALSE(algorithms_for(c).empty());
-    CHECK(find_algorithm(c, "ring").name == "ring");
-    CHECK_THROWS_WITH(find_algorithm(c, "magic"), Catch::Contains("unknown algorithm 'magic'") &&
-                                                      Catch::Contains(std::string(name_of(c))));
-    for (const auto& a : algorithms_for(c)) {
+    REQUIRE_FALSE(collectives::algorithms_for(c).empty());
+    CHECK(collectives::find_algorithm(c, "ring").name == "ring");
+    CHECK_THROWS_WITH(
+        collectives::find_algorithm(c, "magic"),
+        Catch::Contains("unknown algorithm 'magic'") && Catch::Contains(std::string(name_of(c))));
+    for (const auto& a : collectives::algorithms_for(c)) {
       // The cost model is monotone in the message size and zero for one rank.
-      const LinkCost link{2e-6, 1e-10, 1e-11};
+      const collectives::LinkCost link{2e-6, 1e-10, 1e-11};
       INFO(name_of(c) << " " << a.name);
       CHECK(a.cost_s(link, 1 << 20, 1) == 0);
       CHECK(a.cost_s(link, 1 << 20, 8) > 0);
@@ -79,13 +80,15 @@ TEST_CASE("ring rotation: reduce-scatter leaves block r on rank r for every p in
       std::vector<std::uint64_t> sent(p);
       std::vector<int> sent_seg(p);
       for (int r = 0; r < p; ++r) {
-        const auto st = pattern::ring_reduce_scatter_step(pattern::ring_prev(r, p), p, k);
+        const auto st = collectives::pattern::ring_reduce_scatter_step(
+            collectives::pattern::ring_prev(r, p), p, k);
         sent_seg[r] = st.send_segment;
         sent[r] = mask[r][st.send_segment];
       }
       for (int r = 0; r < p; ++r) {
-        const int from = pattern::ring_prev(r, p);
-        const auto st = pattern::ring_reduce_scatter_step(pattern::ring_prev(r, p), p, k);
+        const int from = collectives::pattern::ring_prev(r, p);
+        const auto st = collectives::pattern::ring_reduce_scatter_step(
+            collectives::pattern::ring_prev(r, p), p, k);
         INFO("p " << p << " step " << k << " rank " << r);
         REQUIRE(st.recv_segment == sent_seg[from]);
         REQUIRE((mask[r][st.recv_segment] & sent[from]) == 0);  // nothing reduced twice
@@ -107,14 +110,17 @@ TEST_CASE("ring rotation: all-gather sends the own block first for every p in 1.
     for (int k = 0; k + 1 < p; ++k) {
       std::vector<int> sent_seg(p);
       for (int r = 0; r < p; ++r) {
-        sent_seg[r] = pattern::ring_allgather_step(pattern::ring_prev(r, p), p, k).send_segment;
+        sent_seg[r] =
+            collectives::pattern::ring_allgather_step(collectives::pattern::ring_prev(r, p), p, k)
+                .send_segment;
         INFO("p " << p << " step " << k << " rank " << r);
         REQUIRE(have[r][sent_seg[r]]);  // only sends what it has
       }
       for (int r = 0; r < p; ++r) {
-        const auto st = pattern::ring_allgather_step(pattern::ring_prev(r, p), p, k);
+        const auto st =
+            collectives::pattern::ring_allgather_step(collectives::pattern::ring_prev(r, p), p, k);
         INFO("p " << p << " step " << k << " rank " << r);
-        REQUIRE(st.recv_segment == sent_seg[pattern::ring_prev(r, p)]);
+        REQUIRE(st.recv_segment == sent_seg[collectives::pattern::ring_prev(r, p)]);
         REQUIRE_FALSE(have[r][st.recv_segment]);  // never received twice
         have[r][st.recv_segment] = true;
       }
@@ -126,10 +132,10 @@ TEST_CASE("ring rotation: all-gather sends the own block first for every p in 1.
 }
 
 TEST_CASE("verify: a block at an offset checks against the right indices", "[blocks][verify]") {
-  constexpr std::size_t kL = VerifiablePattern::kTableLength;
+  constexpr std::size_t kL = collectives::VerifiablePattern::kTableLength;
   for (DataType t : kAllDataTypes) {
     for (ReduceOp op : kAllReduceOps) {
-      const VerifiablePattern pattern(t, op, 5);
+      const collectives::VerifiablePattern pattern(t, op, 5);
       const std::size_t es = size_of(t);
       const std::size_t count = kL + 7;  // crosses one or two segment boundaries
       constexpr std::uint64_t kSeed = 11;

@@ -11,10 +11,10 @@
 #include "ibscope/core/error.hpp"
 
 using Catch::Matchers::Contains;
-using ibscope::detect_launch;
-using ibscope::LaunchEnv;
-using ibscope::LaunchKind;
 using ibscope::UsageError;
+using ibscope::bootstrap::detect_launch;
+using ibscope::bootstrap::LaunchEnv;
+using ibscope::bootstrap::LaunchKind;
 
 namespace {
 
@@ -259,43 +259,43 @@ TEST_CASE("detect_launch: ranks that are not integers or out of range", "[launch
 }
 
 TEST_CASE("connect_bootstrap without a launcher: single process", "[launch_env][bootstrap]") {
-  const auto b = ibscope::connect_bootstrap(LaunchEnv{}, 5.0);
+  const auto b = ibscope::bootstrap::connect_bootstrap(LaunchEnv{}, 5.0);
   REQUIRE(b != nullptr);
   CHECK(b->kind() == "single");
   CHECK(b->rank() == 0);
   CHECK(b->size() == 1);
   CHECK(b->local_rank() == 0);
   CHECK(b->local_size() == 1);
-  CHECK(b->hosts() == std::vector<std::string>{ibscope::local_hostname()});
-  CHECK(b->describe(0) == "rank 0 (" + ibscope::local_hostname() + ")");
+  CHECK(b->hosts() == std::vector<std::string>{ibscope::bootstrap::local_hostname()});
+  CHECK(b->describe(0) == "rank 0 (" + ibscope::bootstrap::local_hostname() + ")");
   CHECK(b->describe(7) == "rank 7");
   CHECK(b->timeout_s() == 5.0);
-  const ibscope::Bytes mine = {std::byte{1}, std::byte{2}};
+  const ibscope::bootstrap::Bytes mine = {std::byte{1}, std::byte{2}};
   const auto all = b->allgather(mine, "test");
   REQUIRE(all.size() == 1);
   CHECK(all[0] == mine);
-  CHECK(b->allgather({}, "empty") == std::vector<ibscope::Bytes>(1));
+  CHECK(b->allgather({}, "empty") == std::vector<ibscope::bootstrap::Bytes>(1));
   b->barrier("test barrier");
   b->check_health();
   b->abort_job("nothing to abort");
 }
 
 TEST_CASE("connect_bootstrap: a TCP job of one rank", "[launch_env][bootstrap]") {
-  ibscope::net::Fd listener = ibscope::net::listen_tcp({"127.0.0.1", 0});
-  const std::uint16_t port = ibscope::net::bound_port(listener.get());
+  ibscope::bootstrap::net::Fd listener = ibscope::bootstrap::net::listen_tcp({"127.0.0.1", 0});
+  const std::uint16_t port = ibscope::bootstrap::net::bound_port(listener.get());
   const LaunchEnv env = detect({{"IBSCOPE_RANK", "0"},
                                 {"IBSCOPE_SIZE", "1"},
                                 {"IBSCOPE_ROOT", "127.0.0.1:" + std::to_string(port)},
                                 {"IBSCOPE_TOKEN", "t0k3n"},
                                 {"IBSCOPE_ROOT_FD", std::to_string(listener.release())}});
   REQUIRE(env.kind == LaunchKind::kTcp);
-  const auto b = ibscope::connect_bootstrap(env, 3.0);
+  const auto b = ibscope::bootstrap::connect_bootstrap(env, 3.0);
   CHECK(b->kind() == "tcp");
   CHECK(b->rank() == 0);
   CHECK(b->size() == 1);
   CHECK(b->local_size() == 1);
-  const ibscope::Bytes mine(1000, std::byte{0x5a});
-  CHECK(b->allgather(mine, "one") == std::vector<ibscope::Bytes>{mine});
+  const ibscope::bootstrap::Bytes mine(1000, std::byte{0x5a});
+  CHECK(b->allgather(mine, "one") == std::vector<ibscope::bootstrap::Bytes>{mine});
   b->barrier("done");
 }
 
@@ -305,5 +305,5 @@ TEST_CASE("connect_bootstrap: a bad IBSCOPE_ROOT is a usage error", "[launch_env
   env.rank = 1;
   env.size = 2;
   env.root = "no-port-here";
-  CHECK_THROWS_AS(ibscope::connect_bootstrap(env, 1.0), UsageError);
+  CHECK_THROWS_AS(ibscope::bootstrap::connect_bootstrap(env, 1.0), UsageError);
 }

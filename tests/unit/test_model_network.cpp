@@ -90,13 +90,13 @@ TEST_CASE("network: missing tiers, impossible groups and unknown algorithms are 
 }
 
 TEST_CASE("link fit: recovers alpha and beta from ring all-reduce at 2 and 3 ranks", "[model]") {
-  const LinkCost truth{50e-6, 1 / 24e6, 0};
+  const collectives::LinkCost truth{50e-6, 1 / 24e6, 0};
   std::mt19937 rng(7);
   std::normal_distribution<double> noise(0, 0.01);  // 1 % relative noise
   std::vector<CollectivePoint> pts;
   for (int p : {2, 3}) {
     for (double n = 128 * 1024; n <= 4 * 1024 * 1024; n *= 2) {
-      const double t = ring_allreduce_cost_s(truth, n, p);
+      const double t = collectives::ring_allreduce_cost_s(truth, n, p);
       pts.push_back({p, n, t * (1 + noise(rng))});
     }
   }
@@ -109,8 +109,8 @@ TEST_CASE("link fit: recovers alpha and beta from ring all-reduce at 2 and 3 ran
   CHECK(fit.points == static_cast<int>(pts.size()));
   // The 4-rank prediction from the fit is within 2 % of the truth.
   const double n = 1 << 20;
-  CHECK(ring_allreduce_cost_s(fit.link, n, 4) ==
-        Approx(ring_allreduce_cost_s(truth, n, 4)).epsilon(0.02));
+  CHECK(collectives::ring_allreduce_cost_s(fit.link, n, 4) ==
+        Approx(collectives::ring_allreduce_cost_s(truth, n, 4)).epsilon(0.02));
 }
 
 TEST_CASE("link fit: too few points and one size only are usage errors", "[model]") {
@@ -126,7 +126,7 @@ TEST_CASE("link fit: results layout and rows", "[model]") {
   doc.job.hosts = {"a", "b", "c"};
   const auto row = [](const char* algorithm, std::optional<std::uint64_t> wrong, double p50_us,
                       std::uint64_t bytes) {
-    ibscope::CollectiveRow r;
+    ibscope::measure::CollectiveRow r;
     r.collective = ibscope::Collective::kAllreduce;
     r.algorithm = algorithm;
     r.wrong = wrong;

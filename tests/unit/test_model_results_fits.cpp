@@ -18,16 +18,16 @@ namespace {
 
 namespace results = ibscope::results;
 
-ibscope::Stats stats_us(double p50_us) {
-  ibscope::Stats s;
+ibscope::measure::Stats stats_us(double p50_us) {
+  ibscope::measure::Stats s;
   s.p50 = s.mean = p50_us;
   return s;
 }
 
-ibscope::CollectiveRow collective_row(const std::string& coll, const std::string& algo,
-                                      double bytes, double us, bool in_place = false,
-                                      int wrong = 0) {
-  ibscope::CollectiveRow r;
+ibscope::measure::CollectiveRow collective_row(const std::string& coll, const std::string& algo,
+                                               double bytes, double us, bool in_place = false,
+                                               int wrong = 0) {
+  ibscope::measure::CollectiveRow r;
   r.collective = *ibscope::collective_named(coll);
   r.algorithm = algo;
   r.type = ibscope::DataType::kFloat32;
@@ -41,8 +41,8 @@ ibscope::CollectiveRow collective_row(const std::string& coll, const std::string
   return r;
 }
 
-ibscope::P2pRow p2p_row(const std::string& test, double bytes, int window, double us) {
-  ibscope::P2pRow r;
+ibscope::measure::P2pRow p2p_row(const std::string& test, double bytes, int window, double us) {
+  ibscope::measure::P2pRow r;
   r.test = test;
   r.rank_a = 0;
   r.rank_b = 1;
@@ -170,7 +170,7 @@ TEST_CASE("verbs probe rows: latency from time_us, bandwidth from bw_gbps", "[mo
   results::Document doc;
   doc.job.hosts = {"a", "b"};
   for (double n = 2; n <= 1 << 22; n *= 2) {
-    ibscope::ProbeRow lat;
+    ibscope::measure::ProbeRow lat;
     lat.test = "write_lat";
     lat.rank_a = 0;
     lat.rank_b = 1;
@@ -181,7 +181,7 @@ TEST_CASE("verbs probe rows: latency from time_us, bandwidth from bw_gbps", "[mo
     lat.size_bytes = static_cast<std::uint64_t>(n);
     lat.time_us = stats_us(2 + n / 3e3);
     // Streaming: 0.5 us per message + n / 12 GB/s; the row reports the average rate.
-    ibscope::ProbeRow bw = lat;
+    ibscope::measure::ProbeRow bw = lat;
     bw.test = "write_bw";
     bw.time_us = stats_us(0);
     bw.bw_gbps = n / (0.5e-6 + n / 12e9) / 1e9;

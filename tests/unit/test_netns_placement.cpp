@@ -26,10 +26,10 @@
 #include "ibscope/core/error.hpp"
 
 using Catch::Matchers::Contains;
-using ibscope::enter_netns;
-using ibscope::expand_netns_template;
 using ibscope::SystemError;
 using ibscope::UsageError;
+using ibscope::bootstrap::enter_netns;
+using ibscope::bootstrap::expand_netns_template;
 
 namespace {
 
@@ -164,10 +164,11 @@ TEST_CASE("a rank enters its namespace and is named after it", "[netns]") {
       } else {
         ::unsetenv("IBSCOPE_HOSTNAME");
       }
-      const std::string name = ibscope::place_rank_into_netns("home{rank}", 3, 0, 4, dir.string());
+      const std::string name =
+          ibscope::bootstrap::place_rank_into_netns("home{rank}", 3, 0, 4, dir.string());
       const bool back = netns_inode("/proc/self/ns/net") == parent_ns;
       return fmt::format("{} {} {}", name, back ? "entered" : "not-entered",
-                         ibscope::local_hostname());
+                         ibscope::bootstrap::local_hostname());
     });
   };
   CHECK(place(nullptr) == "home3 entered home3");
@@ -215,9 +216,9 @@ TEST_CASE("with private mounts, /sys/class/net shows the entered namespace's dev
   std::filesystem::create_directories(dir);
   std::filesystem::create_symlink("/proc/" + std::to_string(holder) + "/ns/net", dir / "fresh0");
   const std::string seen = ok != 'y' ? "<holder could not unshare>" : in_child([&] {
-    ibscope::detach_mounts_for_netns();
-    if (!ibscope::mounts_detached_for_netns()) return std::string("<not detached>");
-    ibscope::place_rank_into_netns("fresh{rank}", 0, 0, 1, dir.string());
+    ibscope::bootstrap::detach_mounts_for_netns();
+    if (!ibscope::bootstrap::mounts_detached_for_netns()) return std::string("<not detached>");
+    ibscope::bootstrap::place_rank_into_netns("fresh{rank}", 0, 0, 1, dir.string());
     return net_devices();
   });
   ::kill(holder, SIGKILL);
@@ -230,7 +231,7 @@ TEST_CASE("with private mounts, /sys/class/net shows the entered namespace's dev
 TEST_CASE("IBSCOPE_NETNS is refused where the bootstrap cannot follow the rank", "[netns]") {
   using Env = std::map<std::string, std::string>;
   const auto detect = [](const Env& env, bool have_pmix) {
-    return ibscope::detect_launch(
+    return ibscope::bootstrap::detect_launch(
         [&env](const char* name) -> const char* {
           const auto it = env.find(name);
           return it == env.end() ? nullptr : it->second.c_str();
@@ -249,6 +250,6 @@ TEST_CASE("IBSCOPE_NETNS is refused where the bootstrap cannot follow the rank",
              }),
              Contains("the local launcher"));
   const Env pmix{{"IBSCOPE_NETNS", "ibs-h{rank}"}, {"PMIX_RANK", "0"}, {"PMIX_NAMESPACE", "x"}};
-  CHECK(detect(pmix, true).kind == ibscope::LaunchKind::kPmix);
-  CHECK(detect({{"IBSCOPE_NETNS", ""}}, false).kind == ibscope::LaunchKind::kLocal);
+  CHECK(detect(pmix, true).kind == ibscope::bootstrap::LaunchKind::kPmix);
+  CHECK(detect({{"IBSCOPE_NETNS", ""}}, false).kind == ibscope::bootstrap::LaunchKind::kLocal);
 }

@@ -8,17 +8,17 @@
 #include "ibscope/measure/pair_schedule.hpp"
 
 TEST_CASE("schedule: fewer than two ranks have nothing to pair", "[schedule]") {
-  CHECK(ibscope::round_robin_rounds(1).empty());
-  CHECK(ibscope::round_robin_rounds(0).empty());
-  CHECK(ibscope::round_robin_rounds(-3).empty());
+  CHECK(ibscope::measure::round_robin_rounds(1).empty());
+  CHECK(ibscope::measure::round_robin_rounds(0).empty());
+  CHECK(ibscope::measure::round_robin_rounds(-3).empty());
 }
 
 TEST_CASE("schedule: two and three ranks", "[schedule]") {
   using Round = std::vector<std::pair<int, int>>;
-  const auto two = ibscope::round_robin_rounds(2);
+  const auto two = ibscope::measure::round_robin_rounds(2);
   REQUIRE(two.size() == 1);
   CHECK(two[0] == Round{{0, 1}});
-  const auto three = ibscope::round_robin_rounds(3);
+  const auto three = ibscope::measure::round_robin_rounds(3);
   REQUIRE(three.size() == 3);
   std::vector<std::pair<int, int>> all;
   for (const auto& round : three) {
@@ -32,7 +32,7 @@ TEST_CASE("schedule: two and three ranks", "[schedule]") {
 TEST_CASE("schedule: every pair exactly once for every p in 2..64", "[schedule]") {
   for (int p = 2; p <= 64; ++p) {
     INFO("p=" << p);
-    const auto rounds = ibscope::round_robin_rounds(p);
+    const auto rounds = ibscope::measure::round_robin_rounds(p);
     REQUIRE(rounds.size() == static_cast<std::size_t>(p % 2 == 0 ? p - 1 : p));
 
     std::vector<std::vector<int>> met(p, std::vector<int>(p, 0));
@@ -52,7 +52,7 @@ TEST_CASE("schedule: every pair exactly once for every p in 2..64", "[schedule]"
         ++met[a][b];
       }
       for (int r = 0; r < p; ++r) {
-        const int partner = ibscope::partner_in_round(round, r);
+        const int partner = ibscope::measure::partner_in_round(round, r);
         if (seen[r] == 0) {
           REQUIRE(partner == -1);
           ++sat_out[r];
@@ -61,7 +61,7 @@ TEST_CASE("schedule: every pair exactly once for every p in 2..64", "[schedule]"
         REQUIRE(partner >= 0);
         REQUIRE(partner < p);
         REQUIRE(partner != r);
-        REQUIRE(ibscope::partner_in_round(round, partner) == r);
+        REQUIRE(ibscope::measure::partner_in_round(round, partner) == r);
         const std::pair<int, int> pair{std::min(r, partner), std::max(r, partner)};
         REQUIRE(std::find(round.begin(), round.end(), pair) != round.end());
       }
@@ -79,20 +79,20 @@ TEST_CASE("schedule: every pair exactly once for every p in 2..64", "[schedule]"
 
 TEST_CASE("schedule: partner_in_round of an absent rank is -1", "[schedule]") {
   const std::vector<std::pair<int, int>> round{{0, 3}, {1, 2}};
-  CHECK(ibscope::partner_in_round(round, 0) == 3);
-  CHECK(ibscope::partner_in_round(round, 3) == 0);
-  CHECK(ibscope::partner_in_round(round, 2) == 1);
-  CHECK(ibscope::partner_in_round(round, 4) == -1);
-  CHECK(ibscope::partner_in_round({}, 0) == -1);
+  CHECK(ibscope::measure::partner_in_round(round, 0) == 3);
+  CHECK(ibscope::measure::partner_in_round(round, 3) == 0);
+  CHECK(ibscope::measure::partner_in_round(round, 2) == 1);
+  CHECK(ibscope::measure::partner_in_round(round, 4) == -1);
+  CHECK(ibscope::measure::partner_in_round({}, 0) == -1);
 }
 
 TEST_CASE("schedule: disjoint_rounds packs retest pairs into few rounds of disjoint pairs",
           "[schedule]") {
-  CHECK(ibscope::disjoint_rounds({}).empty());
+  CHECK(ibscope::measure::disjoint_rounds({}).empty());
   // Host 2's three links (a star) need three rounds; two unrelated links share one.
-  const auto star = ibscope::disjoint_rounds({{0, 2}, {1, 2}, {2, 3}});
+  const auto star = ibscope::measure::disjoint_rounds({{0, 2}, {1, 2}, {2, 3}});
   REQUIRE(star.size() == 3);
-  const auto mixed = ibscope::disjoint_rounds({{0, 1}, {2, 3}, {0, 2}, {1, 3}});
+  const auto mixed = ibscope::measure::disjoint_rounds({{0, 1}, {2, 3}, {0, 2}, {1, 3}});
   REQUIRE(mixed.size() == 2);
   CHECK(mixed[0] == std::vector<std::pair<int, int>>{{0, 1}, {2, 3}});
   CHECK(mixed[1] == std::vector<std::pair<int, int>>{{0, 2}, {1, 3}});
@@ -102,7 +102,7 @@ TEST_CASE("schedule: disjoint_rounds packs retest pairs into few rounds of disjo
     for (int b = a + 1; b < 7; ++b) all.emplace_back(a, b);
   }
   std::size_t kept = 0;
-  for (const auto& round : ibscope::disjoint_rounds(all)) {
+  for (const auto& round : ibscope::measure::disjoint_rounds(all)) {
     std::vector<int> seen;
     for (const auto& [a, b] : round) {
       CHECK(std::find(seen.begin(), seen.end(), a) == seen.end());

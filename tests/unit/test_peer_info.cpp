@@ -15,9 +15,9 @@ using namespace ibscope::probes;
 
 namespace {
 
-Bytes bytes_of(const std::string& s) {
+bootstrap::Bytes bytes_of(const std::string& s) {
   const auto* p = reinterpret_cast<const std::byte*>(s.data());
-  return Bytes(p, p + s.size());
+  return bootstrap::Bytes(p, p + s.size());
 }
 
 RankPort sample_port() {
@@ -35,7 +35,7 @@ RankPort sample_port() {
   return r;
 }
 
-std::string remote_error(const Bytes& b) {
+std::string remote_error(const bootstrap::Bytes& b) {
   try {
     decode_rank_port(b, 3);
   } catch (const RemoteError& e) {
@@ -47,7 +47,7 @@ std::string remote_error(const Bytes& b) {
 }
 
 // The description as JSON text with the field `name` replaced by `value` (raw JSON).
-Bytes port_with(const std::string& name, const std::string& value) {
+bootstrap::Bytes port_with(const std::string& name, const std::string& value) {
   auto j = nlohmann::json::parse(
       std::string(reinterpret_cast<const char*>(encode_rank_port(sample_port()).data()),
                   encode_rank_port(sample_port()).size()));
@@ -91,7 +91,7 @@ TEST_CASE("peer info: QP addresses are whole structs with valid PSN and MTU code
   a.psn = 0xabcdef;
   a.active_mtu_code = 3;
   const std::vector<verbs::QpAddress> two{a, a};
-  const Bytes b = encode_qp_addresses(two);
+  const bootstrap::Bytes b = encode_qp_addresses(two);
   REQUIRE(b.size() == 2 * sizeof(verbs::QpAddress));
   const auto back = decode_qp_addresses(b, 2, "rank 1 (host b)");
   REQUIRE(back.size() == 2);

@@ -5,8 +5,8 @@
 
 #include "ibscope/output/progress_line.hpp"
 
-using ibscope::progress_text;
-using ibscope::ProgressLine;
+using ibscope::output::progress_text;
+using ibscope::output::ProgressLine;
 
 TEST_CASE("progress text: step, percentage and the time left", "[progress]") {
   CHECK(progress_text("allreduce ring float sum 4 MiB", 0, 60, 0) ==

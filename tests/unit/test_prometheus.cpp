@@ -16,7 +16,7 @@
 #include "ibscope/results/writer.hpp"
 
 using nlohmann::json;
-namespace prom = ibscope::prometheus;
+namespace prom = ibscope::output::prometheus;
 
 namespace {
 

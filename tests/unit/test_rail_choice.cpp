@@ -18,6 +18,8 @@
 using namespace ibscope;
 using namespace ibscope::topo;
 using ibscope::test::dgx_like;
+using ibscope::measure::rail_link_problem;
+using ibscope::measure::RailSetup;
 
 namespace {
 

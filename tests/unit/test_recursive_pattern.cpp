@@ -14,7 +14,7 @@
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
 
-namespace pattern = ibscope::pattern;
+namespace pattern = ibscope::collectives::pattern;
 using pattern::PrePostRole;
 using pattern::Span;
 
@@ -426,23 +426,25 @@ TEST_CASE("rabenseifner: symbolic all-reduce of a large prime count", "[pattern]
 }
 
 TEST_CASE("recursive: cost formulas", "[recursive][cost]") {
-  const ibscope::LinkCost c{1e-6, 1e-9, 1e-10};
+  const ibscope::collectives::LinkCost c{1e-6, 1e-9, 1e-10};
   const double n = 1e6;
-  CHECK(ibscope::rd_allreduce_cost_s(c, n, 1) == 0);
-  CHECK(ibscope::rhd_allreduce_cost_s(c, n, 1) == 0);
-  CHECK(ibscope::rd_allreduce_cost_s(c, n, 2) == Approx(1e-6 + 1e-3 + 1e-4));
-  CHECK(ibscope::rhd_allreduce_cost_s(c, n, 2) == Approx(2e-6 + 1e-3 + 0.5e-4));
+  CHECK(ibscope::collectives::rd_allreduce_cost_s(c, n, 1) == 0);
+  CHECK(ibscope::collectives::rhd_allreduce_cost_s(c, n, 1) == 0);
+  CHECK(ibscope::collectives::rd_allreduce_cost_s(c, n, 2) == Approx(1e-6 + 1e-3 + 1e-4));
+  CHECK(ibscope::collectives::rhd_allreduce_cost_s(c, n, 2) == Approx(2e-6 + 1e-3 + 0.5e-4));
   // 8 = 2^3: three full exchanges; Rabenseifner: 6 alpha, 2*7/8 n beta, 7/8 n gamma.
-  CHECK(ibscope::rd_allreduce_cost_s(c, n, 8) == Approx(3 * (1e-6 + 1e-3 + 1e-4)));
-  CHECK(ibscope::rhd_allreduce_cost_s(c, n, 8) ==
+  CHECK(ibscope::collectives::rd_allreduce_cost_s(c, n, 8) == Approx(3 * (1e-6 + 1e-3 + 1e-4)));
+  CHECK(ibscope::collectives::rhd_allreduce_cost_s(c, n, 8) ==
         Approx(6e-6 + 2 * 7.0 / 8 * 1e-3 + 7.0 / 8 * 1e-4));
   // 5 = 4 + 1: the pre-step (alpha + n beta + n gamma) and post-step (alpha + n beta) on top.
   const double prepost = 2e-6 + 2e-3 + 1e-4;
-  CHECK(ibscope::rd_allreduce_cost_s(c, n, 5) ==
-        Approx(ibscope::rd_allreduce_cost_s(c, n, 4) + prepost));
-  CHECK(ibscope::rhd_allreduce_cost_s(c, n, 5) ==
-        Approx(ibscope::rhd_allreduce_cost_s(c, n, 4) + prepost));
+  CHECK(ibscope::collectives::rd_allreduce_cost_s(c, n, 5) ==
+        Approx(ibscope::collectives::rd_allreduce_cost_s(c, n, 4) + prepost));
+  CHECK(ibscope::collectives::rhd_allreduce_cost_s(c, n, 5) ==
+        Approx(ibscope::collectives::rhd_allreduce_cost_s(c, n, 4) + prepost));
   // Rabenseifner moves less than recursive doubling for large n, more alphas for small n.
-  CHECK(ibscope::rhd_allreduce_cost_s(c, 1e8, 16) < ibscope::rd_allreduce_cost_s(c, 1e8, 16));
-  CHECK(ibscope::rhd_allreduce_cost_s(c, 8, 16) > ibscope::rd_allreduce_cost_s(c, 8, 16));
+  CHECK(ibscope::collectives::rhd_allreduce_cost_s(c, 1e8, 16) <
+        ibscope::collectives::rd_allreduce_cost_s(c, 1e8, 16));
+  CHECK(ibscope::collectives::rhd_allreduce_cost_s(c, 8, 16) >
+        ibscope::collectives::rd_allreduce_cost_s(c, 8, 16));
 }

@@ -78,8 +78,8 @@ std::size_t fields_in(const std::string& csv_line) {
   return static_cast<std::size_t>(std::count(csv_line.begin(), csv_line.end(), ',')) + 1;
 }
 
-ibscope::CollectiveRow sample_collective_row() {
-  ibscope::CollectiveRow row;
+ibscope::measure::CollectiveRow sample_collective_row() {
+  ibscope::measure::CollectiveRow row;
   row.collective = ibscope::Collective::kAllreduce;
   row.algorithm = "ring";
   row.type = ibscope::DataType::kFloat32;
@@ -89,18 +89,18 @@ ibscope::CollectiveRow sample_collective_row() {
   row.count = (1 << 20) / 4;
   row.ranks = 8;
   row.samples_us = {10.5, 12.0, 11.25};
-  row.iteration_us = ibscope::summarize(row.samples_us);
+  row.iteration_us = ibscope::measure::summarize(row.samples_us);
   row.iteration_rank = 5;
   row.time_us = 11.2;
-  row.average = ibscope::TimeAverage::kMean;
+  row.average = ibscope::measure::TimeAverage::kMean;
   row.algbw_gbps = 93.5;
   row.busbw_gbps = 163.625;
   row.wrong = 0;
   return row;
 }
 
-ibscope::P2pRow sample_p2p_row() {
-  ibscope::P2pRow row;
+ibscope::measure::P2pRow sample_p2p_row() {
+  ibscope::measure::P2pRow row;
   row.test = "bw";
   row.rank_a = 0;
   row.rank_b = 3;
@@ -109,7 +109,7 @@ ibscope::P2pRow sample_p2p_row() {
   row.size_bytes = 4096;
   row.window = 64;
   row.samples_us = {20.0, 22.0};
-  row.time_us = ibscope::summarize(row.samples_us);
+  row.time_us = ibscope::measure::summarize(row.samples_us);
   row.bw_gbps = 12.5;
   row.peak_bw_gbps = 13.25;
   row.msg_rate_mps = 3.0;
@@ -312,7 +312,7 @@ TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
   second.wrong.reset();
   doc.add_row(second);
   const fs::path json_path = results::write(doc, tmp.path());
-  const fs::path csv_path = ibscope::write_results_csv(doc, json_path);
+  const fs::path csv_path = ibscope::output::write_results_csv(doc, json_path);
   CHECK(csv_path.parent_path() == json_path.parent_path());
   CHECK(csv_path.stem() == json_path.stem());
   CHECK(csv_path.extension() == ".csv");
@@ -352,15 +352,15 @@ TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
   CHECK(fields_in(lines[4]) == fields_in(lines[3]));
 
   // The CSV is never overwritten either.
-  CHECK_THROWS_AS(ibscope::write_results_csv(doc, json_path), ibscope::SystemError);
+  CHECK_THROWS_AS(ibscope::output::write_results_csv(doc, json_path), ibscope::SystemError);
 
   // Only one section: one header.
   TempDir tmp2;
   auto p2p_only = results::Document::start("p2p", {"ibscope", "p2p"});
   p2p_only.add_row(sample_p2p_row());
   p2p_only.add_row(sample_p2p_row());
-  const auto p2p_lines = lines_of(
-      read_text(ibscope::write_results_csv(p2p_only, results::write(p2p_only, tmp2.path()))));
+  const auto p2p_lines = lines_of(read_text(
+      ibscope::output::write_results_csv(p2p_only, results::write(p2p_only, tmp2.path()))));
   REQUIRE(p2p_lines.size() == 3);
   CHECK(p2p_lines[0].rfind("section,test,", 0) == 0);
 }
@@ -472,12 +472,12 @@ TEST_CASE("results: acceptance and soak sections read back to the same document"
   results::Soak soak;
   soak.params.duration_s = 60;
   soak.params.sizes_bytes = {4096, 4 << 20};
-  ibscope::SoakWindow w;
+  ibscope::measure::SoakWindow w;
   w.index = 1;
   w.rss_bytes = {1 << 20};
   w.cases.push_back({.algorithm = "ring", .type = "float", .op = "sum", .size_bytes = 4096});
   soak.windows.push_back(w);
-  soak.summary = ibscope::SoakSummary{};
+  soak.summary = ibscope::measure::SoakSummary{};
   soak.summary->reasons = {"drift"};
   doc.soak = soak;
 

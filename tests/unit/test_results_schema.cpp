@@ -18,7 +18,7 @@ namespace {
 
 json written_document() {
   auto doc = ibscope::results::Document::start("allreduce", {"ibscope", "allreduce"});
-  ibscope::CollectiveRow row;
+  ibscope::measure::CollectiveRow row;
   row.collective = ibscope::Collective::kAllreduce;
   row.algorithm = "ring";
   row.type = ibscope::DataType::kFloat32;
@@ -27,17 +27,18 @@ json written_document() {
   row.count = 256;
   row.ranks = 2;
   row.samples_us = {10.0, 11.0};
-  row.iteration_us = ibscope::summarize(row.samples_us);
+  row.iteration_us = ibscope::measure::summarize(row.samples_us);
   row.time_us = 10.5;
   row.wrong = 0;
   row.mem = ibscope::memory::MemKind::kCuda;
   row.mem_path = ibscope::memory::MemPath::kDirect;
   doc.add_row(row);
-  doc.tuning = ibscope::TuningTable{
-      .entries = {ibscope::TuningEntry{.collective = "allreduce",
-                                       .ranks = 2,
-                                       .hosts = 1,
-                                       .ranges = {ibscope::TuningRange{.algorithm = "ring"}}}},
+  doc.tuning = ibscope::collectives::TuningTable{
+      .entries = {ibscope::collectives::TuningEntry{
+          .collective = "allreduce",
+          .ranks = 2,
+          .hosts = 1,
+          .ranges = {ibscope::collectives::TuningRange{.algorithm = "ring"}}}},
       .source = "this run"};
   doc.environment.ibscope_env =
       std::map<std::string, std::string>{{"IBSCOPE_FAULT_CORRUPT_RANK", "1"}};

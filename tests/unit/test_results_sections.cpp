@@ -105,7 +105,7 @@ results::Soak filled_soak() {
   s.params.window_s = 30;
   s.params.thresholds = {.max_rss_growth_bytes = 1 << 20, .max_drift = 0.2};
   for (int i = 0; i < 3; ++i) {
-    ibscope::SoakWindow w;
+    ibscope::measure::SoakWindow w;
     w.index = i;
     w.start_s = 30.0 * i;
     w.end_s = 30.0 * (i + 1);
@@ -121,26 +121,27 @@ results::Soak filled_soak() {
                        .wrong = static_cast<std::uint64_t>(i)});
     s.windows.push_back(std::move(w));
   }
-  s.summary = ibscope::SoakSummary{.windows = 3,
-                                   .steady_windows = 2,
-                                   .cases = {{.algorithm = "ring",
-                                              .type = "float",
-                                              .op = "sum",
-                                              .size_bytes = 4096,
-                                              .first_window = 1,
-                                              .last_window = 2,
-                                              .first_p50_us = 12.5,
-                                              .last_p50_us = 15,
-                                              .p50_ratio = 1.2,
-                                              .first_busbw_gbps = 0.48,
-                                              .last_busbw_gbps = 0.4,
-                                              .busbw_ratio = 0.833,
-                                              .p50_trend_per_hour = 0.05,
-                                              .busbw_trend_per_hour = -0.04}},
-                                   .rss_growth_bytes = {0, -4096},
-                                   .wrong = 3,
-                                   .pass = false,
-                                   .reasons = {"3 wrong elements", "ring 4 KiB: p50 +20 %"}};
+  s.summary =
+      ibscope::measure::SoakSummary{.windows = 3,
+                                    .steady_windows = 2,
+                                    .cases = {{.algorithm = "ring",
+                                               .type = "float",
+                                               .op = "sum",
+                                               .size_bytes = 4096,
+                                               .first_window = 1,
+                                               .last_window = 2,
+                                               .first_p50_us = 12.5,
+                                               .last_p50_us = 15,
+                                               .p50_ratio = 1.2,
+                                               .first_busbw_gbps = 0.48,
+                                               .last_busbw_gbps = 0.4,
+                                               .busbw_ratio = 0.833,
+                                               .p50_trend_per_hour = 0.05,
+                                               .busbw_trend_per_hour = -0.04}},
+                                    .rss_growth_bytes = {0, -4096},
+                                    .wrong = 3,
+                                    .pass = false,
+                                    .reasons = {"3 wrong elements", "ring 4 KiB: p50 +20 %"}};
   return s;
 }
 

@@ -35,13 +35,13 @@ TEST_CASE("results upgrade: a version 1 all-reduce file reads with its time kept
   REQUIRE(doc.collectives.rows.size() == v1["collectives"]["rows"].size());
   for (std::size_t i = 0; i < doc.collectives.rows.size(); ++i) {
     const json& old = v1["collectives"]["rows"][i]["time_us"];
-    const ibscope::CollectiveRow& r = doc.collectives.rows[i];
+    const ibscope::measure::CollectiveRow& r = doc.collectives.rows[i];
     INFO("row " << i);
     CHECK(r.time_us == old["mean"].get<double>());
     CHECK(r.iteration_us.p50 == old["p50"].get<double>());
     CHECK(r.iteration_us.n == old["n"].get<std::size_t>());
     CHECK(r.iteration_rank == -1);
-    CHECK(r.average == ibscope::TimeAverage::kMax);
+    CHECK(r.average == ibscope::measure::TimeAverage::kMax);
     CHECK(r.samples_us.size() == r.iteration_us.n);
   }
   REQUIRE_FALSE(doc.warnings.empty());

@@ -10,7 +10,7 @@
 
 #include "ibscope/collectives/pattern/ring.hpp"
 
-namespace pattern = ibscope::pattern;
+namespace pattern = ibscope::collectives::pattern;
 
 namespace {
 

@@ -15,15 +15,15 @@ using namespace ibscope;
 namespace {
 
 // A window with one case whose every iteration took `p50_us`, and the given RSS per rank.
-SoakWindow window(int index, double p50_us, std::vector<std::uint64_t> rss, std::uint64_t wrong = 0,
-                  std::uint64_t size = 1 << 20) {
-  TimeHistogram h;
+measure::SoakWindow window(int index, double p50_us, std::vector<std::uint64_t> rss,
+                           std::uint64_t wrong = 0, std::uint64_t size = 1 << 20) {
+  measure::TimeHistogram h;
   for (int i = 0; i < 100; ++i) h.add(p50_us);
-  SoakWindow w;
+  measure::SoakWindow w;
   w.index = index;
   w.start_s = index * 10.0;
   w.end_s = (index + 1) * 10.0;
-  w.cases.push_back(make_case_window("ring", "float", "sum", size, h, 1.5, wrong));
+  w.cases.push_back(measure::make_case_window("ring", "float", "sum", size, h, 1.5, wrong));
   w.rss_bytes = std::move(rss);
   return w;
 }
@@ -36,13 +36,13 @@ TEST_CASE("soak histogram: exact count, min, max, mean, sd, percentiles within 0
   std::mt19937 rng(7);
   std::lognormal_distribution<double> dist(3.0, 1.0);
   std::vector<double> samples;
-  TimeHistogram h;
+  measure::TimeHistogram h;
   for (int i = 0; i < 20000; ++i) {
     samples.push_back(dist(rng));
     h.add(samples.back());
   }
-  const Stats exact = summarize(samples);
-  const Stats got = h.stats();
+  const measure::Stats exact = measure::summarize(samples);
+  const measure::Stats got = h.stats();
   CHECK(got.n == exact.n);
   CHECK(got.min == exact.min);
   CHECK(got.max == exact.max);
@@ -60,7 +60,7 @@ TEST_CASE("soak histogram: exact count, min, max, mean, sd, percentiles within 0
 }
 
 TEST_CASE("soak histogram: times outside the bins land in the end bins", "[soak]") {
-  TimeHistogram h;
+  measure::TimeHistogram h;
   h.add(0.001);
   h.add(0.001);
   h.add(5e9);
@@ -71,10 +71,10 @@ TEST_CASE("soak histogram: times outside the bins land in the end bins", "[soak]
 }
 
 TEST_CASE("soak window: busbw from the mean time and the factor", "[soak]") {
-  TimeHistogram h;
+  measure::TimeHistogram h;
   h.add(1000);
   h.add(3000);  // mean 2000 us
-  const auto w = make_case_window("rd", "half", "max", 2'000'000, h, 1.5, 3);
+  const auto w = measure::make_case_window("rd", "half", "max", 2'000'000, h, 1.5, 3);
   CHECK(w.iterations == 2);
   CHECK(w.algbw_gbps == Approx(1.0));  // 2e6 B / 2 ms = 1 GB/s
   CHECK(w.busbw_gbps == Approx(1.5));
@@ -83,9 +83,9 @@ TEST_CASE("soak window: busbw from the mean time and the factor", "[soak]") {
 }
 
 TEST_CASE("soak summary: a flat soak passes with ratio 1 and no trend", "[soak]") {
-  std::vector<SoakWindow> ws;
+  std::vector<measure::SoakWindow> ws;
   for (int i = 0; i < 6; ++i) ws.push_back(window(i, 100, {100 * kMiB, 120 * kMiB}));
-  const auto s = summarize_soak(ws, {});
+  const auto s = measure::summarize_soak(ws, {});
   CHECK(s.pass);
   CHECK(s.reasons.empty());
   CHECK(s.windows == 6);
@@ -101,10 +101,10 @@ TEST_CASE("soak summary: a flat soak passes with ratio 1 and no trend", "[soak]"
 
 TEST_CASE("soak summary: warm-up growth is not counted, later growth is, per rank", "[soak]") {
   // Window 0 ends at 100 MiB; after it rank 1 grows by 9 MiB, rank 0 by 1 MiB.
-  std::vector<SoakWindow> ws = {window(0, 100, {100 * kMiB, 100 * kMiB}),
-                                window(1, 100, {101 * kMiB, 104 * kMiB}),
-                                window(2, 100, {101 * kMiB, 109 * kMiB})};
-  const auto s = summarize_soak(ws, {.max_rss_growth_bytes = 8 * kMiB, .max_drift = 0});
+  std::vector<measure::SoakWindow> ws = {window(0, 100, {100 * kMiB, 100 * kMiB}),
+                                         window(1, 100, {101 * kMiB, 104 * kMiB}),
+                                         window(2, 100, {101 * kMiB, 109 * kMiB})};
+  const auto s = measure::summarize_soak(ws, {.max_rss_growth_bytes = 8 * kMiB, .max_drift = 0});
   CHECK_FALSE(s.pass);
   REQUIRE(s.rss_growth_bytes.size() == 2);
   CHECK(s.rss_growth_bytes[0] == static_cast<std::int64_t>(kMiB));
@@ -113,17 +113,17 @@ TEST_CASE("soak summary: warm-up growth is not counted, later growth is, per ran
   CHECK_THAT(s.reasons[0], Catch::Contains("RSS of rank 1 grew by 9.0 MiB"));
   CHECK_THAT(s.reasons[0], Catch::Contains("--max-rss-growth 8 MiB"));
   // The same soak with a larger limit passes; shrinking memory never fails.
-  CHECK(summarize_soak(ws, {.max_rss_growth_bytes = 9 * kMiB, .max_drift = 0}).pass);
+  CHECK(measure::summarize_soak(ws, {.max_rss_growth_bytes = 9 * kMiB, .max_drift = 0}).pass);
   ws[2].rss_bytes = {50 * kMiB, 50 * kMiB};
-  const auto shrunk = summarize_soak(ws, {});
+  const auto shrunk = measure::summarize_soak(ws, {});
   CHECK(shrunk.pass);
   CHECK(shrunk.rss_growth_bytes[0] == -static_cast<std::int64_t>(50 * kMiB));
 }
 
 TEST_CASE("soak summary: any wrong element fails, counted over every window", "[soak]") {
-  std::vector<SoakWindow> ws = {window(0, 100, {kMiB}, 2), window(1, 100, {kMiB}),
-                                window(2, 100, {kMiB}, 1)};
-  const auto s = summarize_soak(ws, {});
+  std::vector<measure::SoakWindow> ws = {window(0, 100, {kMiB}, 2), window(1, 100, {kMiB}),
+                                         window(2, 100, {kMiB}, 1)};
+  const auto s = measure::summarize_soak(ws, {});
   CHECK_FALSE(s.pass);
   CHECK(s.wrong == 3);
   REQUIRE_FALSE(s.reasons.empty());
@@ -132,9 +132,9 @@ TEST_CASE("soak summary: any wrong element fails, counted over every window", "[
 
 TEST_CASE("soak summary: drift and trend are reported, judged only with --max-drift", "[soak]") {
   // p50 rises 100 -> 150 us over windows 1..5 (10 s each): +50 % in 40 s.
-  std::vector<SoakWindow> ws = {window(0, 500, {kMiB})};
+  std::vector<measure::SoakWindow> ws = {window(0, 500, {kMiB})};
   for (int i = 1; i <= 5; ++i) ws.push_back(window(i, 100 + 12.5 * (i - 1), {kMiB}));
-  const auto report = summarize_soak(ws, {});
+  const auto report = measure::summarize_soak(ws, {});
   CHECK(report.pass);
   REQUIRE(report.cases.size() == 1);
   const auto& d = report.cases[0];
@@ -146,40 +146,41 @@ TEST_CASE("soak summary: drift and trend are reported, judged only with --max-dr
   CHECK(d.p50_trend_per_hour == Approx(45).epsilon(0.01));
   CHECK(d.busbw_trend_per_hour < 0);
 
-  const auto judged = summarize_soak(ws, {.max_rss_growth_bytes = 8 * kMiB, .max_drift = 0.2});
+  const auto judged =
+      measure::summarize_soak(ws, {.max_rss_growth_bytes = 8 * kMiB, .max_drift = 0.2});
   CHECK_FALSE(judged.pass);
   REQUIRE(judged.reasons.size() == 2);
   CHECK_THAT(judged.reasons[0], Catch::Contains("p50 time drifted"));
   CHECK_THAT(judged.reasons[1], Catch::Contains("busbw drifted"));
-  CHECK(summarize_soak(ws, {.max_rss_growth_bytes = 8 * kMiB, .max_drift = 0.6}).pass);
+  CHECK(measure::summarize_soak(ws, {.max_rss_growth_bytes = 8 * kMiB, .max_drift = 0.6}).pass);
 }
 
 TEST_CASE("soak summary: one window has nothing to compare", "[soak]") {
-  const std::vector<SoakWindow> ws = {window(0, 100, {kMiB, 2 * kMiB})};
-  const auto s = summarize_soak(ws, {});
+  const std::vector<measure::SoakWindow> ws = {window(0, 100, {kMiB, 2 * kMiB})};
+  const auto s = measure::summarize_soak(ws, {});
   CHECK(s.pass);
   CHECK(s.steady_windows == 0);
   CHECK(s.rss_growth_bytes.empty());
-  CHECK(summarize_soak(std::vector<SoakWindow>{}, {}).windows == 0);
+  CHECK(measure::summarize_soak(std::vector<measure::SoakWindow>{}, {}).windows == 0);
 }
 
 TEST_CASE("soak: least-squares slope", "[soak]") {
   const std::vector<double> x = {0, 1, 2, 3}, y = {1, 3, 5, 7};
-  CHECK(least_squares_slope(x, y) == Approx(2));
-  CHECK(least_squares_slope(std::vector<double>{1}, std::vector<double>{1}) == 0);
-  CHECK(least_squares_slope(std::vector<double>{2, 2}, std::vector<double>{1, 5}) == 0);
+  CHECK(measure::least_squares_slope(x, y) == Approx(2));
+  CHECK(measure::least_squares_slope(std::vector<double>{1}, std::vector<double>{1}) == 0);
+  CHECK(measure::least_squares_slope(std::vector<double>{2, 2}, std::vector<double>{1, 5}) == 0);
 }
 
 TEST_CASE("soak: default window and the duration/window checks", "[soak]") {
-  CHECK(default_soak_window_s(600) == 30);    // 10 min: 30 s
-  CHECK(default_soak_window_s(7200) == 360);  // 2 h: duration/20
-  CHECK(default_soak_window_s(6) == 3);       // short: at most duration/2
-  CHECK(default_soak_window_s(120) == 30);
-  CHECK_NOTHROW(check_soak_times(120, 10));
-  CHECK_NOTHROW(check_soak_times(20, 10));
-  CHECK_THROWS_AS(check_soak_times(10, 20), UsageError);
-  CHECK_THROWS_WITH(check_soak_times(10, 20), Catch::Contains("longer than --duration"));
-  CHECK_THROWS_WITH(check_soak_times(15, 10), Catch::Contains("at least two windows"));
+  CHECK(measure::default_soak_window_s(600) == 30);    // 10 min: 30 s
+  CHECK(measure::default_soak_window_s(7200) == 360);  // 2 h: duration/20
+  CHECK(measure::default_soak_window_s(6) == 3);       // short: at most duration/2
+  CHECK(measure::default_soak_window_s(120) == 30);
+  CHECK_NOTHROW(measure::check_soak_times(120, 10));
+  CHECK_NOTHROW(measure::check_soak_times(20, 10));
+  CHECK_THROWS_AS(measure::check_soak_times(10, 20), UsageError);
+  CHECK_THROWS_WITH(measure::check_soak_times(10, 20), Catch::Contains("longer than --duration"));
+  CHECK_THROWS_WITH(measure::check_soak_times(15, 10), Catch::Contains("at least two windows"));
 }
 
 TEST_CASE("VmRSS from /proc/<pid>/status", "[soak]") {

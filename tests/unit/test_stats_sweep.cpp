@@ -12,8 +12,8 @@
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/measure/sweep.hpp"
 
-using ibscope::Stats;
-using ibscope::SweepSpec;
+using ibscope::measure::Stats;
+using ibscope::measure::SweepSpec;
 
 namespace {
 
@@ -31,7 +31,7 @@ TEST_CASE("stats: samples 1..100", "[stats]") {
   std::vector<double> v = one_to(100);
   // Order must not matter.
   std::shuffle(v.begin(), v.end(), std::mt19937(42));
-  const Stats s = ibscope::summarize(v);
+  const Stats s = ibscope::measure::summarize(v);
   CHECK(s.n == 100);
   CHECK(s.min == 1);
   CHECK(s.max == 100);
@@ -45,7 +45,7 @@ TEST_CASE("stats: samples 1..100", "[stats]") {
 
 TEST_CASE("stats: a single sample", "[stats]") {
   const std::vector<double> v{3.25};
-  const Stats s = ibscope::summarize(v);
+  const Stats s = ibscope::measure::summarize(v);
   CHECK(s.n == 1);
   CHECK(s.min == 3.25);
   CHECK(s.max == 3.25);
@@ -56,7 +56,7 @@ TEST_CASE("stats: a single sample", "[stats]") {
 }
 
 TEST_CASE("stats: empty input is all zeros", "[stats]") {
-  const Stats s = ibscope::summarize({});
+  const Stats s = ibscope::measure::summarize({});
   CHECK(s.n == 0);
   CHECK(s.min == 0);
   CHECK(s.max == 0);
@@ -64,13 +64,13 @@ TEST_CASE("stats: empty input is all zeros", "[stats]") {
   CHECK(s.p99 == 0);
   CHECK(s.mean == 0);
   CHECK(s.sd == 0);
-  CHECK(ibscope::percentile_sorted({}, 50) == 0);
+  CHECK(ibscope::measure::percentile_sorted({}, 50) == 0);
 }
 
 TEST_CASE("stats: small known sets", "[stats]") {
   {
     const std::vector<double> v{3, 1};
-    const Stats s = ibscope::summarize(v);
+    const Stats s = ibscope::measure::summarize(v);
     CHECK(s.p50 == 2);
     CHECK(s.mean == 2);
     CHECK(s.sd == exact(std::sqrt(2.0)));
@@ -78,7 +78,7 @@ TEST_CASE("stats: small known sets", "[stats]") {
   }
   {
     const std::vector<double> v{2, 4, 4, 4, 5, 5, 7, 9};
-    const Stats s = ibscope::summarize(v);
+    const Stats s = ibscope::measure::summarize(v);
     CHECK(s.mean == 5);
     CHECK(s.sd == exact(std::sqrt(32.0 / 7.0)));
     CHECK(s.p50 == 4.5);
@@ -88,7 +88,7 @@ TEST_CASE("stats: small known sets", "[stats]") {
   {
     // Nearly equal large samples: Welford keeps the spread.
     const std::vector<double> v{1e9 + 1, 1e9 + 2, 1e9 + 3};
-    const Stats s = ibscope::summarize(v);
+    const Stats s = ibscope::measure::summarize(v);
     CHECK(s.mean == exact(1e9 + 2));
     CHECK(s.sd == exact(1.0));
   }
@@ -96,24 +96,24 @@ TEST_CASE("stats: small known sets", "[stats]") {
 
 TEST_CASE("stats: percentile_sorted is the numpy linear type 7 definition", "[stats]") {
   const std::vector<double> v{1, 2, 3, 4};
-  CHECK(ibscope::percentile_sorted(v, 0) == 1);
-  CHECK(ibscope::percentile_sorted(v, 25) == exact(1.75));
-  CHECK(ibscope::percentile_sorted(v, 50) == exact(2.5));
-  CHECK(ibscope::percentile_sorted(v, 75) == exact(3.25));
-  CHECK(ibscope::percentile_sorted(v, 100) == 4);
+  CHECK(ibscope::measure::percentile_sorted(v, 0) == 1);
+  CHECK(ibscope::measure::percentile_sorted(v, 25) == exact(1.75));
+  CHECK(ibscope::measure::percentile_sorted(v, 50) == exact(2.5));
+  CHECK(ibscope::measure::percentile_sorted(v, 75) == exact(3.25));
+  CHECK(ibscope::measure::percentile_sorted(v, 100) == 4);
   // Out-of-range q is clamped.
-  CHECK(ibscope::percentile_sorted(v, -5) == 1);
-  CHECK(ibscope::percentile_sorted(v, 250) == 4);
+  CHECK(ibscope::measure::percentile_sorted(v, -5) == 1);
+  CHECK(ibscope::measure::percentile_sorted(v, 250) == 4);
   const std::vector<double> one{7};
-  CHECK(ibscope::percentile_sorted(one, 0) == 7);
-  CHECK(ibscope::percentile_sorted(one, 99) == 7);
-  CHECK(ibscope::percentile_sorted(one, 100) == 7);
+  CHECK(ibscope::measure::percentile_sorted(one, 0) == 7);
+  CHECK(ibscope::measure::percentile_sorted(one, 99) == 7);
+  CHECK(ibscope::measure::percentile_sorted(one, 100) == 7);
 }
 
 TEST_CASE("sweep: -b 8 -e 128M -f 2 gives 25 sizes", "[sweep]") {
   const SweepSpec spec{};  // the defaults are nccl-tests' -b 8 -e 128M -f 2
   for (std::uint64_t element : {1, 2, 4, 8}) {
-    const auto sizes = ibscope::sweep_sizes(spec, element);
+    const auto sizes = ibscope::measure::sweep_sizes(spec, element);
     REQUIRE(sizes.size() == 25);
     CHECK(sizes.front() == 8);
     CHECK(sizes.back() == (128ULL << 20));
@@ -125,19 +125,19 @@ TEST_CASE("sweep: sizes are rounded down to whole elements", "[sweep]") {
   SweepSpec spec;
   spec.min_bytes = 10;
   spec.max_bytes = 100;
-  CHECK(ibscope::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{8, 20, 40, 80});
-  CHECK(ibscope::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{10, 20, 40, 80});
+  CHECK(ibscope::measure::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{8, 20, 40, 80});
+  CHECK(ibscope::measure::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{10, 20, 40, 80});
   // 0 means "bytes, no rounding".
-  CHECK(ibscope::sweep_sizes(spec, 0) == std::vector<std::uint64_t>{10, 20, 40, 80});
+  CHECK(ibscope::measure::sweep_sizes(spec, 0) == std::vector<std::uint64_t>{10, 20, 40, 80});
   spec.min_bytes = 6;
   spec.max_bytes = 6;
-  CHECK(ibscope::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{4});
+  CHECK(ibscope::measure::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{4});
   // Sizes that round to the same element count are measured once: 8, 10, 12.5, 15.6, 19.5,
   // 24.4, 30.5, 38.1, 47.7, 59.6 bytes.
   spec.min_bytes = 8;
   spec.max_bytes = 64;
   spec.factor = 1.25;
-  const auto sizes = ibscope::sweep_sizes(spec, 8);
+  const auto sizes = ibscope::measure::sweep_sizes(spec, 8);
   CHECK(sizes == std::vector<std::uint64_t>{8, 16, 24, 32, 40, 56});
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("sweep: every size is a multiple of the element and increasing within 
       spec.max_bytes = 1 << 20;
       spec.factor = factor;
       INFO("factor=" << factor << " element=" << element);
-      const auto sizes = ibscope::sweep_sizes(spec, element);
+      const auto sizes = ibscope::measure::sweep_sizes(spec, element);
       REQUIRE(!sizes.empty());
       for (std::size_t i = 0; i < sizes.size(); ++i) {
         REQUIRE(sizes[i] % element == 0);
@@ -166,18 +166,19 @@ TEST_CASE("sweep: -i adds a fixed increment", "[sweep]") {
   spec.max_bytes = 64;
   spec.step_bytes = 8;
   spec.factor = 1;  // ignored with an increment
-  CHECK(ibscope::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{8, 16, 24, 32, 40, 48, 56, 64});
+  CHECK(ibscope::measure::sweep_sizes(spec, 4) ==
+        std::vector<std::uint64_t>{8, 16, 24, 32, 40, 48, 56, 64});
   spec.min_bytes = 6;
   spec.max_bytes = 50;
   spec.step_bytes = 10;
-  CHECK(ibscope::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{4, 16, 24, 36, 44});
+  CHECK(ibscope::measure::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{4, 16, 24, 36, 44});
   // The increment need not land on max.
   spec.min_bytes = 100;
   spec.max_bytes = 1000;
   spec.step_bytes = 300;
-  CHECK(ibscope::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{100, 400, 700, 1000});
+  CHECK(ibscope::measure::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{100, 400, 700, 1000});
   spec.step_bytes = 1000;
-  CHECK(ibscope::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{100});
+  CHECK(ibscope::measure::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{100});
 }
 
 TEST_CASE("sweep: an explicit list is used as given and rounded down", "[sweep]") {
@@ -185,8 +186,8 @@ TEST_CASE("sweep: an explicit list is used as given and rounded down", "[sweep]"
   spec.explicit_bytes = {7, 16, 33, 1024};
   spec.min_bytes = 1 << 20;  // range flags are ignored with a list
   spec.max_bytes = 1;
-  CHECK(ibscope::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{4, 16, 32, 1024});
-  CHECK(ibscope::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{7, 16, 33, 1024});
+  CHECK(ibscope::measure::sweep_sizes(spec, 4) == std::vector<std::uint64_t>{4, 16, 32, 1024});
+  CHECK(ibscope::measure::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{7, 16, 33, 1024});
 }
 
 TEST_CASE("sweep: bad ranges are usage errors with a helpful message", "[sweep]") {
@@ -194,8 +195,8 @@ TEST_CASE("sweep: bad ranges are usage errors with a helpful message", "[sweep]"
     SweepSpec spec;
     spec.min_bytes = 1024;
     spec.max_bytes = 8;
-    CHECK_THROWS_AS(ibscope::sweep_sizes(spec, 4), ibscope::UsageError);
-    CHECK_THROWS_WITH(ibscope::sweep_sizes(spec, 4),
+    CHECK_THROWS_AS(ibscope::measure::sweep_sizes(spec, 4), ibscope::UsageError);
+    CHECK_THROWS_WITH(ibscope::measure::sweep_sizes(spec, 4),
                       Catch::Contains("-b") && Catch::Contains("-e") && Catch::Contains("1024") &&
                           Catch::Contains("8"));
   }
@@ -204,8 +205,8 @@ TEST_CASE("sweep: bad ranges are usage errors with a helpful message", "[sweep]"
       SweepSpec spec;
       spec.factor = factor;
       INFO("factor=" << factor);
-      CHECK_THROWS_AS(ibscope::sweep_sizes(spec, 4), ibscope::UsageError);
-      CHECK_THROWS_WITH(ibscope::sweep_sizes(spec, 4),
+      CHECK_THROWS_AS(ibscope::measure::sweep_sizes(spec, 4), ibscope::UsageError);
+      CHECK_THROWS_WITH(ibscope::measure::sweep_sizes(spec, 4),
                         Catch::Contains("-f") && Catch::Contains("> 1") && Catch::Contains("-i"));
     }
   }
@@ -214,20 +215,20 @@ TEST_CASE("sweep: bad ranges are usage errors with a helpful message", "[sweep]"
     spec.min_bytes = 1;
     spec.max_bytes = 1 << 20;
     spec.step_bytes = 1;
-    CHECK_THROWS_AS(ibscope::sweep_sizes(spec, 1), ibscope::UsageError);
-    CHECK_THROWS_WITH(ibscope::sweep_sizes(spec, 1),
+    CHECK_THROWS_AS(ibscope::measure::sweep_sizes(spec, 1), ibscope::UsageError);
+    CHECK_THROWS_WITH(ibscope::measure::sweep_sizes(spec, 1),
                       Catch::Contains("10000") && Catch::Contains("-f") && Catch::Contains("-i"));
     spec.step_bytes = 0;
     spec.factor = 1.0001;
     spec.max_bytes = 1ULL << 40;
-    CHECK_THROWS_AS(ibscope::sweep_sizes(spec, 1), ibscope::UsageError);
+    CHECK_THROWS_AS(ibscope::measure::sweep_sizes(spec, 1), ibscope::UsageError);
   }
   SECTION("exactly at the limit is fine") {
     SweepSpec spec;
     spec.min_bytes = 1;
     spec.max_bytes = 10000;
     spec.step_bytes = 1;
-    CHECK(ibscope::sweep_sizes(spec, 1).size() == 10000);
+    CHECK(ibscope::measure::sweep_sizes(spec, 1).size() == 10000);
   }
 }
 
@@ -238,9 +239,9 @@ TEST_CASE("sweep: a step too small to change a huge size is an error, not a hang
   spec.min_bytes = 9000ULL << 40;
   spec.max_bytes = 9000ULL << 40;
   spec.step_bytes = 1;
-  CHECK_THROWS_AS(ibscope::sweep_sizes(spec, 1), ibscope::UsageError);
+  CHECK_THROWS_AS(ibscope::measure::sweep_sizes(spec, 1), ibscope::UsageError);
   // The same step still works where a double resolves it.
   spec.min_bytes = spec.max_bytes = 1ULL << 40;
   spec.step_bytes = 1;
-  CHECK(ibscope::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{1ULL << 40});
+  CHECK(ibscope::measure::sweep_sizes(spec, 1) == std::vector<std::uint64_t>{1ULL << 40});
 }

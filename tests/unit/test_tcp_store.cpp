@@ -21,7 +21,7 @@ TEST_CASE("tcp bootstrap: jobs of 1, 2, 3 and 5 ranks gather in rank order", "[t
   Root root;
   const auto opts = job_options(root, size, 10.0);
   const auto outcomes = run_ranks(size, [&](int rank, RankOutcome& o) {
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     for (int round = 0; round < kRounds; ++round) {
       check_round(b->allgather(payload(round, rank), fmt::format("round {}", round)), round, size,
@@ -32,7 +32,8 @@ TEST_CASE("tcp bootstrap: jobs of 1, 2, 3 and 5 ranks gather in rank order", "[t
     b->barrier("final barrier");
   });
   check_no_errors(outcomes);
-  const std::vector<std::string> hosts(static_cast<std::size_t>(size), ibscope::local_hostname());
+  const std::vector<std::string> hosts(static_cast<std::size_t>(size),
+                                       ibscope::bootstrap::local_hostname());
   for (int r = 0; r < size; ++r) {
     const auto& o = outcomes[static_cast<std::size_t>(r)];
     INFO("rank " << r);
@@ -65,7 +66,7 @@ TEST_CASE("tcp bootstrap: local rank and size follow the hosts", "[tcp_store]") 
       raw.bye();
       return;
     }
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     o.note = b->describe(3);
     for (int round = 0; round < kRounds; ++round) {
@@ -74,7 +75,7 @@ TEST_CASE("tcp bootstrap: local rank and size follow the hosts", "[tcp_store]") 
     }
   });
   check_no_errors(outcomes);
-  const std::string me = ibscope::local_hostname();
+  const std::string me = ibscope::bootstrap::local_hostname();
   REQUIRE(me != "nodeB");
   const std::vector<std::string> hosts = {me, "nodeB", me, "nodeB"};
   for (int r = 0; r < kSize; ++r) {
@@ -98,7 +99,7 @@ TEST_CASE("tcp bootstrap: results larger than the socket buffers", "[tcp_store]"
   Root root;
   const auto opts = job_options(root, kSize, 10.0);
   const auto outcomes = run_ranks(kSize, [&](int rank, RankOutcome& o) {
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     for (int round = 0; round < 2; ++round) {
       const Bytes mine(kBytes, static_cast<std::byte>(rank * 16 + round));
       const auto all = b->allgather(mine, "large");
@@ -122,7 +123,7 @@ TEST_CASE("tcp bootstrap: a rank with the wrong token is refused, the others tim
   auto opts = job_options(root, kSize);
   opts[kIntruder].token = "not-the-token";
   const auto outcomes = run_ranks(kSize, [&](int rank, RankOutcome& o) {
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
   });
   const std::string refused = error_of<RemoteError>(outcomes[kIntruder]);
@@ -143,13 +144,13 @@ TEST_CASE("tcp bootstrap: a rank that never starts is named when the others time
   constexpr int kSize = 4;
   Root root;
   const auto opts = job_options(root, kSize);
-  const auto outcomes =
-      run_ranks(kSize,
-                [&](int rank, RankOutcome& o) {
-                  auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
-                  record_identity(*b, o);
-                },
-                /*absent=*/{3});
+  const auto outcomes = run_ranks(
+      kSize,
+      [&](int rank, RankOutcome& o) {
+        auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+        record_identity(*b, o);
+      },
+      /*absent=*/{3});
   for (int r : {0, 1, 2}) {
     INFO("rank " << r);
     const auto& o = outcomes[static_cast<std::size_t>(r)];
@@ -175,7 +176,7 @@ TEST_CASE("tcp bootstrap: without rank 0 the others time out naming the root", "
                                     o.timeout_s = kTimeoutS;
                                     o.root = net::HostPort{"127.0.0.1", port};
                                     o.token = kToken;
-                                    (void)ibscope::make_tcp_bootstrap(o);
+                                    (void)ibscope::bootstrap::make_tcp_bootstrap(o);
                                   },
                                   /*absent=*/{0});
   for (int r : {1, 2}) {
@@ -205,9 +206,9 @@ TEST_CASE("tcp bootstrap: a rank that crashes mid-job is named by the others", "
       raw.crash();
       return;
     }
-    std::unique_ptr<ibscope::Bootstrap> b;
+    std::unique_ptr<ibscope::bootstrap::Bootstrap> b;
     try {
-      b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+      b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     } catch (...) {
       joined.arrive();
       throw;
@@ -232,7 +233,7 @@ TEST_CASE("tcp bootstrap: a rank that crashes mid-job is named by the others", "
   for (int r : {0, 1}) {
     INFO("rank " << r);
     const auto& o = outcomes[static_cast<std::size_t>(r)];
-    const std::string me = ibscope::local_hostname();
+    const std::string me = ibscope::bootstrap::local_hostname();
     CHECK(o.hosts == std::vector<std::string>{me, me, "crashhost"});
     CHECK_THAT(error_of<RemoteError>(o),
                Contains("rank 2 (crashhost) exited or crashed") && !Contains("rank 0 ("));
@@ -248,7 +249,7 @@ TEST_CASE("tcp bootstrap: a rank that leaves early is named by the others", "[tc
   Root root;
   const auto opts = job_options(root, kSize);
   const auto outcomes = run_ranks(kSize, [&](int rank, RankOutcome& o) {
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     check_round(b->allgather(payload(0, rank), "round 0"), 0, kSize, o.problems);
     if (rank == 1) return;
@@ -271,7 +272,7 @@ TEST_CASE("tcp bootstrap: abort_job stops the other ranks with the reason", "[tc
   Root root;
   const auto opts = job_options(root, kSize);
   const auto outcomes = run_ranks(kSize, [&](int rank, RankOutcome& o) {
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     if (rank == 1) {
       b->abort_job("GPU 3 fell off the bus");
@@ -368,7 +369,7 @@ TEST_CASE("tcp bootstrap: strangers and garbage do not disturb a job", "[tcp_sto
     }
     if (rank == 0) server_up.arrive();
     if (rank != 0 && !strangers_done.wait_for(1)) throw std::runtime_error("no go");
-    auto b = ibscope::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     for (int round = 0; round < kRounds; ++round) {
       check_round(b->allgather(payload(round, rank), fmt::format("round {}", round)), round, kSize,
@@ -414,11 +415,11 @@ struct ServerFixture {
   explicit ServerFixture(int size, double timeout_s = kTimeoutS) {
     Root root;
     port = root.port;
-    server = std::make_unique<ibscope::TcpStoreServer>(std::move(root.listener), size, kToken,
-                                                       timeout_s);
+    server = std::make_unique<ibscope::bootstrap::TcpStoreServer>(std::move(root.listener), size,
+                                                                  kToken, timeout_s);
   }
   std::uint16_t port = 0;
-  std::unique_ptr<ibscope::TcpStoreServer> server;
+  std::unique_ptr<ibscope::bootstrap::TcpStoreServer> server;
 };
 
 }  // namespace
@@ -595,6 +596,6 @@ TEST_CASE("tcp bootstrap: invalid rank or size is a usage error", "[tcp_store]")
     o.rank = rank;
     o.size = size;
     INFO("rank " << rank << " size " << size);
-    CHECK_THROWS_AS(ibscope::make_tcp_bootstrap(o), ibscope::UsageError);
+    CHECK_THROWS_AS(ibscope::bootstrap::make_tcp_bootstrap(o), ibscope::UsageError);
   }
 }

@@ -20,8 +20,8 @@ struct Timeline {
 
 // What time_loop measures on that timeline: the loop from the first entry to the last exit,
 // divided by the calls, and each call's exit - entry (calls run back to back).
-LoopTiming measured(const Timeline& t) {
-  LoopTiming m;
+measure::LoopTiming measured(const Timeline& t) {
+  measure::LoopTiming m;
   for (std::size_t i = 0; i < t.enter_us.size(); ++i) {
     m.samples_s.push_back((t.exit_us[i] - t.enter_us[i]) * 1e-6);
   }
@@ -71,17 +71,17 @@ TEST_CASE("time average: nccl-tests' -a modes over three ranks with known skews"
   CHECK(loops[0] * 1e6 == Approx(121.0));
   CHECK(loops[1] * 1e6 == Approx(120.5));
   CHECK(loops[2] * 1e6 == Approx(120.0));
-  CHECK(combine_loop_times(loops, TimeAverage::kMean) * 1e6 == Approx(120.5));
-  CHECK(combine_loop_times(loops, TimeAverage::kRank0) * 1e6 == Approx(121.0));
-  CHECK(combine_loop_times(loops, TimeAverage::kMin) * 1e6 == Approx(120.0));
-  CHECK(combine_loop_times(loops, TimeAverage::kMax) * 1e6 == Approx(121.0));
+  CHECK(measure::combine_loop_times(loops, measure::TimeAverage::kMean) * 1e6 == Approx(120.5));
+  CHECK(measure::combine_loop_times(loops, measure::TimeAverage::kRank0) * 1e6 == Approx(121.0));
+  CHECK(measure::combine_loop_times(loops, measure::TimeAverage::kMin) * 1e6 == Approx(120.0));
+  CHECK(measure::combine_loop_times(loops, measure::TimeAverage::kMax) * 1e6 == Approx(121.0));
   // The distribution is the slowest loop's rank's own calls: rank 0, whose first call waited
   // 130 us for the late rank, every other 120 us.
-  CHECK(slowest_rank(loops) == 0);
+  CHECK(measure::slowest_rank(loops) == 0);
   const auto samples = measured(t[0]).samples_s;
   std::vector<double> us;
   for (double s : samples) us.push_back(s * 1e6);
-  const Stats st = summarize(us);
+  const measure::Stats st = measure::summarize(us);
   CHECK(st.n == 10);
   CHECK(st.max == Approx(130));
   CHECK(st.p50 == Approx(120));
@@ -93,9 +93,9 @@ TEST_CASE("time average: a delayed rank raises the average by its delay", "[timi
   // call of every rank, so the average time per call grows by exactly D.
   const auto base = loop_times_s(synchronising({0, 0, 0, 0}, {0, 0, 0, 0}, 50, 20));
   const auto late = loop_times_s(synchronising({0, 0, 0, 0}, {0, 300, 0, 0}, 50, 20));
-  CHECK(combine_loop_times(base, TimeAverage::kMean) * 1e6 == Approx(50));
-  CHECK(combine_loop_times(late, TimeAverage::kMean) * 1e6 == Approx(350));
-  CHECK(combine_loop_times(late, TimeAverage::kMin) * 1e6 == Approx(350));
+  CHECK(measure::combine_loop_times(base, measure::TimeAverage::kMean) * 1e6 == Approx(50));
+  CHECK(measure::combine_loop_times(late, measure::TimeAverage::kMean) * 1e6 == Approx(350));
+  CHECK(measure::combine_loop_times(late, measure::TimeAverage::kMin) * 1e6 == Approx(350));
 }
 
 TEST_CASE("time average: per-call maxima over ranks overstate a jittery loop", "[timing]") {
@@ -116,9 +116,10 @@ TEST_CASE("time average: per-call maxima over ranks overstate a jittery loop", "
     r1.exit_us.push_back(x1);
     e1 = x1;
   }
-  const LoopTiming m0 = measured(r0), m1 = measured(r1);
+  const measure::LoopTiming m0 = measured(r0), m1 = measured(r1);
   const std::vector<double> loops{m0.loop_s, m1.loop_s};
-  CHECK(combine_loop_times(loops, TimeAverage::kMean) * 1e6 == Approx(100).margin(3));
+  CHECK(measure::combine_loop_times(loops, measure::TimeAverage::kMean) * 1e6 ==
+        Approx(100).margin(3));
   double old_sum_us = 0;
   for (int i = 0; i < calls; ++i) {
     old_sum_us += std::max(m0.samples_s[static_cast<std::size_t>(i)],
@@ -130,24 +131,25 @@ TEST_CASE("time average: per-call maxima over ranks overstate a jittery loop", "
 
 TEST_CASE("time average: names and nccl-tests' numbers parse, anything else is a usage error",
           "[timing]") {
-  CHECK(parse_time_average("0", "-a") == TimeAverage::kRank0);
-  CHECK(parse_time_average("1", "-a") == TimeAverage::kMean);
-  CHECK(parse_time_average("avg", "-a") == TimeAverage::kMean);
-  CHECK(parse_time_average("2", "-a") == TimeAverage::kMin);
-  CHECK(parse_time_average("max", "-a") == TimeAverage::kMax);
-  CHECK(name_of(TimeAverage::kRank0) == "rank0");
-  CHECK_THROWS_AS(parse_time_average("4", "-a"), UsageError);
-  CHECK_THROWS_WITH(parse_time_average("mean", "-a/--average"),
+  CHECK(measure::parse_time_average("0", "-a") == measure::TimeAverage::kRank0);
+  CHECK(measure::parse_time_average("1", "-a") == measure::TimeAverage::kMean);
+  CHECK(measure::parse_time_average("avg", "-a") == measure::TimeAverage::kMean);
+  CHECK(measure::parse_time_average("2", "-a") == measure::TimeAverage::kMin);
+  CHECK(measure::parse_time_average("max", "-a") == measure::TimeAverage::kMax);
+  CHECK(name_of(measure::TimeAverage::kRank0) == "rank0");
+  CHECK_THROWS_AS(measure::parse_time_average("4", "-a"), UsageError);
+  CHECK_THROWS_WITH(measure::parse_time_average("mean", "-a/--average"),
                     Catch::Contains("-a/--average 'mean'") && Catch::Contains("nccl-tests"));
-  CHECK_THROWS_AS(combine_loop_times({}, TimeAverage::kMean), std::invalid_argument);
-  CHECK(slowest_rank({}) == 0);
+  CHECK_THROWS_AS(measure::combine_loop_times({}, measure::TimeAverage::kMean),
+                  std::invalid_argument);
+  CHECK(measure::slowest_rank({}) == 0);
   const std::vector<double> tie{2, 3, 3};
-  CHECK(slowest_rank(tie) == 1);
+  CHECK(measure::slowest_rank(tie) == 1);
 }
 
 TEST_CASE("time loop: one interval around the loop, one around each call", "[timing]") {
   int calls = 0;
-  const LoopTiming t = time_loop(2, 5, [&] { ++calls; });
+  const measure::LoopTiming t = measure::time_loop(2, 5, [&] { ++calls; });
   CHECK(calls == 7);
   REQUIRE(t.samples_s.size() == 5);
   double sum = 0;

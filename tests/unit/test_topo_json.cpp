@@ -195,21 +195,21 @@ TEST_CASE("A rank that sees a different topology on the same host is noted", "[t
 }
 
 TEST_CASE("Rates and paths are formatted for the console", "[topo][format]") {
-  CHECK(format_rate(100) == "100");
-  CHECK(format_rate(12.5) == "12.5");
-  CHECK(format_rate(56.25) == "56.25");
-  CHECK(format_rate(14.0625 * 4 * 64 / 66 / 8) == "6.818");
-  CHECK(format_rate(0.125) == "0.125");
-  CHECK(format_rate(0) == "-");
-  CHECK(format_width_speed(4, "EDR") == "4x EDR");
-  CHECK(format_width_speed(0, "unknown(0)") == "-");
-  CHECK(format_pcie_path({"0000:[00-1f]", {"0000:00:01.0"}}, "0000:01:00.0") ==
+  CHECK(output::format_rate(100) == "100");
+  CHECK(output::format_rate(12.5) == "12.5");
+  CHECK(output::format_rate(56.25) == "56.25");
+  CHECK(output::format_rate(14.0625 * 4 * 64 / 66 / 8) == "6.818");
+  CHECK(output::format_rate(0.125) == "0.125");
+  CHECK(output::format_rate(0) == "-");
+  CHECK(output::format_width_speed(4, "EDR") == "4x EDR");
+  CHECK(output::format_width_speed(0, "unknown(0)") == "-");
+  CHECK(output::format_pcie_path({"0000:[00-1f]", {"0000:00:01.0"}}, "0000:01:00.0") ==
         "0000:[00-1f] > 0000:00:01.0 > 0000:01:00.0");
-  CHECK(format_pcie_path({"0000:[00-1f]", {}}, "") == "0000:[00-1f]");
-  CHECK(format_pcie_path({}, "") == "virtual");
-  CHECK(format_rank_list({0, 1, 2, 3, 5, 7, 8}) == "0-3,5,7,8");
-  CHECK(format_rank_list({4}) == "4");
-  CHECK(format_rank_list({}) == "");
+  CHECK(output::format_pcie_path({"0000:[00-1f]", {}}, "") == "0000:[00-1f]");
+  CHECK(output::format_pcie_path({}, "") == "virtual");
+  CHECK(output::format_rank_list({0, 1, 2, 3, 5, 7, 8}) == "0-3,5,7,8");
+  CHECK(output::format_rank_list({4}) == "4");
+  CHECK(output::format_rank_list({}) == "");
 }
 
 TEST_CASE("The console table shows ports GIDs GPUs and the distance matrix", "[topo][format]") {
@@ -219,7 +219,7 @@ TEST_CASE("The console table shows ports GIDs GPUs and the distance matrix", "[t
   std::size_t size = 0;
   std::FILE* out = open_memstream(&buffer, &size);
   REQUIRE(out != nullptr);
-  print_topology(out, {h});
+  output::print_topology(out, {h});
   std::fclose(out);
   const std::string text(buffer, size);
   std::free(buffer);
@@ -248,7 +248,7 @@ TEST_CASE("Topology CSV has one line per port and one per failed NIC or empty ho
   none.host = "bare";
   none.ranks = {1};
   none.rdma_reason = "no RDMA device on this host";
-  const std::string csv = topology_csv({sample_host("node01", 0), none});
+  const std::string csv = output::topology_csv({sample_host("node01", 0), none});
   std::istringstream in(csv);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -262,7 +262,7 @@ TEST_CASE("Topology CSV has one line per port and one per failed NIC or empty ho
   CHECK_THAT(lines[2], Catch::EndsWith("libibverbs cannot open it (no user-space provider)"));
   CHECK_THAT(lines[4], Catch::StartsWith("topology,bare,") &&
                            Catch::EndsWith("no RDMA device: no RDMA device on this host"));
-  CHECK(topology_csv({}).empty());
+  CHECK(output::topology_csv({}).empty());
 }
 
 TEST_CASE("The results validator checks the topology section", "[topo][results]") {
@@ -279,5 +279,5 @@ TEST_CASE("The results validator checks the topology section", "[topo][results]"
                Catch::Contains("f.json: topology.hosts[0].nics[0].ports[0].state: missing"));
   }
   // The CSV of a topo run carries the ports.
-  CHECK_THAT(results_csv(doc), Catch::Contains("topology,node01,mlx5_0"));
+  CHECK_THAT(output::results_csv(doc), Catch::Contains("topology,node01,mlx5_0"));
 }

@@ -18,7 +18,7 @@
 #include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/collectives/pattern/tree.hpp"
 
-namespace pattern = ibscope::pattern;
+namespace pattern = ibscope::collectives::pattern;
 using pattern::kNoRank;
 
 namespace {
@@ -431,7 +431,7 @@ TEST_CASE("tree and dbt: many chunks and a count above the chunk", "[pattern][tr
 
 TEST_CASE("tree and dbt: cost formulas reach their small and large message limits",
           "[tree][dbt][cost]") {
-  using ibscope::LinkCost;
+  using ibscope::collectives::LinkCost;
   const LinkCost alpha_only{1e-6, 0, 0};
   const LinkCost beta_only{0, 1e-10, 0};
   const LinkCost gamma_only{0, 0, 1e-10};
@@ -439,25 +439,27 @@ TEST_CASE("tree and dbt: cost formulas reach their small and large message limit
     INFO("p=" << p);
     const double d = pattern::tree_depth(p);
     if (p == 1) {
-      CHECK(ibscope::tree_allreduce_cost_s(beta_only, 1e9, p) == 0);
-      CHECK(ibscope::dbt_allreduce_cost_s(beta_only, 1e9, p) == 0);
+      CHECK(ibscope::collectives::tree_allreduce_cost_s(beta_only, 1e9, p) == 0);
+      CHECK(ibscope::collectives::dbt_allreduce_cost_s(beta_only, 1e9, p) == 0);
       continue;
     }
     // One chunk: 2 depth messages.
-    CHECK(ibscope::tree_allreduce_cost_s(alpha_only, 8, p) == Approx(2 * d * 1e-6));
-    CHECK(ibscope::dbt_allreduce_cost_s(alpha_only, 8, p) == Approx(2 * d * 1e-6));
+    CHECK(ibscope::collectives::tree_allreduce_cost_s(alpha_only, 8, p) == Approx(2 * d * 1e-6));
+    CHECK(ibscope::collectives::dbt_allreduce_cost_s(alpha_only, 8, p) == Approx(2 * d * 1e-6));
     // Many chunks: the busiest rank's bytes each way, 3n (tree, p >= 4) and 2n (dbt, p >= 4).
     const double n = 1e12;
-    const double tree_beta = ibscope::tree_allreduce_cost_s(beta_only, n, p) / (n * 1e-10);
-    const double dbt_beta = ibscope::dbt_allreduce_cost_s(beta_only, n, p) / (n * 1e-10);
+    const double tree_beta =
+        ibscope::collectives::tree_allreduce_cost_s(beta_only, n, p) / (n * 1e-10);
+    const double dbt_beta =
+        ibscope::collectives::dbt_allreduce_cost_s(beta_only, n, p) / (n * 1e-10);
     CHECK(tree_beta == Approx(p >= 4 ? 3.0 : p - 1.0).epsilon(1e-3));
     CHECK(dbt_beta == Approx(p >= 4 ? 2.0 : p / 2.0).epsilon(1e-3));
-    CHECK(ibscope::tree_allreduce_cost_s(gamma_only, n, p) / (n * 1e-10) ==
+    CHECK(ibscope::collectives::tree_allreduce_cost_s(gamma_only, n, p) / (n * 1e-10) ==
           Approx(std::min(2, p - 1)).epsilon(1e-3));
-    CHECK(ibscope::dbt_allreduce_cost_s(gamma_only, n, p) / (n * 1e-10) ==
+    CHECK(ibscope::collectives::dbt_allreduce_cost_s(gamma_only, n, p) / (n * 1e-10) ==
           Approx(std::min(2, p - 1) / 2.0).epsilon(1e-3));
     // Smaller chunks cost more messages.
-    CHECK(ibscope::tree_allreduce_chunked_cost_s(alpha_only, 1e8, p, 4096) >
-          ibscope::tree_allreduce_chunked_cost_s(alpha_only, 1e8, p, 1 << 20));
+    CHECK(ibscope::collectives::tree_allreduce_chunked_cost_s(alpha_only, 1e8, p, 4096) >
+          ibscope::collectives::tree_allreduce_chunked_cost_s(alpha_only, 1e8, p, 1 << 20));
   }
 }

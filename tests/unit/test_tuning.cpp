@@ -15,9 +15,9 @@ using ibscope::results::tuning_from_json;
 
 namespace {
 
-CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us,
-                  bool in_place = false, std::uint64_t wrong = 0) {
-  CollectiveRow r;
+measure::CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us,
+                           bool in_place = false, std::uint64_t wrong = 0) {
+  measure::CollectiveRow r;
   r.collective = Collective::kAllreduce;
   r.algorithm = algo;
   r.type = DataType::kFloat32;
@@ -35,14 +35,14 @@ CollectiveRow row(const std::string& algo, std::uint64_t bytes, double p50_us,
 }  // namespace
 
 TEST_CASE("tuning: crossovers are placed at the measured sizes", "[tuning]") {
-  const std::vector<CollectiveRow> rows = {
+  const std::vector<measure::CollectiveRow> rows = {
       row("rd", 8, 1.0),       row("ring", 8, 5.0),       // rd
       row("rd", 1024, 2.0),    row("ring", 1024, 6.0),    // rd
       row("rd", 65536, 50.0),  row("ring", 65536, 30.0),  // ring
       row("rd", 1 << 20, 900), row("ring", 1 << 20, 400),
       row("rd", 0, 0.1),       row("ring", 0, 9.0),  // size 0 ignored
   };
-  const auto t = derive_tuning(rows, 1);
+  const auto t = collectives::derive_tuning(rows, 1);
   REQUIRE(t.entries.size() == 1);
   const auto& e = t.entries[0];
   CHECK(e.collective == "allreduce");
@@ -53,45 +53,45 @@ TEST_CASE("tuning: crossovers are placed at the measured sizes", "[tuning]") {
   CHECK(e.ranges[0].max_bytes == 1024);
   CHECK(e.ranges[1].algorithm == "ring");
   CHECK(e.ranges[1].max_bytes == UINT64_MAX);
-  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 0) == "rd");
-  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 1024) == "rd");
-  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 1025) == "ring");
-  CHECK(select_algorithm(t, Collective::kAllreduce, 4, 1, 1ULL << 40) == "ring");
+  CHECK(collectives::select_algorithm(t, Collective::kAllreduce, 4, 1, 0) == "rd");
+  CHECK(collectives::select_algorithm(t, Collective::kAllreduce, 4, 1, 1024) == "rd");
+  CHECK(collectives::select_algorithm(t, Collective::kAllreduce, 4, 1, 1025) == "ring");
+  CHECK(collectives::select_algorithm(t, Collective::kAllreduce, 4, 1, 1ULL << 40) == "ring");
   // Other rank or host counts, or another collective: no answer (the caller falls back).
-  CHECK_FALSE(select_algorithm(t, Collective::kAllreduce, 8, 1, 8));
-  CHECK_FALSE(select_algorithm(t, Collective::kAllreduce, 4, 2, 8));
-  CHECK_FALSE(select_algorithm(t, Collective::kReduceScatter, 4, 1, 8));
+  CHECK_FALSE(collectives::select_algorithm(t, Collective::kAllreduce, 8, 1, 8));
+  CHECK_FALSE(collectives::select_algorithm(t, Collective::kAllreduce, 4, 2, 8));
+  CHECK_FALSE(collectives::select_algorithm(t, Collective::kReduceScatter, 4, 1, 8));
 }
 
 TEST_CASE("tuning: wrong results disqualify and out-of-place rows win over in-place", "[tuning]") {
-  const std::vector<CollectiveRow> rows = {
+  const std::vector<measure::CollectiveRow> rows = {
       row("rd", 64, 1.0, false, 3), row("ring", 64, 5.0),  // rd was wrong: ring
       row("rd", 128, 9.0),          row("ring", 128, 5.0),
       row("rd", 128, 1.0, true),  // in-place faster, but out-of-place decides
   };
-  const auto t = derive_tuning(rows, 1);
+  const auto t = collectives::derive_tuning(rows, 1);
   REQUIRE(t.entries.size() == 1);
   REQUIRE(t.entries[0].ranges.size() == 1);
   CHECK(t.entries[0].ranges[0].algorithm == "ring");
 }
 
 TEST_CASE("tuning: one algorithm alone makes no table", "[tuning]") {
-  CHECK(derive_tuning({row("ring", 8, 1), row("ring", 16, 1)}, 1).entries.empty());
-  CHECK(derive_tuning({}, 1).entries.empty());
+  CHECK(collectives::derive_tuning({row("ring", 8, 1), row("ring", 16, 1)}, 1).entries.empty());
+  CHECK(collectives::derive_tuning({}, 1).entries.empty());
 }
 
 TEST_CASE("tuning: the default rule", "[tuning]") {
-  CHECK(default_algorithm(Collective::kAllreduce, 8, 8) == "rd");
-  CHECK(default_algorithm(Collective::kAllreduce, 8, 16 * 1024) == "rd");
-  CHECK(default_algorithm(Collective::kAllreduce, 8, 16 * 1024 + 1) == "rhd");
-  CHECK(default_algorithm(Collective::kAllreduce, 8, 512 * 1024 + 1) == "ring");
-  CHECK(default_algorithm(Collective::kAllreduce, 1, 8) == "ring");
-  CHECK(default_algorithm(Collective::kBroadcast, 8, 8) == "ring");
-  CHECK(default_algorithm(Collective::kAllgather, 8, 1 << 30) == "ring");
+  CHECK(collectives::default_algorithm(Collective::kAllreduce, 8, 8) == "rd");
+  CHECK(collectives::default_algorithm(Collective::kAllreduce, 8, 16 * 1024) == "rd");
+  CHECK(collectives::default_algorithm(Collective::kAllreduce, 8, 16 * 1024 + 1) == "rhd");
+  CHECK(collectives::default_algorithm(Collective::kAllreduce, 8, 512 * 1024 + 1) == "ring");
+  CHECK(collectives::default_algorithm(Collective::kAllreduce, 1, 8) == "ring");
+  CHECK(collectives::default_algorithm(Collective::kBroadcast, 8, 8) == "ring");
+  CHECK(collectives::default_algorithm(Collective::kAllgather, 8, 1 << 30) == "ring");
 }
 
 TEST_CASE("tuning: JSON round trip", "[tuning]") {
-  const auto t = derive_tuning(
+  const auto t = collectives::derive_tuning(
       {row("rd", 8, 1), row("ring", 8, 2), row("rd", 4096, 9), row("ring", 4096, 3)}, 2);
   const auto back = tuning_from_json(to_json(t), "x.json");
   REQUIRE(back.entries.size() == 1);

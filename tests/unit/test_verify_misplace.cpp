@@ -35,7 +35,7 @@ constexpr std::size_t kChunkElems[] = {4, 16, 64};
 class SimulatedCall {
  public:
   SimulatedCall(Collective c, int p, DataType t, ReduceOp op, std::size_t count,
-                const VerifiablePattern& pattern, std::uint64_t seed)
+                const collectives::VerifiablePattern& pattern, std::uint64_t seed)
       : c_(c), p_(p), es_(size_of(t)), count_(count), pattern_(pattern), seed_(seed) {
     const int root = p - 1;
     for (int r = 0; r < p; ++r) {
@@ -43,9 +43,9 @@ class SimulatedCall {
       recv_.emplace_back(count * es_);
     }
     for (int r = 0; r < p; ++r) {
-      layouts_.push_back(
-          make_call_layout(c, r, p, false, send_[r].data(), recv_[r].data(), count, t, op, root));
-      prepare_call(c, r, pattern, layouts_.back(), false, seed);
+      layouts_.push_back(collectives::make_call_layout(c, r, p, false, send_[r].data(),
+                                                       recv_[r].data(), count, t, op, root));
+      collectives::prepare_call(c, r, pattern, layouts_.back(), false, seed);
     }
     // The correct result, gathered: the reduction, the concatenated blocks, or the root's vector.
     correct_.resize(count * es_);
@@ -76,12 +76,13 @@ class SimulatedCall {
   // correct result except rank `victim`, which gets `gathered`.
   std::size_t deliver_and_count(const Bytes& gathered, int victim) {
     for (int r = 0; r < p_; ++r) {
-      const CallLayout& l = layouts_[r];
+      const collectives::CallLayout& l = layouts_[r];
       const Bytes& from = c_ == Collective::kReduceScatter || r == victim ? gathered : correct_;
       std::memcpy(l.output, from.data() + l.output_first * es_, l.output_count * es_);
     }
     std::size_t wrong = 0;
-    for (int r = 0; r < p_; ++r) wrong += count_wrong_call(c_, p_, pattern_, layouts_[r], seed_);
+    for (int r = 0; r < p_; ++r)
+      wrong += collectives::count_wrong_call(c_, p_, pattern_, layouts_[r], seed_);
     return wrong;
   }
 
@@ -89,15 +90,15 @@ class SimulatedCall {
   Collective c_;
   int p_;
   std::size_t es_, count_;
-  const VerifiablePattern& pattern_;
+  const collectives::VerifiablePattern& pattern_;
   std::uint64_t seed_;
   std::vector<Bytes> send_, recv_;
-  std::vector<CallLayout> layouts_;
+  std::vector<collectives::CallLayout> layouts_;
   Bytes correct_;
 };
 
 struct Injection {
-  misplace::Fault fault;
+  collectives::misplace::Fault fault;
   int block;
   std::size_t chunk;
   std::size_t chunk_elems;
@@ -107,8 +108,9 @@ struct Injection {
 // second chunk of each chunk size.
 std::vector<Injection> injections(int p) {
   std::vector<Injection> all;
-  for (misplace::Fault f : misplace::kAllFaults) {
-    const bool chunked = f == misplace::Fault::kPermuteChunk || f == misplace::Fault::kDropChunk;
+  for (collectives::misplace::Fault f : collectives::misplace::kAllFaults) {
+    const bool chunked = f == collectives::misplace::Fault::kPermuteChunk ||
+                         f == collectives::misplace::Fault::kDropChunk;
     for (int block : {0, p / 2, p - 1}) {
       if (!chunked) {
         all.push_back({f, block, 0, 1});
@@ -126,13 +128,14 @@ std::vector<Injection> injections(int p) {
 }  // namespace
 
 TEST_CASE("misplace: fault names parse back and unknown names do not", "[verify][misplace]") {
-  for (misplace::Fault f : misplace::kAllFaults) {
-    CHECK(misplace::fault_named(misplace::name_of(f)) == f);
+  for (collectives::misplace::Fault f : collectives::misplace::kAllFaults) {
+    CHECK(collectives::misplace::fault_named(collectives::misplace::name_of(f)) == f);
   }
-  CHECK(misplace::name_of(misplace::Fault::kSwapBlocks) == "swap-blocks");
-  CHECK(misplace::name_of(misplace::Fault::kDuplicateBlock) == "duplicate-block");
-  CHECK_FALSE(misplace::fault_named("swap").has_value());
-  CHECK_FALSE(misplace::fault_named("").has_value());
+  CHECK(collectives::misplace::name_of(collectives::misplace::Fault::kSwapBlocks) == "swap-blocks");
+  CHECK(collectives::misplace::name_of(collectives::misplace::Fault::kDuplicateBlock) ==
+        "duplicate-block");
+  CHECK_FALSE(collectives::misplace::fault_named("swap").has_value());
+  CHECK_FALSE(collectives::misplace::fault_named("").has_value());
 }
 
 TEST_CASE("misplace: each fault moves data inside the buffer and only there",
@@ -142,35 +145,39 @@ TEST_CASE("misplace: each fault moves data inside the buffer and only there",
   const std::uint32_t stale_value = 0xdeadbeef;
   std::span<const std::byte> stale(reinterpret_cast<const std::byte*>(&stale_value), es);
   for (int p : {2, 3, 4, 8}) {
-    for (misplace::Fault f : misplace::kAllFaults) {
-      INFO("p " << p << " " << misplace::name_of(f));
+    for (collectives::misplace::Fault f : collectives::misplace::kAllFaults) {
+      INFO("p " << p << " " << collectives::misplace::name_of(f));
       Bytes buf(count * es + guard, std::byte{0x5a});
       for (std::uint32_t i = 0; i < count; ++i) std::memcpy(buf.data() + i * es, &i, es);
       const Bytes before = buf;
-      const misplace::Geometry g{.count = count, .elem_bytes = es, .blocks = p, .chunk_elems = 8};
-      REQUIRE(misplace::apply(f, std::span(buf.data(), count * es), g, 1, 1, stale));
+      const collectives::misplace::Geometry g{
+          .count = count, .elem_bytes = es, .blocks = p, .chunk_elems = 8};
+      REQUIRE(collectives::misplace::apply(f, std::span(buf.data(), count * es), g, 1, 1, stale));
       CHECK(buf != before);
       for (std::size_t b = count * es; b < buf.size(); ++b) REQUIRE(buf[b] == std::byte{0x5a});
       // Every element is still one of the originals, or the stale value for a dropped chunk.
       for (std::size_t i = 0; i < count; ++i) {
         std::uint32_t v = 0;
         std::memcpy(&v, buf.data() + i * es, es);
-        REQUIRE((v < count || (f == misplace::Fault::kDropChunk && v == stale_value)));
+        REQUIRE((v < count || (f == collectives::misplace::Fault::kDropChunk && v == stale_value)));
       }
     }
   }
   SECTION("no room: nothing changes and apply says so") {
     Bytes one(es, std::byte{1});
     const Bytes before = one;
-    const misplace::Geometry single{.count = 1, .elem_bytes = es, .blocks = 1, .chunk_elems = 8};
-    for (misplace::Fault f : {misplace::Fault::kSwapBlocks, misplace::Fault::kShiftElement,
-                              misplace::Fault::kShiftBlock, misplace::Fault::kPermuteChunk,
-                              misplace::Fault::kDuplicateBlock}) {
-      CHECK_FALSE(misplace::apply(f, one, single, 0, 0, stale));
+    const collectives::misplace::Geometry single{
+        .count = 1, .elem_bytes = es, .blocks = 1, .chunk_elems = 8};
+    for (collectives::misplace::Fault f :
+         {collectives::misplace::Fault::kSwapBlocks, collectives::misplace::Fault::kShiftElement,
+          collectives::misplace::Fault::kShiftBlock, collectives::misplace::Fault::kPermuteChunk,
+          collectives::misplace::Fault::kDuplicateBlock}) {
+      CHECK_FALSE(collectives::misplace::apply(f, one, single, 0, 0, stale));
     }
     CHECK(one == before);
     Bytes empty;
-    CHECK_FALSE(misplace::apply(misplace::Fault::kDropChunk, empty, single, 0, 0, stale));
+    CHECK_FALSE(collectives::misplace::apply(collectives::misplace::Fault::kDropChunk, empty,
+                                             single, 0, 0, stale));
   }
 }
 
@@ -179,7 +186,7 @@ TEST_CASE("verify: every misplacement is caught in every collective, type and p 
   constexpr std::uint64_t kSeed = 42;
   for (int p = 2; p <= 16; ++p) {
     // Patterns built once per (type, op): the collectives that do not reduce share one.
-    std::map<std::tuple<DataType, ReduceOp, int>, VerifiablePattern> patterns;
+    std::map<std::tuple<DataType, ReduceOp, int>, collectives::VerifiablePattern> patterns;
     for (DataType t : kAllDataTypes) {
       for (Collective c : kCollectives) {
         for (ReduceOp op : kAllReduceOps) {
@@ -187,15 +194,17 @@ TEST_CASE("verify: every misplacement is caught in every collective, type and p 
           const ReduceOp pattern_op = reduces(c) ? op : ReduceOp::kMax;
           auto it = patterns.find({t, pattern_op, p});
           if (it == patterns.end()) {
-            it = patterns.emplace(std::tuple{t, pattern_op, p}, pattern_for(c, t, op, p)).first;
+            it = patterns
+                     .emplace(std::tuple{t, pattern_op, p}, collectives::pattern_for(c, t, op, p))
+                     .first;
           }
-          const VerifiablePattern& pattern = it->second;
+          const collectives::VerifiablePattern& pattern = it->second;
           // Blocks of about 61 elements, sizes differing by one; at p = 8 also a vector that
           // spans table segments (float32 and bfloat16 sums: the costly case, kept small).
           std::vector<std::size_t> counts{61 * static_cast<std::size_t>(p) + 3};
           if (p == 8 && op == ReduceOp::kSum &&
               (t == DataType::kFloat32 || t == DataType::kBFloat16)) {
-            counts.push_back(2 * VerifiablePattern::kTableLength + 11);
+            counts.push_back(2 * collectives::VerifiablePattern::kTableLength + 11);
           }
           for (std::size_t count : counts) {
             INFO(name_of(c) << " " << name_of(t) << "/" << name_of(op) << " p " << p << " count "
@@ -206,14 +215,16 @@ TEST_CASE("verify: every misplacement is caught in every collective, type and p 
             Bytes poison(size_of(t));
             pattern.fill_poison(poison.data(), 1);
             for (const Injection& inj : injections(p)) {
-              INFO(misplace::name_of(inj.fault) << " block " << inj.block << " chunk " << inj.chunk
-                                                << " of " << inj.chunk_elems << " elements");
+              INFO(collectives::misplace::name_of(inj.fault)
+                   << " block " << inj.block << " chunk " << inj.chunk << " of " << inj.chunk_elems
+                   << " elements");
               Bytes faulty = correct;
-              const misplace::Geometry g{.count = count,
-                                         .elem_bytes = size_of(t),
-                                         .blocks = p,
-                                         .chunk_elems = inj.chunk_elems};
-              REQUIRE(misplace::apply(inj.fault, faulty, g, inj.block, inj.chunk, poison));
+              const collectives::misplace::Geometry g{.count = count,
+                                                      .elem_bytes = size_of(t),
+                                                      .blocks = p,
+                                                      .chunk_elems = inj.chunk_elems};
+              REQUIRE(
+                  collectives::misplace::apply(inj.fault, faulty, g, inj.block, inj.chunk, poison));
               REQUIRE(call.deliver_and_count(faulty, p - 1) > 0);
             }
           }
@@ -229,7 +240,8 @@ TEST_CASE("verify: a result from the previous run's seed is wrong", "[verify][mi
       INFO(name_of(c) << " " << name_of(t));
       const int p = 4;
       const std::size_t count = 1000;
-      const VerifiablePattern pattern = pattern_for(c, t, ReduceOp::kSum, p);
+      const collectives::VerifiablePattern pattern =
+          collectives::pattern_for(c, t, ReduceOp::kSum, p);
       SimulatedCall previous(c, p, t, ReduceOp::kSum, count, pattern, 6);
       SimulatedCall now(c, p, t, ReduceOp::kSum, count, pattern, 7);
       REQUIRE(now.deliver_and_count(now.correct(), 0) == 0);
@@ -244,18 +256,18 @@ TEST_CASE("misplace: IBSCOPE_FAULT_MISPLACE parses <rank>:<fault> and refuses th
   const char* saved = std::getenv(name);
   const std::string keep = saved != nullptr ? saved : "";
   ::unsetenv(name);
-  CHECK_FALSE(fault_misplace_from_env().has_value());
+  CHECK_FALSE(collectives::fault_misplace_from_env().has_value());
   ::setenv(name, "3:drop-chunk", 1);
-  const auto m = fault_misplace_from_env();
+  const auto m = collectives::fault_misplace_from_env();
   REQUIRE(m.has_value());
   CHECK(m->rank == 3);
-  CHECK(m->fault == misplace::Fault::kDropChunk);
+  CHECK(m->fault == collectives::misplace::Fault::kDropChunk);
   for (const char* bad :
        {"3", "3:", ":swap-blocks", "x:swap-blocks", "3x:swap-blocks", "-1:swap-blocks", "3:swap"}) {
     INFO(bad);
     ::setenv(name, bad, 1);
-    CHECK_THROWS_AS(fault_misplace_from_env(), UsageError);
-    CHECK_THROWS_WITH(fault_misplace_from_env(), Catch::Contains("duplicate-block"));
+    CHECK_THROWS_AS(collectives::fault_misplace_from_env(), UsageError);
+    CHECK_THROWS_WITH(collectives::fault_misplace_from_env(), Catch::Contains("duplicate-block"));
   }
   if (saved != nullptr)
     ::setenv(name, keep.c_str(), 1);

@@ -124,7 +124,7 @@ TEST_CASE("datatype: names parse back and unknown names are usage errors", "[ver
 }
 
 TEST_CASE("verify: expected() is the reduction of input() in double", "[verify]") {
-  constexpr std::size_t kL = ibscope::VerifiablePattern::kTableLength;
+  constexpr std::size_t kL = ibscope::collectives::VerifiablePattern::kTableLength;
   // Indices at the start, around segment boundaries and far out.
   std::vector<std::size_t> indices;
   for (std::size_t i = 0; i < 64; ++i) indices.push_back(i);
@@ -135,7 +135,7 @@ TEST_CASE("verify: expected() is the reduction of input() in double", "[verify]"
     for (ReduceOp op : ibscope::kAllReduceOps) {
       for (int nranks : kRankCounts) {
         INFO(label(t, op) << " nranks=" << nranks);
-        const ibscope::VerifiablePattern pat(t, op, nranks);
+        const ibscope::collectives::VerifiablePattern pat(t, op, nranks);
         const auto bound = static_cast<double>(pat.value_bound());
         // Sum: every partial sum, in any order, stays within the type's exact integers.
         if (op == ReduceOp::kSum) {
@@ -170,12 +170,12 @@ TEST_CASE("verify: expected() is the reduction of input() in double", "[verify]"
 TEST_CASE("verify: the expected result varies with the index, the segment and the seed",
           "[verify]") {
   // The old pattern (period 4 in the index and the rank) gave 10 everywhere for p = 4.
-  constexpr std::size_t kL = ibscope::VerifiablePattern::kTableLength;
+  constexpr std::size_t kL = ibscope::collectives::VerifiablePattern::kTableLength;
   for (DataType t : ibscope::kAllDataTypes) {
     for (ReduceOp op : ibscope::kAllReduceOps) {
       for (int nranks : {2, 4, 8, 12, 16}) {
         INFO(label(t, op) << " nranks=" << nranks);
-        const ibscope::VerifiablePattern pat(t, op, nranks);
+        const ibscope::collectives::VerifiablePattern pat(t, op, nranks);
         std::vector<double> first;
         for (std::size_t i = 0; i < 256; ++i) first.push_back(pat.expected(i));
         std::vector<double> distinct = first;
@@ -201,7 +201,7 @@ TEST_CASE("verify: host all-reduce in two orders verifies for every type and op"
     for (ReduceOp op : ibscope::kAllReduceOps) {
       for (int nranks : kRankCounts) {
         INFO(label(t, op) << " nranks=" << nranks);
-        const ibscope::VerifiablePattern pat(t, op, nranks);
+        const ibscope::collectives::VerifiablePattern pat(t, op, nranks);
         std::vector<Bytes> inputs;
         constexpr std::uint64_t kSeed = 3;
         for (int r = 0; r < nranks; ++r) {
@@ -222,7 +222,7 @@ TEST_CASE("verify: host all-reduce in two orders verifies for every type and op"
         Bytes ring = make_buffer(t, count);
         const std::size_t es = ibscope::size_of(t);
         for (int s = 0; s < nranks; ++s) {
-          const auto seg = ibscope::pattern::ring_segment(count, nranks, s);
+          const auto seg = ibscope::collectives::pattern::ring_segment(count, nranks, s);
           std::byte* acc = ring.data() + seg.offset * es;
           std::memcpy(acc, inputs[s].data() + seg.offset * es, seg.count * es);
           for (int k = 1; k < nranks; ++k) {
@@ -263,7 +263,7 @@ TEST_CASE("verify: fill_input and fill_poison write exactly count elements", "[v
   for (DataType t : ibscope::kAllDataTypes) {
     INFO(ibscope::name_of(t));
     const std::size_t es = ibscope::size_of(t);
-    const ibscope::VerifiablePattern pat(t, ReduceOp::kSum, 4);
+    const ibscope::collectives::VerifiablePattern pat(t, ReduceOp::kSum, 4);
     for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{63}}) {
       Bytes buf((count + 4) * es, std::byte{0x5a});
       pat.fill_input(2, buf.data(), count);

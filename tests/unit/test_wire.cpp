@@ -16,8 +16,8 @@
 #include "ibscope/bootstrap/wire.hpp"
 
 using Catch::Matchers::Contains;
-using ibscope::Bytes;
-namespace wire = ibscope::wire;
+using ibscope::bootstrap::Bytes;
+namespace wire = ibscope::bootstrap::wire;
 
 using ibscope::test::largest_allocation_during;
 

@@ -24,9 +24,9 @@ class Comm;
 namespace ibscope::accept {
 
 struct AcceptSinks {
-  std::function<void(const std::vector<P2pRow>&)> p2p;                ///< every rank
-  std::function<void(const std::vector<ProbeRow>&)> probe;            ///< rank 0 only
-  std::function<void(const std::vector<CollectiveRow>&)> collective;  ///< every rank
+  std::function<void(const std::vector<measure::P2pRow>&)> p2p;                ///< every rank
+  std::function<void(const std::vector<measure::ProbeRow>&)> probe;            ///< rank 0 only
+  std::function<void(const std::vector<measure::CollectiveRow>&)> collective;  ///< every rank
   std::function<void(std::string_view)> phase;  ///< rank 0: "all-pairs bandwidth ..." as it starts
 };
 

@@ -50,7 +50,7 @@ struct StragglerReport {
 /// `offsets` from measure_clock_offsets (one per rank), `hosts` per rank. Rows whose enter_s
 /// does not have one entry per rank, or whose ranks disagree on the iteration count, are skipped.
 StragglerReport find_straggler(const std::vector<ArrivalRow>& rows,
-                               const std::vector<ClockOffset>& offsets,
+                               const std::vector<measure::ClockOffset>& offsets,
                                const std::vector<std::string>& hosts,
                                const StragglerThresholds& thresholds = {});
 

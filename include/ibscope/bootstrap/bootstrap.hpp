@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 using Bytes = std::vector<std::byte>;
 
@@ -77,4 +77,4 @@ std::unique_ptr<Bootstrap> make_single_bootstrap(double timeout_s);
 /// hosts with network namespaces).
 std::string local_hostname();
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

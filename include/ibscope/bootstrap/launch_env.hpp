@@ -14,7 +14,7 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 enum class LaunchKind {
   kLocal,  ///< no launcher around: fork --np ranks here (or run alone when np == 1)
@@ -43,4 +43,4 @@ LaunchEnv detect_launch_from_process_env();
 /// Joins the job described by `env` (kTcp or kPmix). Throws as the bootstraps do.
 std::unique_ptr<Bootstrap> connect_bootstrap(const LaunchEnv& env, double timeout_s);
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 struct LocalLaunchOptions {
   int np = 2;
@@ -27,4 +27,4 @@ int run_local_launcher(const LocalLaunchOptions& options);
 /// A random 128-bit job token as 32 hex digits (getrandom).
 std::string make_job_token();
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

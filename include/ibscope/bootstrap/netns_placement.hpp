@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 /// The environment variable holding the template.
 inline constexpr const char* kNetnsEnv = "IBSCOPE_NETNS";
@@ -56,4 +56,4 @@ std::string netns_template_from_env();
 std::string place_rank_into_netns(std::string_view tmpl, int rank, int local_rank, int size,
                                   const std::string& dir = kNetnsDir);
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -7,7 +7,7 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 /// PMIx_Init, then job size, then (when IBSCOPE_NETNS is set) the move of this rank into its
 /// network namespace (netns_placement.hpp), then the hostname exchange. Throws RemoteError when
@@ -18,4 +18,4 @@ namespace ibscope {
 /// (launchers kill the job about a second later and tell the survivors nothing first).
 std::unique_ptr<Bootstrap> make_pmix_bootstrap(double timeout_s);
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

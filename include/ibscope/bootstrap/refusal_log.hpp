@@ -13,7 +13,7 @@
 
 #include "ibscope/core/clock.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 enum class RefusalKind : std::size_t {
   kNoToken = 0,  ///< a hello with an empty token to a job that has one
@@ -56,4 +56,4 @@ class RefusalLog {
   Clock::time_point last_summary_{};           // or of the first refusal
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -9,7 +9,7 @@
 
 #include "ibscope/core/clock.hpp"
 
-namespace ibscope::net {
+namespace ibscope::bootstrap::net {
 
 /// Owning file descriptor: move-only, closes in its noexcept destructor.
 class Fd {
@@ -61,4 +61,4 @@ void write_all(int fd, const void* data, std::size_t bytes);
 /// SystemError on error or EOF in the middle, TimeoutError when the deadline passes.
 bool read_exact(int fd, void* data, std::size_t bytes, const Deadline& deadline);
 
-}  // namespace ibscope::net
+}  // namespace ibscope::bootstrap::net

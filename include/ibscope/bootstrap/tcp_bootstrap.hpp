@@ -10,7 +10,7 @@
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/bootstrap/tcp_store_server.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 struct TcpBootstrapOptions {
   int rank = 0;
@@ -26,4 +26,4 @@ struct TcpBootstrapOptions {
 /// the ranks that never arrived, RemoteError if refused, SystemError if rank 0 cannot listen.
 std::unique_ptr<Bootstrap> make_tcp_bootstrap(const TcpBootstrapOptions& options);
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

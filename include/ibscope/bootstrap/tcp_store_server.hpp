@@ -12,7 +12,7 @@
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/core/clock.hpp"
 
-namespace ibscope {
+namespace ibscope::bootstrap {
 
 /// What strangers may cost the store. Defaults suit real jobs; tests shorten the deadline.
 struct TcpStoreLimits {
@@ -54,4 +54,4 @@ class TcpStoreServer {
   std::thread thread_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::bootstrap

@@ -14,7 +14,7 @@
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/core/error.hpp"
 
-namespace ibscope::wire {
+namespace ibscope::bootstrap::wire {
 
 /// A peer sent bytes that do not parse.
 class ProtocolError : public RemoteError {
@@ -84,4 +84,4 @@ Result decode_result(std::span<const std::byte> payload);
 Abort decode_abort(std::span<const std::byte> payload);
 std::string decode_refused(std::span<const std::byte> payload);
 
-}  // namespace ibscope::wire
+}  // namespace ibscope::bootstrap::wire

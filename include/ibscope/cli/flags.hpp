@@ -71,7 +71,8 @@ void add_memory_flags(CLI::App& app, std::string& mem, std::string& path, std::s
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix);
 
 double parse_timeout_s(const CommonFlags& f);
-CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c, double timeout_s);
-P2pOptions to_options(const P2pFlags& f, double timeout_s);
+collectives::CollectiveSweepOptions to_options(const CollectiveFlags& f, Collective c,
+                                               double timeout_s);
+measure::P2pOptions to_options(const P2pFlags& f, double timeout_s);
 
 }  // namespace ibscope::cli

@@ -23,7 +23,7 @@ namespace ibscope::cli {
 enum class JobTransport { kUcx, kBootstrapOnly };
 
 struct JobContext {
-  Bootstrap& bootstrap;
+  bootstrap::Bootstrap& bootstrap;
   ucx::Comm* comm_ptr;         ///< nullptr for JobTransport::kBootstrapOnly
   results::Document* results;  ///< rank 0 only; nullptr elsewhere
   std::FILE* table_out;        ///< where tables go; nullptr when not printing tables

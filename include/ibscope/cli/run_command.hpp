@@ -30,8 +30,8 @@ void add_run_flags(CLI::App& app, RunFlags& f);
 
 struct RunPlan {
   RunFlags flags;
-  CollectiveSweepOptions allreduce;
-  P2pOptions p2p;
+  collectives::CollectiveSweepOptions allreduce;
+  measure::P2pOptions p2p;
 };
 
 /// The job body (run_job with JobTransport::kUcx). Returns 1 when a collective had wrong

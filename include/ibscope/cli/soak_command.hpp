@@ -25,11 +25,11 @@ struct SoakFlags {
 
 void add_soak_flags(CLI::App& app, SoakFlags& f);
 /// Validates every flag (UsageError) before any rank starts.
-SoakOptions to_options(const SoakFlags& f, double timeout_s);
+collectives::SoakOptions to_options(const SoakFlags& f, double timeout_s);
 /// The params recorded in the results' soak section.
-results::SoakParams params_of(const SoakOptions& o);
+results::SoakParams params_of(const collectives::SoakOptions& o);
 /// Runs the soak, prints its windows and summary (ctx.table_out), records the soak section.
 /// Returns 0 on PASS, 1 on FAIL.
-int soak_body(JobContext& ctx, const SoakOptions& o);
+int soak_body(JobContext& ctx, const collectives::SoakOptions& o);
 
 }  // namespace ibscope::cli

@@ -12,11 +12,11 @@ namespace ibscope::cli {
 
 /// Runs the sweep, prints its table (ctx.table_out), records rows and the tuning table (when
 /// two or more algorithms ran by name). Returns 1 when any element was wrong, else 0.
-int collective_body(JobContext& ctx, const CollectiveSweepOptions& o);
+int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& o);
 /// Runs the p2p sweep, prints and records its rows. Returns 0.
-int p2p_body(JobContext& ctx, const P2pOptions& o);
+int p2p_body(JobContext& ctx, const measure::P2pOptions& o);
 
-results::CollectiveParams params_of(const CollectiveSweepOptions& o);
-results::P2pParams params_of(const P2pOptions& o);
+results::CollectiveParams params_of(const collectives::CollectiveSweepOptions& o);
+results::P2pParams params_of(const measure::P2pOptions& o);
 
 }  // namespace ibscope::cli

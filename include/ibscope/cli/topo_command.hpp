@@ -19,7 +19,7 @@ topo::HostTopology local_topology(const std::string& host, int rank);
 /// Collective (every rank calls it): every rank's topology, one entry per host, on every rank.
 /// Throws TimeoutError/RemoteError from the bootstrap, RemoteError when a rank sent a
 /// malformed topology.
-std::vector<topo::HostTopology> gather_topology(Bootstrap& bootstrap);
+std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap);
 
 /// The job body of `ibscope topo` (run_job with JobTransport::kBootstrapOnly). Returns 0.
 int topo_body(JobContext& ctx);

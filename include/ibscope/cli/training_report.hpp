@@ -14,7 +14,7 @@ namespace ibscope::cli {
 
 /// Never throws for a missing or unusable tier: the section then says what is missing
 /// (`missing`) and how to measure or give it. Throws UsageError for an unreadable file.
-TrainingReport training_report(const model::Workload& w, const ClusterFlags& cf,
-                               const std::vector<model::WhatIf>& what_ifs);
+output::TrainingReport training_report(const model::Workload& w, const ClusterFlags& cf,
+                                       const std::vector<model::WhatIf>& what_ifs);
 
 }  // namespace ibscope::cli

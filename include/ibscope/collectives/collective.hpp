@@ -25,14 +25,14 @@
 #include "ibscope/core/collective_kind.hpp"
 #include "ibscope/core/datatype.hpp"
 
-namespace ibscope {
-
-namespace ucx {
+namespace ibscope::ucx {
 class Comm;
-}
-namespace memory {
+}  // namespace ibscope::ucx
+namespace ibscope::memory {
 class MemorySpace;
-}
+}  // namespace ibscope::memory
+
+namespace ibscope::collectives {
 
 /// Block `rank` of a `count`-element vector over p ranks (the first count % p blocks get one
 /// element more): what reduce_scatter leaves on, and allgather takes from, rank `rank`.
@@ -82,4 +82,4 @@ std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c);
 /// Looks one up by name; throws UsageError listing the names for that collective.
 const CollectiveAlgorithmInfo& find_algorithm(Collective c, std::string_view name);
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 struct LinkCost {
   double alpha_s = 0;
@@ -20,4 +20,4 @@ double ring_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 /// nccl-tests bus bandwidth factor for all-reduce: 2(p-1)/p (0 for p == 1).
 double allreduce_busbw_factor(int p) noexcept;
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

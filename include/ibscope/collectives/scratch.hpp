@@ -8,7 +8,7 @@
 
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 class Scratch {
  public:
@@ -26,4 +26,4 @@ class Scratch {
   memory::SpaceBuffer buffer_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -14,12 +14,12 @@ namespace ibscope::ucx {
 class Comm;
 }  // namespace ibscope::ucx
 
-namespace ibscope {
+namespace ibscope::measure {
 
 /// Completes `need` with this rank's host and the ranks on it, reads the host's figures (and
 /// the current GPU's free memory when `need` has device bytes) and throws require_memory()'s
 /// error when it does not fit. Local: no bootstrap traffic.
-void require_memory_here(const Bootstrap& boot, MemoryDemand need);
+void require_memory_here(const bootstrap::Bootstrap& boot, MemoryDemand need);
 
 struct BufferPlan {
   std::string what;         ///< "allreduce sweep up to 16 GiB"
@@ -41,4 +41,4 @@ BufferPlan collective_buffer_plan(std::string what, std::string size_flag, std::
 /// collective call: ends with a bootstrap barrier, so no rank allocates before all checked.
 void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan);
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

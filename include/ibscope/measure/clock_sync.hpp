@@ -9,11 +9,11 @@
 #include <span>
 #include <vector>
 
-namespace ibscope {
-
-namespace ucx {
+namespace ibscope::ucx {
 class Comm;
-}
+}  // namespace ibscope::ucx
+
+namespace ibscope::measure {
 
 struct ClockSample {
   double local_send_s = 0;  ///< rank 0's clock when it sent the ping
@@ -38,4 +38,4 @@ double steady_now_s() noexcept;
 std::vector<ClockOffset> measure_clock_offsets(ucx::Comm& comm, int samples_per_rank,
                                                double timeout_s);
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

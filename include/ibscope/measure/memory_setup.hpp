@@ -12,7 +12,7 @@ namespace ibscope::ucx {
 class Comm;
 }
 
-namespace ibscope {
+namespace ibscope::measure {
 
 struct MemorySetup {
   std::shared_ptr<memory::MemorySpace> space;
@@ -27,4 +27,4 @@ struct MemorySetup {
 /// logs the decision once.
 MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request);
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -15,7 +15,7 @@
 #include "ibscope/memory/mem_path.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 enum class PairsMode {
   kAll,    ///< every pair, in round-robin rounds
@@ -52,4 +52,4 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& options, const P2pRowsSink& sink
 /// Parses "all" | "first". Throws UsageError.
 PairsMode parse_pairs_mode(std::string_view text);
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 /// Pairs (a, b) with a < b, grouped by round.
 std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p);
@@ -19,4 +19,4 @@ std::vector<std::vector<std::pair<int, int>>> disjoint_rounds(
 /// This rank's partner in `round`, or -1 when it sits out.
 int partner_in_round(const std::vector<std::pair<int, int>>& round, int rank) noexcept;
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

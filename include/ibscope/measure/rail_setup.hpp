@@ -12,9 +12,11 @@
 #include "ibscope/topo/rail_choice.hpp"
 #include "ibscope/transport/ucx/env_plan.hpp"
 
-namespace ibscope {
-
+namespace ibscope::bootstrap {
 class Bootstrap;
+}
+
+namespace ibscope::measure {
 
 struct RailRequest {
   std::string nic_list;  ///< --nic (accept: -d): "" = ibscope chooses
@@ -33,11 +35,7 @@ struct RailSetup {
 /// Local to this rank (no communication): discovers this host's topology and RDMA ports,
 /// chooses the rail for boot.local_rank(), sets the UCX variables the plan names (never one
 /// the user set), and binds unless told not to. Throws UsageError for a --nic this host lacks.
-RailSetup set_up_rail(const Bootstrap& boot, const RailRequest& request);
-
-}  // namespace ibscope
-
-namespace ibscope {
+RailSetup set_up_rail(const bootstrap::Bootstrap& boot, const RailRequest& request);
 
 /// Every rank's rail as rank 0 records it, and what the banner says about the job's rails.
 struct JobRails {
@@ -49,12 +47,8 @@ struct JobRails {
 /// Collective (one allgather): this rank's rail setup and the RDMA devices its UCX lanes use
 /// (ucx::lane_devices of each endpoint) to every rank. A rank whose lanes use a NIC other than
 /// its rail is a warning naming rank, host and both NICs.
-JobRails gather_rails(Bootstrap& boot, const RailSetup& mine,
+JobRails gather_rails(bootstrap::Bootstrap& boot, const RailSetup& mine,
                       const std::vector<std::string>& lane_nics);
-
-}  // namespace ibscope
-
-namespace ibscope {
 
 /// When this rank has a rail and its port is not ACTIVE now (a link that went down), one clause
 /// for the error line: "its NIC rxe3:1 is DOWN (physical state Disabled): ...". Reads sysfs
@@ -63,4 +57,4 @@ namespace ibscope {
 std::optional<std::string> rail_link_problem(const RailSetup& setup,
                                              const std::string& sysfs_root = "/sys") noexcept;
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -15,7 +15,7 @@
 #include "ibscope/memory/mem_path.hpp"
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 /// A row's op as files and tables spell it: the op's name, "none" for a collective that does not
 /// reduce.
@@ -98,4 +98,4 @@ struct ProbeRow {
   std::vector<double> samples_us;  ///< latency: every iteration
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -12,7 +12,7 @@
 
 #include "ibscope/measure/stats.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 /// One case (algorithm, type, op, size) measured during one window.
 struct SoakCaseWindow {
@@ -110,4 +110,4 @@ double default_soak_window_s(double duration_s) noexcept;
 /// so a soak needs at least one more to compare against).
 void check_soak_times(double duration_s, double window_s);
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

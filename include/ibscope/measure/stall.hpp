@@ -9,7 +9,7 @@
 
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 struct Stall {
   int iteration = 0;     ///< index among the timed iterations
@@ -25,4 +25,4 @@ struct StallCriteria {
 std::vector<Stall> find_stalls(const std::vector<double>& samples_us,
                                const StallCriteria& criteria = {});
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

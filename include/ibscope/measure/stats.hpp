@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <span>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 struct Stats {
   std::size_t n = 0;
@@ -22,4 +22,4 @@ double percentile_sorted(std::span<const double> sorted, double q) noexcept;
 /// distributed samples (1 / Phi^-1(3/4)); robust fits use MAD x this as their noise scale.
 inline constexpr double kMadToSigma = 1.4826;
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

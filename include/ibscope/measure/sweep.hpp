@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 /// Told before each step of a sweep: what it measures next ("allreduce ring 4 MiB"), how many
 /// steps are done and how many there are in all. Progress display only (output/progress_line).
@@ -28,4 +28,4 @@ struct SweepSpec {
 /// than 10000 sizes, or a step too small to change a size (near 2^53 bytes and above).
 std::vector<std::uint64_t> sweep_sizes(const SweepSpec& spec, std::uint64_t element_bytes);
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace ibscope {
+namespace ibscope::measure {
 
 /// nccl-tests' `-a`: how the ranks' loop times combine into the reported time.
 enum class TimeAverage { kRank0 = 0, kMean = 1, kMin = 2, kMax = 3 };
@@ -33,4 +33,4 @@ double combine_loop_times(std::span<const double> loop_s, TimeAverage a);
 /// The rank whose loop time is the largest (the lowest index on a tie); 0 for an empty span.
 int slowest_rank(std::span<const double> loop_s) noexcept;
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

@@ -10,7 +10,7 @@
 #include "ibscope/core/clock.hpp"
 #include "ibscope/measure/time_average.hpp"
 
-namespace ibscope {
+namespace ibscope::measure {
 
 /// One rank's timed loop: the whole loop's time divided by its calls (nccl-tests' time), and
 /// every call's own time. Seconds.
@@ -48,15 +48,16 @@ struct RowTiming {
 
 /// Combines every rank's loop as `average` says. Collective over the bootstrap: two allgathers,
 /// one double per rank and the named rank's samples, so no rank receives every rank's samples.
-RowTiming combine_over_ranks(Bootstrap& bootstrap, const LoopTiming& mine, TimeAverage average,
-                             std::string_view what);
+RowTiming combine_over_ranks(bootstrap::Bootstrap& bootstrap, const LoopTiming& mine,
+                             TimeAverage average, std::string_view what);
 
 /// Every rank's `mine` (any length), indexed by rank. Collective over the bootstrap.
-std::vector<std::vector<double>> allgather_doubles(Bootstrap& bootstrap,
+std::vector<std::vector<double>> allgather_doubles(bootstrap::Bootstrap& bootstrap,
                                                    std::span<const double> mine,
                                                    std::string_view what);
 
 /// Sum of one counter over all ranks (e.g. #wrong). Collective over the bootstrap.
-std::uint64_t sum_over_ranks(Bootstrap& bootstrap, std::uint64_t value, std::string_view what);
+std::uint64_t sum_over_ranks(bootstrap::Bootstrap& bootstrap, std::uint64_t value,
+                             std::string_view what);
 
-}  // namespace ibscope
+}  // namespace ibscope::measure

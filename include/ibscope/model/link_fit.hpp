@@ -22,9 +22,9 @@ struct CollectivePoint {
 };
 
 struct LinkFit {
-  LinkCost link;              ///< per hop; gamma 0 when folded into beta (gamma_folded)
-  bool gamma_folded = false;  ///< the points cannot separate beta and gamma: beta includes it
-  double r2 = 0;              ///< of the fitted times
+  collectives::LinkCost link;  ///< per hop; gamma 0 when folded into beta (gamma_folded)
+  bool gamma_folded = false;   ///< the points cannot separate beta and gamma: beta includes it
+  double r2 = 0;               ///< of the fitted times
   double max_abs_residual_fraction = 0;  ///< worst |measured - fitted| / measured
   int points = 0;
   std::vector<int> rank_counts;  ///< distinct rank counts fitted, ascending

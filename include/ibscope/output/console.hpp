@@ -8,7 +8,7 @@
 
 #include "ibscope/measure/records.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 struct BannerInfo {
   std::string command;
@@ -31,7 +31,7 @@ class CollectiveTable {
  public:
   explicit CollectiveTable(std::FILE* out) : out_(out) {}
   void header();
-  void rows(const std::vector<CollectiveRow>& rows);
+  void rows(const std::vector<measure::CollectiveRow>& rows);
   /// Average bus bandwidth line (as nccl-tests' "Avg bus bandwidth").
   void footer();
 
@@ -45,11 +45,11 @@ class CollectiveTable {
 class P2pTable {
  public:
   explicit P2pTable(std::FILE* out) : out_(out) {}
-  void rows(const std::vector<P2pRow>& rows);
+  void rows(const std::vector<measure::P2pRow>& rows);
 
  private:
   std::FILE* out_;
   std::string last_test_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::output

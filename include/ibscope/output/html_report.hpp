@@ -17,7 +17,7 @@
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/results/document.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 /// One results file of the report.
 struct ReportFile {
@@ -49,4 +49,4 @@ struct ReportOptions {
 /// naming the file and the JSON path, before the page is built.
 std::string html_report(const std::vector<ReportFile>& files, const ReportOptions& options);
 
-}  // namespace ibscope
+}  // namespace ibscope::output

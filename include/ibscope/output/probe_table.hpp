@@ -12,14 +12,14 @@
 #include "ibscope/probes/probe_runner.hpp"
 #include "ibscope/probes/probe_test.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 class ProbeTable {
  public:
   ProbeTable(std::FILE* out, const probes::ProbeTest& test, int ranks)
       : out_(out), test_(test), ranks_(ranks) {}
   void ports(const std::vector<probes::RankPort>& ports, const std::vector<std::string>& hosts);
-  void rows(const std::vector<ProbeRow>& rows);
+  void rows(const std::vector<measure::ProbeRow>& rows);
   /// The matrix (when more than one pair ran).
   void footer();
 
@@ -35,4 +35,4 @@ class ProbeTable {
   std::map<std::pair<int, int>, std::map<std::uint64_t, double>> figures_;  // pair -> size -> value
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -10,7 +10,7 @@
 
 #include "ibscope/measure/sweep.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 /// The line's text (pure): "[12/60  20 %] allreduce ring float sum 4 MiB  ~35 s left".
 /// The estimate is elapsed / done x (total - done); none before the first step is done.
@@ -34,7 +34,7 @@ class ProgressLine {
   /// Erases the line (before printing table rows, so they never mix with it).
   void clear() noexcept;
   /// A SweepProgress that draws on this line (empty when disabled).
-  SweepProgress callback();
+  measure::SweepProgress callback();
 
  private:
   bool enabled_;
@@ -43,4 +43,4 @@ class ProgressLine {
   double started_s_ = 0;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -11,7 +11,7 @@
 
 #include "ibscope/results/acceptance.hpp"
 
-namespace ibscope::prometheus {
+namespace ibscope::output::prometheus {
 
 /// One sample: its labels (name, unescaped value) in the order printed, and its value.
 struct Sample {
@@ -55,4 +55,4 @@ std::vector<Family> acceptance_metrics(const results::Acceptance& acceptance, do
 /// a textfile is meant to be replaced by the next run.
 void check_textfile_path(const std::string& path, std::string_view flag);
 
-}  // namespace ibscope::prometheus
+}  // namespace ibscope::output::prometheus

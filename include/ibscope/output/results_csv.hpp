@@ -7,7 +7,7 @@
 
 #include "ibscope/results/document.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 std::string results_csv(const results::Document& doc);
 /// results_csv() written beside the results file (same name, .csv), exclusively. Returns the
@@ -15,4 +15,4 @@ std::string results_csv(const results::Document& doc);
 std::filesystem::path write_results_csv(const results::Document& doc,
                                         const std::filesystem::path& json_path);
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -8,20 +8,20 @@
 
 #include "ibscope/measure/soak.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 class SoakTable {
  public:
   explicit SoakTable(std::FILE* out) : out_(out) {}
   void header();
   /// The window's rows; RSS growth is against the first window given (window 0, warm-up).
-  void window(const SoakWindow& w);
+  void window(const measure::SoakWindow& w);
   /// Drift per case, RSS growth per rank, #wrong and the verdict line.
-  void summary(const SoakSummary& s, const SoakThresholds& t);
+  void summary(const measure::SoakSummary& s, const measure::SoakThresholds& t);
 
  private:
   std::FILE* out_;
   std::vector<std::uint64_t> base_rss_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::output

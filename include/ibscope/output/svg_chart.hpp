@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::output {
 
 enum class AxisScale { kLinear, kLog2, kLog10 };
 
@@ -92,4 +92,4 @@ std::string render_svg(const LineChart& chart);
 std::string render_svg(const Heatmap& map);
 std::string render_svg(const StackedBars& bars);
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -9,7 +9,7 @@
 
 #include "ibscope/topo/host_topology.hpp"
 
-namespace ibscope {
+namespace ibscope::output {
 
 void print_topology(std::FILE* out, const std::vector<topo::HostTopology>& hosts);
 
@@ -28,4 +28,4 @@ std::string format_rank_list(const std::vector<int>& ranks);
 /// ports, or a host without NICs, gets one line with the error.
 std::string topology_csv(const std::vector<topo::HostTopology>& hosts);
 
-}  // namespace ibscope
+}  // namespace ibscope::output

@@ -17,13 +17,13 @@
 namespace ibscope::probes {
 
 /// The port description a rank sends (JSON text).
-Bytes encode_rank_port(const RankPort& port);
+bootstrap::Bytes encode_rank_port(const RankPort& port);
 /// Decodes rank `rank`'s port description. Throws RemoteError ("rank 3 sent a malformed port
 /// description: gid_index: expected an integer in -1..2147483647, got string").
 RankPort decode_rank_port(std::span<const std::byte> bytes, int rank);
 
 /// A link's queue pair addresses as the bytes that cross the bootstrap.
-Bytes encode_qp_addresses(std::span<const verbs::QpAddress> addresses);
+bootstrap::Bytes encode_qp_addresses(std::span<const verbs::QpAddress> addresses);
 /// Decodes what `peer` (e.g. "rank 1 (host b)") sent: whole structs, at most `max_qps` of them,
 /// each with a 24-bit PSN and a valid MTU code (IBV_MTU_256..4096). Throws RemoteError.
 std::vector<verbs::QpAddress> decode_qp_addresses(std::span<const std::byte> bytes,

@@ -41,7 +41,7 @@ struct ProbeSinks {
   /// Rank 0 only: the ports of all ranks, once, before the first round.
   std::function<void(const std::vector<RankPort>&)> ports;
   /// Rank 0 only: the rows of one round (every pair and size of it), in order.
-  std::function<void(const std::vector<ProbeRow>&)> rows;
+  std::function<void(const std::vector<measure::ProbeRow>&)> rows;
 };
 
 /// Collective over the bootstrap: every rank calls it. Throws UsageError (options, fewer than
@@ -51,7 +51,8 @@ struct ProbeSinks {
 /// buffers discovers its host's topology, takes the GPU topo::choose_gpu picks for its NIC and
 /// local rank, and registers a first buffer before any round, so that a GPU or registration
 /// problem stops the run at once on the rank that has it.
-void run_probe(Bootstrap& bootstrap, const ProbeOptions& options, const ProbeSinks& sinks);
+void run_probe(bootstrap::Bootstrap& bootstrap, const ProbeOptions& options,
+               const ProbeSinks& sinks);
 
 /// The inline size asked for when -I is not given: perftest's 220 B for write and send
 /// latency, none for bandwidth and reads.

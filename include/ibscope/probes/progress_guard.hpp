@@ -15,7 +15,7 @@ namespace ibscope::probes {
 class ProgressGuard {
  public:
   /// `what`: "rank 0 (host a): write_bw 64 KiB towards peer rank 1 (host b)".
-  ProgressGuard(Bootstrap* bootstrap, double timeout_s, std::string what);
+  ProgressGuard(bootstrap::Bootstrap* bootstrap, double timeout_s, std::string what);
 
   /// Records progress ("37 of 5000 <unit> complete" in the timeout message) and restarts the
   /// deadline: it bounds the time without progress, not the whole run.
@@ -39,7 +39,7 @@ class ProgressGuard {
  private:
   static constexpr std::uint32_t kPollsPerCheck = 1024;
 
-  Bootstrap* bootstrap_;
+  bootstrap::Bootstrap* bootstrap_;
   Clock::duration timeout_;
   double timeout_s_;
   Clock::time_point deadline_;

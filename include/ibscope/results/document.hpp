@@ -94,17 +94,17 @@ struct Environment {
 
 struct CollectiveSection {
   std::optional<CollectiveParams> params;  ///< empty: written as {} (no collective phase)
-  std::vector<CollectiveRow> rows;
+  std::vector<measure::CollectiveRow> rows;
 };
 
 struct P2pSection {
   std::optional<P2pParams> params;
-  std::vector<P2pRow> rows;
+  std::vector<measure::P2pRow> rows;
 };
 
 struct ProbeSection {
   std::optional<ProbeParams> params;
-  std::vector<ProbeRow> rows;
+  std::vector<measure::ProbeRow> rows;
 };
 
 struct Document {
@@ -122,7 +122,7 @@ struct Document {
   P2pSection p2p;
   std::optional<ProbeSection> probes;                       ///< probe runs
   std::optional<std::vector<topo::HostTopology>> topology;  ///< one per host
-  std::optional<TuningTable> tuning;                        ///< sweeps of several algorithms
+  std::optional<collectives::TuningTable> tuning;           ///< sweeps of several algorithms
   std::optional<Acceptance> acceptance;                     ///< `ibscope accept`
   std::optional<Soak> soak;                                 ///< `ibscope soak`
 
@@ -130,10 +130,10 @@ struct Document {
   static Document start(std::string subcommand, std::vector<std::string> argv);
   /// Marks the run failed: complete = false, with the error's kind and message.
   void fail(std::string kind, std::string message);
-  void add_row(const CollectiveRow& row) { collectives.rows.push_back(row); }
-  void add_row(const P2pRow& row) { p2p.rows.push_back(row); }
+  void add_row(const measure::CollectiveRow& row) { collectives.rows.push_back(row); }
+  void add_row(const measure::P2pRow& row) { p2p.rows.push_back(row); }
   /// Creates the probes section on first use (files without probes omit it).
-  void add_row(const ProbeRow& row);
+  void add_row(const measure::ProbeRow& row);
   void add_warning(std::string warning) { warnings.push_back(std::move(warning)); }
 };
 

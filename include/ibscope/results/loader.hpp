@@ -18,6 +18,6 @@ Document load(const std::filesystem::path& path);
 Document parse(std::string_view text, std::string_view source);
 /// The tuning table saved in a results file by a sweep of several algorithms (-A all).
 /// Throws UsageError when the file is malformed or has no table.
-TuningTable load_tuning(const std::filesystem::path& path);
+collectives::TuningTable load_tuning(const std::filesystem::path& path);
 
 }  // namespace ibscope::results

@@ -19,13 +19,13 @@ struct SoakParams : CollectiveSetup {
   bool in_place = false;
   bool verify_every_iteration = true;
   double duration_s = 0, window_s = 0;
-  SoakThresholds thresholds;
+  measure::SoakThresholds thresholds;
 };
 
 struct Soak {
   SoakParams params;
-  std::vector<SoakWindow> windows;
-  std::optional<SoakSummary> summary;
+  std::vector<measure::SoakWindow> windows;
+  std::optional<measure::SoakSummary> summary;
 };
 
 }  // namespace ibscope::results

@@ -5,7 +5,7 @@
 
 #include "ibscope/collectives/pattern/tree.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double dbt_allreduce_chunked_cost_s(const LinkCost& c, double n, int p,
                                     double chunk_bytes) noexcept {
@@ -36,4 +36,4 @@ void DbtAllreduce::run(const CollectiveArgs& args, const Deadline& deadline) {
   pipeline_.run(args, deadline);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

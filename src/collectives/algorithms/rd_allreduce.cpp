@@ -7,7 +7,7 @@
 #include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/core/reduce.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double rd_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
   if (p <= 1) return 0;
@@ -102,4 +102,4 @@ void RdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

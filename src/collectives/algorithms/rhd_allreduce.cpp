@@ -8,7 +8,7 @@
 #include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/core/reduce.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double rhd_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
   if (p <= 1) return 0;
@@ -161,4 +161,4 @@ void RhdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double ring_allgather_cost_s(const LinkCost& c, double n, int p) noexcept {
   if (p <= 1) return 0;
@@ -40,4 +40,4 @@ void RingAllgather::run(const CollectiveArgs& a, const Deadline& deadline) {
   pipeline_.run(plan, a.count, a.type, a.op, deadline, what_);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

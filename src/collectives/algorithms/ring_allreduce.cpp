@@ -4,7 +4,7 @@
 
 #include "ibscope/collectives/algorithms/without_peers.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 RingAllreduce::RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm), pipeline_(comm, options) {}
@@ -25,4 +25,4 @@ void RingAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   pipeline_.run(plan, a.count, a.type, a.op, deadline, what_);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -9,7 +9,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double ring_broadcast_cost_s(const LinkCost& c, double n, int p) noexcept {
   if (p <= 1) return 0;
@@ -94,4 +94,4 @@ void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

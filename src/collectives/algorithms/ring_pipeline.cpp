@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 RingPipeline::RingPipeline(ucx::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
@@ -147,4 +147,4 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

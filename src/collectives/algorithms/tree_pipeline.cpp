@@ -9,7 +9,7 @@
 #include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/core/reduce.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 namespace {
 
 // Slots start on cache lines, so every element in them is aligned whatever --chunk says.
@@ -205,4 +205,4 @@ void TreePipeline::run(const CollectiveArgs& a, const Deadline& deadline) {
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -2,7 +2,7 @@
 
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 bool allreduce_without_peers(const CollectiveArgs& a, int p, memory::MemorySpace& space) {
   if (p != 1 && a.count != 0) return false;
@@ -12,4 +12,4 @@ bool allreduce_without_peers(const CollectiveArgs& a, int p, memory::MemorySpace
   return true;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

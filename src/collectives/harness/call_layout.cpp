@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
@@ -97,4 +97,4 @@ bool misplace_output(const CallLayout& l, int ranks, misplace::Fault fault,
   return misplace::apply(fault, std::span(l.output, l.output_count * es), g, 0, 1, poison);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -18,7 +18,7 @@
 #include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 FaultDelay fault_delay_from_env() {
   const char* v = std::getenv("IBSCOPE_FAULT_DELAY_RANK");
@@ -65,11 +65,12 @@ std::optional<FaultMisplace> fault_misplace_from_env() {
 
 namespace {
 
-CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
-                       const std::string& algorithm, const std::string& selected_by, DataType type,
-                       ReduceOp op, bool in_place, std::uint64_t bytes, const RowTiming& timing,
-                       std::optional<std::uint64_t> wrong) {
-  CollectiveRow row;
+measure::CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
+                                const std::string& algorithm, const std::string& selected_by,
+                                DataType type, ReduceOp op, bool in_place, std::uint64_t bytes,
+                                const measure::RowTiming& timing,
+                                std::optional<std::uint64_t> wrong) {
+  measure::CollectiveRow row;
   row.collective = o.collective;
   row.algorithm = algorithm;
   row.selected_by = selected_by;
@@ -85,16 +86,16 @@ CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
   row.iteration_rank = timing.iteration_rank;
   row.samples_us.reserve(timing.samples_s.size());
   for (double s : timing.samples_s) row.samples_us.push_back(s * 1e6);
-  row.iteration_us = summarize(row.samples_us);
-  row.stalls = find_stalls(row.samples_us);
+  row.iteration_us = measure::summarize(row.samples_us);
+  row.stalls = measure::find_stalls(row.samples_us);
   row.algbw_gbps = units::to_gb_per_s(static_cast<double>(bytes), timing.time_s);
   row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, comm.size());
   row.wrong = wrong;
   return row;
 }
 
-void warn_stalls(const CollectiveRow& row, const std::string& what) {
-  for (const Stall& st : row.stalls) {
+void warn_stalls(const measure::CollectiveRow& row, const std::string& what) {
+  for (const measure::Stall& st : row.stalls) {
     log::warn("stall: {}: rank {}'s call {} took {:.3f} s (its median {:.3f} ms); the run went on",
               what, row.iteration_rank, st.iteration, st.time_us * 1e-6, st.median_us * 1e-3);
   }
@@ -104,7 +105,7 @@ void warn_stalls(const CollectiveRow& row, const std::string& what) {
 
 void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
                           const CollectiveRowsSink& sink) {
-  Bootstrap& boot = comm.bootstrap();
+  bootstrap::Bootstrap& boot = comm.bootstrap();
   const Collective c = o.collective;
   if (o.root < 0 || o.root >= comm.size()) {
     throw UsageError(fmt::format("--root {}: not a rank of this {}-rank job", o.root, comm.size()));
@@ -125,13 +126,14 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
 
   std::size_t total_steps = 0, steps_done = 0;
   for (DataType type : o.types) {
-    total_steps += ops.size() * sweep_sizes(o.sweep, size_of(type)).size() * o.algorithms.size();
+    total_steps +=
+        ops.size() * measure::sweep_sizes(o.sweep, size_of(type)).size() * o.algorithms.size();
   }
   for (DataType type : o.types) {
     const std::size_t es = size_of(type);
     for (ReduceOp op : ops) {
       const VerifiablePattern pattern = pattern_for(c, type, op, comm.size());
-      for (std::uint64_t bytes : sweep_sizes(o.sweep, es)) {
+      for (std::uint64_t bytes : measure::sweep_sizes(o.sweep, es)) {
         const std::size_t count = bytes / es;
         for (const std::string& asked : o.algorithms) {
           if (o.progress) {
@@ -144,7 +146,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
           const std::string& name = choice.name;
           const std::string& selected_by = choice.selected_by;
           CollectiveAlgorithm& algo = ws.instance(name);
-          std::vector<CollectiveRow> rows;
+          std::vector<measure::CollectiveRow> rows;
           for (bool in_place : {false, true}) {
             if ((in_place && !o.in_place) || (!in_place && !o.out_of_place)) continue;
             const CallLayout l = make_call_layout(c, comm.rank(), comm.size(), in_place, ws.send(),
@@ -170,22 +172,23 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               if (misplace_fault && misplace_fault->rank == comm.rank()) {
                 misplace_output(check, comm.size(), misplace_fault->fault, pattern);
               }
-              wrong = sum_over_ranks(
+              wrong = measure::sum_over_ranks(
                   boot, count_wrong_call(c, comm.size(), pattern, check, run_seed), what);
             }
             boot.barrier(what);
             std::vector<double> enter_s;  // warm-up entries included, dropped below
             if (o.record_arrivals) enter_s.reserve(static_cast<std::size_t>(o.warmup + o.iters));
-            const LoopTiming local = time_loop(o.warmup, o.iters, [&] {
+            const measure::LoopTiming local = measure::time_loop(o.warmup, o.iters, [&] {
               if (delay.rank == comm.rank()) {
                 std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(delay.us));
               }
               if (o.record_arrivals) {
-                enter_s.push_back(steady_now_s());
+                enter_s.push_back(measure::steady_now_s());
               }
               algo.run(l.args, Deadline(o.timeout_s));
             });
-            const RowTiming timing = combine_over_ranks(boot, local, o.average, what);
+            const measure::RowTiming timing =
+                measure::combine_over_ranks(boot, local, o.average, what);
             rows.push_back(
                 make_row(comm, o, name, selected_by, type, op, in_place, bytes, timing, wrong));
             rows.back().mem = space.kind();
@@ -193,7 +196,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             if (o.record_arrivals) {
               enter_s.erase(enter_s.begin(), enter_s.begin() + std::min<std::ptrdiff_t>(
                                                                    o.warmup, std::ssize(enter_s)));
-              rows.back().enter_s = allgather_doubles(boot, enter_s, what);  // [rank][iteration]
+              rows.back().enter_s =
+                  measure::allgather_doubles(boot, enter_s, what);  // [rank][iteration]
             }
             if (comm.rank() == 0) warn_stalls(rows.back(), what);
           }
@@ -204,4 +208,4 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   }
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -10,17 +10,17 @@
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 namespace {
 
 // Runs the budget check before the members that allocate are made.
 std::uint64_t checked_max_bytes(const ucx::Comm& comm, const CollectiveSweepOptions& o,
                                 std::string_view what, std::string size_flag) {
   const std::uint64_t max_bytes = max_sweep_bytes(o);
-  require_buffers_fit(
-      comm, collective_buffer_plan(fmt::format("{} up to {}", what, units::format_size(max_bytes)),
-                                   std::move(size_flag), max_bytes,
-                                   space_of(o.algorithm_options).kind()));
+  measure::require_buffers_fit(
+      comm, measure::collective_buffer_plan(
+                fmt::format("{} up to {}", what, units::format_size(max_bytes)),
+                std::move(size_flag), max_bytes, space_of(o.algorithm_options).kind()));
   return max_bytes;
 }
 
@@ -29,7 +29,7 @@ std::uint64_t checked_max_bytes(const ucx::Comm& comm, const CollectiveSweepOpti
 std::uint64_t max_sweep_bytes(const CollectiveSweepOptions& o) {
   std::uint64_t max_bytes = 0;
   for (DataType t : o.types) {
-    for (auto b : sweep_sizes(o.sweep, size_of(t))) max_bytes = std::max(max_bytes, b);
+    for (auto b : measure::sweep_sizes(o.sweep, size_of(t))) max_bytes = std::max(max_bytes, b);
   }
   return max_bytes;
 }
@@ -65,4 +65,4 @@ CollectiveAlgorithm& CollectiveWorkspace::instance(const std::string& name) {
   return *slot;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

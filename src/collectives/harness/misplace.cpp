@@ -5,7 +5,7 @@
 
 #include "ibscope/collectives/collective.hpp"
 
-namespace ibscope::misplace {
+namespace ibscope::collectives::misplace {
 namespace {
 
 constexpr std::array<std::string_view, kAllFaults.size()> kNames{"swap-blocks", "shift-element",
@@ -87,4 +87,4 @@ bool apply(Fault f, std::span<std::byte> buffer, const Geometry& g, int block, s
   return false;
 }
 
-}  // namespace ibscope::misplace
+}  // namespace ibscope::collectives::misplace

@@ -18,7 +18,7 @@
 #include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 std::uint64_t soak_leak_bytes_per_s_from_env() {
   const char* v = std::getenv("IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S");
@@ -46,7 +46,7 @@ struct Case {
   std::uint64_t bytes = 0;
   VerifiablePattern pattern;
   CallLayout call, check;
-  TimeHistogram window_us;  // this window's times, max over ranks
+  measure::TimeHistogram window_us;  // this window's times, max over ranks
   std::uint64_t window_wrong = 0;
 };
 
@@ -78,10 +78,10 @@ class InjectedLeak {
 
 }  // namespace
 
-std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
-                                 const SoakWindowSink& sink) {
+std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
+                                          const SoakWindowSink& sink) {
   const CollectiveSweepOptions& o = options.collective;
-  Bootstrap& boot = comm.bootstrap();
+  bootstrap::Bootstrap& boot = comm.bootstrap();
   const Collective c = o.collective;
   const int me = comm.rank();
   // Buffers as the sweep has them: in the memory space, with host mirrors for verification
@@ -98,7 +98,7 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   std::vector<Case> cases;
   for (DataType type : o.types) {
     for (ReduceOp op : ops) {
-      for (std::uint64_t bytes : sweep_sizes(o.sweep, size_of(type))) {
+      for (std::uint64_t bytes : measure::sweep_sizes(o.sweep, size_of(type))) {
         for (const std::string& asked : o.algorithms) {
           const std::string name = ws.choose(asked, bytes).name;
           CollectiveAlgorithm& algo = ws.instance(name);
@@ -124,7 +124,7 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   // Reserved once: the soak's own buffers must not grow while it watches RSS.
   const std::size_t times_at = kHeader + nc;
   std::vector<double> mine(times_at + nc * kMaxBatchIterations);
-  std::vector<SoakWindow> windows;
+  std::vector<measure::SoakWindow> windows;
 
   boot.barrier("soak start");
   const auto t0 = Clock::now();
@@ -186,7 +186,7 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
     mine[2] = now_s;
     mine[3] = static_cast<double>(resident_bytes());
     const auto all =
-        allgather_doubles(boot, std::span(mine.data(), times_at + nc * k), "soak batch");
+        measure::allgather_doubles(boot, std::span(mine.data(), times_at + nc * k), "soak batch");
     const auto& root = all.at(0);
     for (std::size_t ci = 0; ci < nc; ++ci) {
       for (std::uint64_t i = 0; i < k; ++i) {
@@ -201,14 +201,15 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
     const auto control_now = static_cast<Control>(static_cast<int>(root.at(0)));
     const double root_now_s = root.at(2);
     if (control_now != kContinue) {
-      SoakWindow w;
+      measure::SoakWindow w;
       w.index = static_cast<int>(windows.size());
       w.start_s = window_start_s;
       w.end_s = root_now_s;
       for (auto& cs : cases) {
-        w.cases.push_back(make_case_window(cs.algorithm, std::string(name_of(cs.type)),
-                                           reduces(c) ? std::string(name_of(cs.op)) : "none",
-                                           cs.bytes, cs.window_us, busbw, cs.window_wrong));
+        w.cases.push_back(
+            measure::make_case_window(cs.algorithm, std::string(name_of(cs.type)),
+                                      reduces(c) ? std::string(name_of(cs.op)) : "none", cs.bytes,
+                                      cs.window_us, busbw, cs.window_wrong));
         cs.window_us.clear();
         cs.window_wrong = 0;
       }
@@ -224,4 +225,4 @@ std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
   return windows;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

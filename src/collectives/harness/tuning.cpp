@@ -9,7 +9,7 @@
 
 #include "ibscope/core/error.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 bool has_algorithm(Collective c, std::string_view name) {
   for (const auto& a : algorithms_for(c)) {
@@ -18,7 +18,7 @@ bool has_algorithm(Collective c, std::string_view name) {
   return false;
 }
 
-TuningTable derive_tuning(const std::vector<CollectiveRow>& rows, int hosts) {
+TuningTable derive_tuning(const std::vector<measure::CollectiveRow>& rows, int hosts) {
   // (collective, ranks) -> size -> algorithm -> summed median time; sizes where an algorithm
   // was wrong are remembered to disqualify it there.
   using Key = std::tuple<std::string, int>;
@@ -95,4 +95,4 @@ std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes) {
   return std::string(algorithms_for(c).front().name);
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

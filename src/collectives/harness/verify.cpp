@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace ibscope {
+namespace ibscope::collectives {
 namespace {
 
 constexpr std::size_t kL = VerifiablePattern::kTableLength;
@@ -252,4 +252,4 @@ std::size_t VerifiablePattern::count_mismatch(const std::byte* row, std::size_t 
   return wrong;
 }
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ibscope::pattern {
+namespace ibscope::collectives::pattern {
 
 int pow2_floor(int p) noexcept {
   int q = 1;
@@ -85,4 +85,4 @@ Span halving_owned(std::size_t count, int pow2, int new_rank) noexcept {
   return block_range(count, pow2, first, n);
 }
 
-}  // namespace ibscope::pattern
+}  // namespace ibscope::collectives::pattern

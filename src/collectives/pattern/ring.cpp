@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ibscope::pattern {
+namespace ibscope::collectives::pattern {
 
 Span ring_segment(std::size_t count, int p, int s) noexcept {
   const auto up = static_cast<std::size_t>(p);
@@ -31,4 +31,4 @@ Span chunk_of(const Span& span, std::size_t chunk_elems, std::size_t chunk) noex
   return Span{span.offset + start, std::min(c, span.count - start)};
 }
 
-}  // namespace ibscope::pattern
+}  // namespace ibscope::collectives::pattern

@@ -2,7 +2,7 @@
 
 #include <bit>
 
-namespace ibscope::pattern {
+namespace ibscope::collectives::pattern {
 namespace {
 
 int lowest_bit(int q) noexcept { return q & -q; }
@@ -70,4 +70,4 @@ TreeNode dbt_node(int tree, int rank, int p) noexcept {
 
 Span dbt_half(std::size_t count, int tree) noexcept { return ring_segment(count, 2, tree); }
 
-}  // namespace ibscope::pattern
+}  // namespace ibscope::collectives::pattern

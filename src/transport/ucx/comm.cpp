@@ -89,7 +89,7 @@ namespace {
 
 // IBSCOPE_YIELD_WHEN_IDLE=1|0 overrides; by default ranks yield only when this host runs more
 // ranks than this process may use CPU threads.
-bool decide_yield_when_idle(const Bootstrap& bootstrap) {
+bool decide_yield_when_idle(const bootstrap::Bootstrap& bootstrap) {
   if (const char* v = std::getenv("IBSCOPE_YIELD_WHEN_IDLE"); v != nullptr && *v != '\0') {
     if (std::string_view(v) == "1") return true;
     if (std::string_view(v) == "0") return false;
@@ -101,11 +101,11 @@ bool decide_yield_when_idle(const Bootstrap& bootstrap) {
 
 }  // namespace
 
-Comm::Comm(Bootstrap& bootstrap)
+Comm::Comm(bootstrap::Bootstrap& bootstrap)
     : bootstrap_(bootstrap), yield_when_idle_(decide_yield_when_idle(bootstrap)) {
   context_ = std::make_shared<Context>(static_cast<std::size_t>(bootstrap.size()));
   worker_ = std::make_shared<Worker>(context_);
-  const Bytes mine = worker_->address();
+  const bootstrap::Bytes mine = worker_->address();
   const auto all = bootstrap_.allgather(mine, "UCX worker address exchange");
   endpoints_.resize(all.size());
   const bool always_peer = peer_error_handling_everywhere();

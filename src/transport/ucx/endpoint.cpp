@@ -24,8 +24,8 @@ void error_trampoline(void* arg, ucp_ep_h ep, ucs_status_t status) {
 }
 }  // namespace
 
-Endpoint::Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& remote_address,
-                   bool peer_error_handling)
+Endpoint::Endpoint(std::shared_ptr<Worker> worker, int peer_rank,
+                   const bootstrap::Bytes& remote_address, bool peer_error_handling)
     : worker_(std::move(worker)), peer_(peer_rank), peer_error_handling_(peer_error_handling) {
   ucp_ep_params_t params{};
   params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |

@@ -21,7 +21,7 @@ Worker::Worker(std::shared_ptr<Context> context) : context_(std::move(context)) 
   handle_ = Handle<ucp_worker*, destroy_worker>(w);
 }
 
-Bytes Worker::address() const {
+bootstrap::Bytes Worker::address() const {
   ucp_address_t* addr = nullptr;
   std::size_t len = 0;
   const ucs_status_t st = ucp_worker_get_address(handle_.get(), &addr, &len);
@@ -30,7 +30,7 @@ Bytes Worker::address() const {
                 fmt::format("ucp_worker_get_address: {}", ucs_status_string(st)));
   }
   const auto* p = reinterpret_cast<const std::byte*>(addr);
-  Bytes out(p, p + len);
+  bootstrap::Bytes out(p, p + len);
   ucp_worker_release_address(handle_.get(), addr);
   return out;
 }

@@ -36,7 +36,7 @@ std::vector<std::string> checked_split(const std::string& text) {
 void sweep(const std::string& text, std::uint8_t element_selector) {
   const auto items = checked_split(text);
   if (items.size() != 4) return;
-  ib::SweepSpec spec;
+  ib::measure::SweepSpec spec;
   spec.min_bytes = ib::units::parse_size_bytes(items[0], "-b/--minbytes");
   spec.max_bytes = ib::units::parse_size_bytes(items[1], "-e/--maxbytes");
   spec.step_bytes = ib::units::parse_size_bytes(items[2], "-i/--stepbytes");
@@ -44,7 +44,7 @@ void sweep(const std::string& text, std::uint8_t element_selector) {
       std::from_chars(items[3].data(), items[3].data() + items[3].size(), spec.factor);
   if (ec != std::errc()) return;  // CLI11 rejects a factor that is not a number
   const std::uint64_t element_bytes = std::uint64_t{1} << (element_selector % 4);
-  const auto sizes = ib::sweep_sizes(spec, element_bytes);
+  const auto sizes = ib::measure::sweep_sizes(spec, element_bytes);
   IBSCOPE_FUZZ_CHECK(sizes.size() <= 10001);
   for (std::uint64_t s : sizes) IBSCOPE_FUZZ_CHECK(s <= spec.max_bytes);
 }

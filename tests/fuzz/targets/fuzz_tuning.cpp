@@ -16,7 +16,7 @@ namespace ib = ibscope;
 
 namespace {
 
-bool same(const ib::TuningTable& a, const ib::TuningTable& b) {
+bool same(const ib::collectives::TuningTable& a, const ib::collectives::TuningTable& b) {
   if (a.entries.size() != b.entries.size()) return false;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const auto& x = a.entries[i];
@@ -40,14 +40,15 @@ bool same(const ib::TuningTable& a, const ib::TuningTable& b) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto doc = ib::fuzz::parse_json(ib::fuzz::as_text(data, size));
   if (!doc) return 0;
-  ib::TuningTable table;
+  ib::collectives::TuningTable table;
   try {
     table = ib::results::tuning_from_json(*doc, "fuzz.json");
   } catch (const ib::UsageError&) {
     return 0;
   }
   const nlohmann::json written = ib::results::to_json(table);
-  const ib::TuningTable again = ib::results::tuning_from_json(written, "fuzz.json (rewritten)");
+  const ib::collectives::TuningTable again =
+      ib::results::tuning_from_json(written, "fuzz.json (rewritten)");
   IBSCOPE_FUZZ_CHECK(same(table, again));
   // Nothing narrowed on the way in: the counts read are the counts written in the file.
   for (std::size_t i = 0; i < table.entries.size(); ++i) {
@@ -59,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     IBSCOPE_FUZZ_CHECK(c.has_value());
     for (std::uint64_t bytes :
          {std::uint64_t{0}, std::uint64_t{4096}, std::uint64_t{1} << 40, UINT64_MAX}) {
-      const auto chosen = ib::select_algorithm(table, *c, entry.ranks, entry.hosts, bytes);
+      const auto chosen =
+          ib::collectives::select_algorithm(table, *c, entry.ranks, entry.hosts, bytes);
       IBSCOPE_FUZZ_CHECK(chosen.has_value());
     }
   }

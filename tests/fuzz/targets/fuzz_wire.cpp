@@ -11,11 +11,11 @@
 #include "fuzz_support.hpp"
 #include "ibscope/bootstrap/wire.hpp"
 
-namespace wire = ibscope::wire;
+namespace wire = ibscope::bootstrap::wire;
 
 namespace {
 
-bool same(const ibscope::Bytes& encoded, std::span<const std::byte> frame) {
+bool same(const ibscope::bootstrap::Bytes& encoded, std::span<const std::byte> frame) {
   return std::equal(encoded.begin(), encoded.end(), frame.begin(), frame.end());
 }
 

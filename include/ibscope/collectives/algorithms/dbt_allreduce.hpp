@@ -32,7 +32,7 @@
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 /// The cost above with the default chunk (the registry's cost_s).
 double dbt_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
@@ -52,4 +52,4 @@ class DbtAllreduce final : public CollectiveAlgorithm {
   TreePipeline pipeline_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -26,7 +26,7 @@
 #include "ibscope/collectives/scratch.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 /// The cost formula above; 0 for p <= 1. n_bytes: the vector's size.
 double rd_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
@@ -48,4 +48,4 @@ class RdAllreduce final : public CollectiveAlgorithm {
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

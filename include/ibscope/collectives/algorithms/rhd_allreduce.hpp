@@ -33,7 +33,7 @@
 #include "ibscope/collectives/scratch.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 /// The cost formula above; 0 for p <= 1. n_bytes: the vector's size.
 double rhd_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
@@ -100,4 +100,4 @@ class RhdAllreduce final : public CollectiveAlgorithm {
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -12,7 +12,7 @@
 #include "ibscope/collectives/algorithms/ring_pipeline.hpp"
 #include "ibscope/collectives/collective.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double ring_allgather_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
@@ -28,4 +28,4 @@ class RingAllgather final : public CollectiveAlgorithm {
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -14,7 +14,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 class RingAllreduce final : public CollectiveAlgorithm {
  public:
@@ -30,4 +30,4 @@ class RingAllreduce final : public CollectiveAlgorithm {
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

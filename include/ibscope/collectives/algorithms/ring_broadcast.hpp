@@ -15,7 +15,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double ring_broadcast_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
@@ -40,4 +40,4 @@ class RingBroadcast final : public CollectiveAlgorithm {
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -24,7 +24,7 @@
 #include "ibscope/core/datatype.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 class RingPipeline {
  public:
@@ -91,4 +91,4 @@ class RingPipeline {
   std::vector<std::size_t> free_slots_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -16,7 +16,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/scratch.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 double ring_reduce_scatter_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
@@ -33,4 +33,4 @@ class RingReduceScatter final : public CollectiveAlgorithm {
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

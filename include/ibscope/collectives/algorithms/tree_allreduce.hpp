@@ -38,7 +38,7 @@
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 /// The cost above with the default chunk (the registry's cost_s).
 double tree_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
@@ -58,4 +58,4 @@ class TreeAllreduce final : public CollectiveAlgorithm {
   TreePipeline pipeline_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -33,7 +33,7 @@
 #include "ibscope/collectives/scratch.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 class TreePipeline {
  public:
@@ -93,4 +93,4 @@ class TreePipeline {
   std::size_t what_count_ = static_cast<std::size_t>(-1);
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

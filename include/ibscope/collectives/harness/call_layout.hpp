@@ -11,7 +11,7 @@
 #include "ibscope/collectives/harness/misplace.hpp"
 #include "ibscope/collectives/harness/verify.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 /// One call's arguments, and where verification writes the input and reads the result.
 /// Pointers borrow the caller's buffers.
@@ -56,4 +56,4 @@ void corrupt_one_element(const CallLayout& l);
 bool misplace_output(const CallLayout& l, int ranks, misplace::Fault fault,
                      const VerifiablePattern& pattern);
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -15,25 +15,26 @@
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/memory/mem_path.hpp"
 
-namespace ibscope {
-
-namespace ucx {
+namespace ibscope::ucx {
 class Comm;
-}
+}  // namespace ibscope::ucx
+
+namespace ibscope::collectives {
 
 /// The pseudo-algorithm that picks per size (tuning.hpp).
 inline constexpr std::string_view kAutoAlgorithm = "auto";
 
 struct CollectiveSweepOptions {
   Collective collective = Collective::kAllreduce;
-  SweepSpec sweep{.min_bytes = 8,
-                  .max_bytes = 128ULL << 20,
-                  .factor = 2,
-                  .step_bytes = 0,
-                  .explicit_bytes = {}};
+  measure::SweepSpec sweep{.min_bytes = 8,
+                           .max_bytes = 128ULL << 20,
+                           .factor = 2,
+                           .step_bytes = 0,
+                           .explicit_bytes = {}};
   int iters = 20;
   int warmup = 5;
-  TimeAverage average = TimeAverage::kMean;  ///< nccl-tests' -a: how ranks' times combine
+  measure::TimeAverage average =
+      measure::TimeAverage::kMean;  ///< nccl-tests' -a: how ranks' times combine
   bool check = true;
   bool out_of_place = true;
   bool in_place = true;
@@ -51,12 +52,12 @@ struct CollectiveSweepOptions {
   /// Keep, per row, when each rank entered each timed iteration (CollectiveRow::enter_s), for
   /// straggler attribution (accept/straggler.hpp). Costs one allgather per row.
   bool record_arrivals = false;
-  SweepProgress progress;  ///< optional; called before each (algorithm, type, op, size)
+  measure::SweepProgress progress;  ///< optional; called before each (algorithm, type, op, size)
 };
 
 /// Rows measured for one (algorithm, type, op, size): out-of-place and/or in-place. Called on
 /// every rank with identical content, in sweep order.
-using CollectiveRowsSink = std::function<void(const std::vector<CollectiveRow>&)>;
+using CollectiveRowsSink = std::function<void(const std::vector<measure::CollectiveRow>&)>;
 
 /// Runs the sweep across all ranks of `comm`. Throws on a failed peer or a deadline; #wrong is
 /// reported in the rows, not thrown.
@@ -85,4 +86,4 @@ struct FaultMisplace {
 };
 std::optional<FaultMisplace> fault_misplace_from_env();
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -16,7 +16,7 @@
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 /// The largest message of the sweep in bytes, over all its data types.
 std::uint64_t max_sweep_bytes(const CollectiveSweepOptions& options);
@@ -74,4 +74,4 @@ class CollectiveWorkspace {
   std::map<std::string, std::unique_ptr<CollectiveAlgorithm>> instances_;
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -12,7 +12,7 @@
 #include <span>
 #include <string_view>
 
-namespace ibscope::misplace {
+namespace ibscope::collectives::misplace {
 
 enum class Fault {
   kSwapBlocks,      ///< blocks `block` and `block`+1 exchange their contents
@@ -51,4 +51,4 @@ struct Geometry {
 bool apply(Fault f, std::span<std::byte> buffer, const Geometry& g, int block, std::size_t chunk,
            std::span<const std::byte> stale);
 
-}  // namespace ibscope::misplace
+}  // namespace ibscope::collectives::misplace

@@ -11,11 +11,11 @@
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/measure/soak.hpp"
 
-namespace ibscope {
-
-namespace ucx {
+namespace ibscope::ucx {
 class Comm;
-}
+}  // namespace ibscope::ucx
+
+namespace ibscope::collectives {
 
 struct SoakOptions {
   /// What runs: the collective, its types, ops, algorithms (several: each in turn; auto: picked
@@ -25,20 +25,20 @@ struct SoakOptions {
   CollectiveSweepOptions collective;
   double duration_s = 600;
   double window_s = 30;
-  SoakThresholds thresholds;
+  measure::SoakThresholds thresholds;
 };
 
 /// Called on every rank with identical content as each window closes, in order.
-using SoakWindowSink = std::function<void(const SoakWindow&)>;
+using SoakWindowSink = std::function<void(const measure::SoakWindow&)>;
 
 /// Runs the soak across all ranks of `comm` and returns its windows. Throws on a failed peer or
 /// a deadline; #wrong is counted in the windows, not thrown.
-std::vector<SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
-                                 const SoakWindowSink& sink);
+std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
+                                          const SoakWindowSink& sink);
 
 /// Test hook, for proving that the RSS check can fail:
 /// IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S=<size> makes every rank allocate, touch and keep
 /// that many bytes per second of the soak loop. 0 when unset; UsageError when malformed.
 std::uint64_t soak_leak_bytes_per_s_from_env();
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

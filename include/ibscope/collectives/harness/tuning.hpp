@@ -18,7 +18,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/measure/records.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 struct TuningRange {
   std::uint64_t max_bytes = UINT64_MAX;  ///< inclusive; UINT64_MAX = no upper bound
@@ -41,7 +41,7 @@ struct TuningTable {
 /// lowest sum, over the rows' types and ops, of the median time (out-of-place rows; in-place
 /// when a size has no out-of-place row). Rows with #wrong > 0 disqualify their algorithm at
 /// that size; size 0 is ignored. Entries are made only where >= 2 algorithms were measured.
-TuningTable derive_tuning(const std::vector<CollectiveRow>& rows, int hosts);
+TuningTable derive_tuning(const std::vector<measure::CollectiveRow>& rows, int hosts);
 
 /// Whether this build registers an algorithm `name` for collective `c`.
 bool has_algorithm(Collective c, std::string_view name);
@@ -56,4 +56,4 @@ std::optional<std::string> select_algorithm(const TuningTable& table, Collective
 /// algorithms are registered); the ring for the other collectives.
 std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes);
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

@@ -31,7 +31,7 @@
 
 #include "ibscope/core/datatype.hpp"
 
-namespace ibscope {
+namespace ibscope::collectives {
 
 class VerifiablePattern {
  public:
@@ -90,4 +90,4 @@ class VerifiablePattern {
   std::vector<std::byte> zero_rows_;      // 2L typed zeros, only when some rank contributes 0
 };
 
-}  // namespace ibscope
+}  // namespace ibscope::collectives

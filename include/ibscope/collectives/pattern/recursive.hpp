@@ -24,7 +24,7 @@
 
 #include "ibscope/collectives/pattern/ring.hpp"
 
-namespace ibscope::pattern {
+namespace ibscope::collectives::pattern {
 
 /// Largest power of two <= p (p >= 1).
 int pow2_floor(int p) noexcept;
@@ -78,4 +78,4 @@ DoublingStep doubling_step(std::size_t count, int pow2, int new_rank, int step) 
 /// all-gather).
 Span halving_owned(std::size_t count, int pow2, int new_rank) noexcept;
 
-}  // namespace ibscope::pattern
+}  // namespace ibscope::collectives::pattern

@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-namespace ibscope::pattern {
+namespace ibscope::collectives::pattern {
 
 struct Span {
   std::size_t offset = 0;  ///< in elements
@@ -38,4 +38,4 @@ inline int ring_owned_segment(int rank, int p) noexcept { return (rank + 1) % p;
 std::size_t chunk_count(std::size_t elems, std::size_t chunk_elems) noexcept;
 Span chunk_of(const Span& span, std::size_t chunk_elems, std::size_t chunk) noexcept;
 
-}  // namespace ibscope::pattern
+}  // namespace ibscope::collectives::pattern

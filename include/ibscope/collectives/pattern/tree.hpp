@@ -26,7 +26,7 @@
 
 #include "ibscope/collectives/pattern/ring.hpp"
 
-namespace ibscope::pattern {
+namespace ibscope::collectives::pattern {
 
 inline constexpr int kNoRank = -1;
 
@@ -61,4 +61,4 @@ TreeNode dbt_node(int tree, int rank, int p) noexcept;
 /// ceil(count/2) elements for tree 0, the rest for tree 1.
 Span dbt_half(std::size_t count, int tree) noexcept;
 
-}  // namespace ibscope::pattern
+}  // namespace ibscope::collectives::pattern

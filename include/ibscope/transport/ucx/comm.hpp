@@ -84,7 +84,7 @@ bool peer_error_handling_everywhere();
 class Comm {
  public:
   /// Creates the UCX objects and connects to every peer. Collective over `bootstrap`.
-  explicit Comm(Bootstrap& bootstrap);
+  explicit Comm(bootstrap::Bootstrap& bootstrap);
   /// Closes the endpoints (forced when close() was not called). noexcept.
   ~Comm();
   Comm(const Comm&) = delete;
@@ -92,7 +92,7 @@ class Comm {
 
   int rank() const noexcept { return bootstrap_.rank(); }
   int size() const noexcept { return bootstrap_.size(); }
-  Bootstrap& bootstrap() const noexcept { return bootstrap_; }
+  bootstrap::Bootstrap& bootstrap() const noexcept { return bootstrap_; }
   const std::shared_ptr<Context>& context() const noexcept { return context_; }
 
   /// From now on, messages are fragmented and staged as `config` says (all ranks alike).
@@ -157,7 +157,7 @@ class Comm {
   void remove_staged(StagedTransfer* t) noexcept;
   [[noreturn]] void throw_peer_error(int peer, int status, std::string_view what) const;
 
-  Bootstrap& bootstrap_;
+  bootstrap::Bootstrap& bootstrap_;
   std::shared_ptr<Context> context_;
   std::shared_ptr<Worker> worker_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;  // [rank]; self has none

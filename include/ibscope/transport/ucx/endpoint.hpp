@@ -18,7 +18,7 @@ namespace ibscope::ucx {
 class Endpoint {
  public:
   /// Connects to `peer_rank` at `remote_address` (from the bootstrap). Throws SystemError.
-  Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const Bytes& remote_address,
+  Endpoint(std::shared_ptr<Worker> worker, int peer_rank, const bootstrap::Bytes& remote_address,
            bool peer_error_handling);
   /// Force-closes if close() was not called. noexcept.
   ~Endpoint();

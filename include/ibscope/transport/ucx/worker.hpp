@@ -20,7 +20,7 @@ class Worker {
 
   ucp_worker* get() const noexcept { return handle_.get(); }
   /// The worker's address, to be sent to peers over the bootstrap.
-  Bytes address() const;
+  bootstrap::Bytes address() const;
   /// One round of progress; returns true if something happened.
   bool progress() noexcept;
 
