@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -313,4 +314,41 @@ TEST_CASE(
   // The partial results keep what was measured before the cut.
   const std::string out0 = slurp(logs / "rank0.out");
   CHECK_THAT(out0, Catch::Contains("# partial results (incomplete): "));
+}
+
+TEST_CASE("ibscope run between two emulated hosts: links, every all-reduce algorithm, the model",
+          "[rxe][ucx]") {
+  rxe::require_guest();
+  const HostsRun r = run_hosts(2, 1, {"run",       "-b",
+                                      "8",         "-e",
+                                      "256K",      "-f",
+                                      "8",         "-n",
+                                      "2",         "-w",
+                                      "1",         "--p2p-maxbytes",
+                                      "64K",       "--p2p-stepfactor",
+                                      "16",        "--p2p-iters",
+                                      "20",        "--p2p-bw-iters",
+                                      "3",         "--p2p-window",
+                                      "4",         "--skip-report",
+                                      "--timeout", "60",
+                                      "--format",  "csv"});
+  INFO(r.describe());
+  REQUIRE(r.script.exit_code == 0);
+  const std::string marker = "# results: ";
+  const auto at = r.err[0].find(marker);
+  REQUIRE(at != std::string::npos);
+  const std::string path =
+      r.err[0].substr(at + marker.size(), r.err[0].find('\n', at) - at - marker.size());
+  const json doc = json::parse(slurp(path));
+  CHECK(doc["complete"] == true);
+  CHECK(doc["environment"]["ucx_env_set"]["UCX_TLS"] == "^ud_verbs,sm");
+  for (const auto& [pair, lanes] : doc["environment"]["transports"].items()) {
+    CHECK(lanes.get<std::string>().find("rc_verbs/") != std::string::npos);
+  }
+  std::set<std::string> algorithms;
+  for (const auto& row : doc["collectives"]["rows"]) {
+    algorithms.insert(row["algorithm"].get<std::string>());
+    CHECK(row["wrong"] == 0);
+  }
+  CHECK(algorithms.size() >= 5);  // -A all: ring, tree, dbt, rhd, rd
 }

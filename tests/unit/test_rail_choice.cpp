@@ -17,9 +17,9 @@
 
 using namespace ibscope;
 using namespace ibscope::topo;
-using ibscope::test::dgx_like;
 using ibscope::measure::rail_link_problem;
 using ibscope::measure::RailSetup;
+using ibscope::test::dgx_like;
 
 namespace {
 
