@@ -132,6 +132,10 @@ int exit_code_of(int status) {
   ::dup2(err_fd, STDERR_FILENO);
   ::signal(SIGINT, SIG_DFL);
   ::signal(SIGTERM, SIG_DFL);
+  // Its own process group: a terminal's Ctrl-C reaches the launcher only, which forwards it
+  // once; with the ranks in the terminal's group they would get it twice, and the second
+  // signal ends a rank at once, before it writes what it measured (core/interrupt.hpp).
+  ::setpgid(0, 0);
   ::setenv("IBSCOPE_RANK", std::to_string(rank).c_str(), 1);
   ::setenv("IBSCOPE_SIZE", std::to_string(o.np).c_str(), 1);
   ::setenv("IBSCOPE_ROOT", root.c_str(), 1);

@@ -13,7 +13,8 @@ struct CommandHelp {
 };
 
 constexpr std::string_view kSweepExit =
-    "0 success, 1 the measurement failed (#wrong > 0, a lost peer, a deadline), 2 usage.";
+    "0 success, 1 the measurement failed (#wrong > 0, a lost peer, a deadline), 2 usage, "
+    "128+N interrupted by signal N (130 Ctrl-C, 143 SIGTERM; the rows so far are kept).";
 
 constexpr CommandHelp kHelp[] = {
     {"run",

@@ -14,6 +14,7 @@
 #include "ibscope/build_info.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
+#include "ibscope/core/interrupt.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/measure/rail_setup.hpp"
 #include "ibscope/output/console.hpp"
@@ -203,11 +204,15 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       return bootstrap::run_local_launcher(
           bootstrap::LocalLaunchOptions{common.np, timeout_s, argv});
     }
+    // A rank: SIGINT/SIGTERM/SIGHUP stop the job at the next wait, and rank 0 writes the rows
+    // so far (the local launcher above forwards signals to its ranks instead).
+    install_interrupt_handlers();
     if (env.kind == bootstrap::LaunchKind::kTcp)
       log::set_identity(env.rank, bootstrap::local_hostname());
     boot = env.kind == bootstrap::LaunchKind::kLocal ? bootstrap::make_single_bootstrap(timeout_s)
                                                      : bootstrap::connect_bootstrap(env, timeout_s);
     const EnvVars user_ucx_env = process_env_with_prefix("UCX_");
+    set_interrupt_identity(boot->describe(boot->rank()));
     std::optional<ucx::Comm> comm;
     if (transport == JobTransport::kUcx) {
       rail = measure::set_up_rail(*boot, measure::RailRequest{common.nic, !common.no_bind});
@@ -267,6 +272,9 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       } catch (const std::exception& w) {
         log::error("could not write partial results: {}", w.what());
       }
+    }
+    if (const auto* interrupted = dynamic_cast<const InterruptedError*>(&e)) {
+      return 128 + interrupted->signal();
     }
     return exit_status(e.kind());
   } catch (const std::exception& e) {

@@ -18,6 +18,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
       return "timeout";
     case ErrorKind::kVerification:
       return "verification";
+    case ErrorKind::kInterrupted:
+      return "interrupted";
   }
   return "unknown";
 }

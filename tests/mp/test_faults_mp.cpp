@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "ibscope/bootstrap/socket.hpp"
@@ -159,4 +160,68 @@ TEST_CASE("a NIC (--nic) the host lacks is a usage error listing what it has",
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--nic mlx5_7: ") &&
                         Catch::Contains("has no RDMA device of that name (it has: none)"));
+}
+
+namespace {
+
+// Starts a 3-rank sweep through the local launcher, waits until every rank is up and the first
+// rows are measured, and returns it running.
+Running start_long_sweep(const std::string& out) {
+  Running job = start_process({{"allreduce", "--np", "3", "-b", "8", "-e", "64M", "-f", "2", "-n",
+                                "200", "--timeout", "30", "--out", out},
+                               {},
+                               120});
+  for (int i = 0; i < 100 && children_of(job.pid).size() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // rows of the small sizes are done
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("Ctrl-C (SIGINT to the launcher) keeps every row measured, exit 130",
+          "[mp][faults][signals]") {
+  const std::string out = make_temp_dir();
+  Running job = start_long_sweep(out);
+  const std::vector<int> ranks = children_of(job.pid);
+  const auto sent_at = std::chrono::steady_clock::now();
+  ::kill(job.pid, SIGINT);
+  const auto res = wait_process(job);
+  const double after_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count();
+  INFO(describe(res));
+  CHECK_FALSE(res.timed_out);
+  CHECK(res.exit_code == 130);
+  CHECK(after_s < 10);
+  CHECK_THAT(res.err, Catch::Contains("interrupted by SIGINT on rank 0"));
+  const auto doc = load_run_results(res);
+  CHECK_FALSE(doc["complete"].get<bool>());
+  CHECK(doc["error"]["kind"] == "interrupted");
+  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("interrupted by SIGINT"));
+  // Every row printed before the signal is in the file.
+  std::size_t printed = 0;
+  std::istringstream lines(res.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] != '#') ++printed;
+  }
+  CHECK(printed >= 2);
+  CHECK(doc["collectives"]["rows"].size() >= 2 * printed);  // out of place + in place per line
+  for (int pid : ranks) CHECK(::kill(pid, 0) != 0);         // no rank left running
+}
+
+TEST_CASE("a second Ctrl-C ends the job at once", "[mp][faults][signals]") {
+  const std::string out = make_temp_dir();
+  Running job = start_long_sweep(out);
+  ::kill(job.pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto second_at = std::chrono::steady_clock::now();
+  ::kill(job.pid, SIGINT);
+  const auto res = wait_process(job);
+  const double after_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - second_at).count();
+  INFO(describe(res));
+  CHECK_FALSE(res.timed_out);
+  CHECK(res.exit_code != 0);
+  CHECK(after_s < 1.5);
 }

@@ -14,11 +14,13 @@ enum class ErrorKind {
   kRemote,        ///< a peer rank failed, vanished or refused us
   kTimeout,       ///< a deadline passed; the message names who never arrived
   kVerification,  ///< a collective produced wrong data
+  kInterrupted,   ///< a signal (SIGINT, SIGTERM, ...) stopped the run (core/interrupt.hpp)
 };
 
 std::string_view to_string(ErrorKind kind) noexcept;
 
-/// Exit status for an error kind: 2 for usage, 1 for every measurement failure.
+/// Exit status for an error kind: 2 for usage, 1 for every measurement failure (an interrupted
+/// run exits 128 + the signal: InterruptedError carries it).
 int exit_status(ErrorKind kind) noexcept;
 
 class Error : public std::runtime_error {

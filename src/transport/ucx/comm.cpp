@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/interrupt.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/topo/cpu.hpp"
 #include "ibscope/transport/ucx/staged_transfer.hpp"
@@ -271,6 +272,7 @@ int stalled_peer(std::span<Request> requests, std::size_t first_pending, const C
 
 void Comm::poll_health(std::string_view what, const Deadline& deadline, int waiting_for) {
   if ((++health_counter_ & 0xf) != 0) return;
+  throw_if_interrupted();
   const auto now = Clock::now();
   if (now < next_health_check) return;
   next_health_check = now + std::chrono::milliseconds(10);
