@@ -62,8 +62,7 @@ void set_interrupt_identity(std::string who) { identity() = std::move(who); }
 void throw_if_interrupted() {
   const int sig = g_signal;
   if (sig == 0) return;
-  throw InterruptedError(sig,
-                         fmt::format("interrupted by {} on {}", signal_name(sig), identity()));
+  throw InterruptedError(sig, fmt::format("interrupted by {} on {}", signal_name(sig), identity()));
 }
 
 void reset_interrupt_for_tests() noexcept { g_signal = 0; }
