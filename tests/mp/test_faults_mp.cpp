@@ -181,7 +181,7 @@ Running start_long_sweep(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("Ctrl-C (SIGINT to the launcher) keeps every row measured, exit 130",
+TEST_CASE("Ctrl-C (SIGINT to the launcher) keeps every row measured and exits 130",
           "[mp][faults][signals]") {
   const std::string out = make_temp_dir();
   Running job = start_long_sweep(out);
