@@ -99,7 +99,8 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
     std::vector<std::string> lanes;
     for (int r = 0; r < comm->size(); ++r) {
       if (r == boot.rank()) continue;
-      for (auto& d : ucx::lane_devices(comm->transports(r))) {
+      // mine[r + 1] is this rank's transport summary to r (above): not printed again.
+      for (auto& d : ucx::lane_devices(mine[static_cast<std::size_t>(r) + 1])) {
         if (std::find(lanes.begin(), lanes.end(), d) == lanes.end()) lanes.push_back(d);
       }
     }

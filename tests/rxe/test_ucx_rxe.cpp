@@ -53,12 +53,10 @@ int next_port() {
   return port++;
 }
 
-/// ibscope `args` as `hosts` emulated hosts x `per` ranks each; `host_args`: '|' between hosts.
-HostsRun run_hosts(int hosts, int per, std::vector<std::string> args,
-                   const std::string& host_args = "") {
-  static int run = 0;
-  const std::filesystem::path logs =
-      std::filesystem::path("/tmp/ibscope-rxe-hosts") / std::to_string(run++);
+/// emulated_hosts.sh running ibscope `args` as `hosts` emulated hosts x `per` ranks each, rank
+/// logs under `logs`; `host_args`: '|' between hosts.
+ProcessSpec hosts_spec(const std::filesystem::path& logs, int hosts, int per,
+                       std::vector<std::string> args, const std::string& host_args) {
   std::filesystem::remove_all(logs);
   ProcessSpec spec;
   spec.binary = rxe::find_in_path("bash");
@@ -80,9 +78,14 @@ HostsRun run_hosts(int hosts, int per, std::vector<std::string> args,
   spec.args.insert(spec.args.end(), args.begin(), args.end());
   spec.env["IBSCOPE_BINARY"] = IBSCOPE_BINARY;
   spec.limit_s = 240;
+  return spec;
+}
+
+/// Each rank's stdout, stderr and exit status (-1: none recorded) from the logs.
+HostsRun collect_ranks(ProcessResult script, const std::filesystem::path& logs, int ranks) {
   HostsRun r;
-  r.script = run_process(spec);
-  for (int i = 0; i < hosts * per; ++i) {
+  r.script = std::move(script);
+  for (int i = 0; i < ranks; ++i) {
     const std::string name = "rank" + std::to_string(i);
     r.out.push_back(slurp(logs / (name + ".out")));
     r.err.push_back(slurp(logs / (name + ".err")));
@@ -90,6 +93,16 @@ HostsRun run_hosts(int hosts, int per, std::vector<std::string> args,
     r.rc.push_back(rc.empty() ? -1 : std::stoi(rc));
   }
   return r;
+}
+
+/// ibscope `args` as `hosts` emulated hosts x `per` ranks each; `host_args`: '|' between hosts.
+HostsRun run_hosts(int hosts, int per, std::vector<std::string> args,
+                   const std::string& host_args = "") {
+  static int run = 0;
+  const std::filesystem::path logs =
+      std::filesystem::path("/tmp/ibscope-rxe-hosts") / std::to_string(run++);
+  return collect_ranks(run_process(hosts_spec(logs, hosts, per, std::move(args), host_args)), logs,
+                       hosts * per);
 }
 
 /// Every "wrong" count anywhere in `j`.
@@ -234,38 +247,10 @@ TEST_CASE(
       "--nic " + dev[0] + "," + dev[2] + "|--nic " + dev[1] + "," + dev[3];
   constexpr double kTimeoutS = 8;
   const std::filesystem::path logs = "/tmp/ibscope-rxe-hosts/cut";
-  std::filesystem::remove_all(logs);
-  ProcessSpec spec;
-  spec.binary = rxe::find_in_path("bash");
-  spec.args = {IBSCOPE_RXE_SCRIPTS "/emulated_hosts.sh",
-               "--logs",
-               logs.string(),
-               "--hosts",
-               "2",
-               "--per",
-               "2",
-               "--port",
-               std::to_string(next_port()),
-               "--host-args",
-               host_args,
-               "--limit",
-               "200",
-               "--",
-               "allreduce",
-               "-b",
-               "64K",
-               "-e",
-               "64K",
-               "-n",
-               "100000",
-               "-w",
-               "2",
-               "--timeout",
-               "8",
-               "--out",
-               "/tmp/ibscope-rxe-results"};
-  spec.env["IBSCOPE_BINARY"] = IBSCOPE_BINARY;
-  spec.limit_s = 240;
+  const ProcessSpec spec = hosts_spec(
+      logs, 2, 2,
+      {"allreduce", "-b", "64K", "-e", "64K", "-n", "100000", "-w", "2", "--timeout", "8"},
+      host_args);
   auto running = ibscope::test::start_process(spec);
   // Cut once rank 0 printed its table header (the timed loop has begun).
   const auto started = std::chrono::steady_clock::now();
@@ -282,23 +267,15 @@ TEST_CASE(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_at).count();
   REQUIRE(std::system(("ip link set " + cut + " up").c_str()) == 0);
 
-  std::string all_err;
-  std::vector<int> rc;
-  for (int r = 0; r < 4; ++r) {
-    const std::string name = "rank" + std::to_string(r);
-    all_err += "--- " + name + " (exit " + slurp(logs / (name + ".rc")) + ")\n" +
-               slurp(logs / (name + ".err"));
-    const std::string text = slurp(logs / (name + ".rc"));
-    rc.push_back(text.empty() ? -1 : std::stoi(text));
-  }
-  INFO(all_err << "\nrank 0 stdout:\n" << slurp(logs / "rank0.out").substr(0, 3000));
+  const HostsRun ranks = collect_ranks(script, logs, 4);
+  INFO(ranks.describe());
   INFO("the last rank ended " << after_cut_s << " s after the cut");
-  for (int r = 0; r < 4; ++r) CHECK(rc[static_cast<std::size_t>(r)] != 0);  // nobody hangs on
+  for (int rc : ranks.rc) CHECK(rc != 0);  // nobody hangs on
   CHECK(after_cut_s < kTimeoutS + 5);
   // Rail B's ranks (local rank 1: ranks 1 and 3) say that their own NIC went down, with host
   // and NIC; rail A's ranks only time out waiting for a peer (the ring stalls everywhere).
   for (int r = 0; r < 4; ++r) {
-    const std::string err = slurp(logs / ("rank" + std::to_string(r) + ".err"));
+    const std::string& err = ranks.err[static_cast<std::size_t>(r)];
     const std::string nic = dev[static_cast<std::size_t>(r % 2 == 1 ? 2 + r / 2 : r / 2)] + ":1";
     INFO("rank " << r << " on " << nic);
     CHECK_THAT(err, Catch::Contains("ibscope[rank " + std::to_string(r) + " g" +
@@ -312,8 +289,7 @@ TEST_CASE(
     }
   }
   // The partial results keep what was measured before the cut.
-  const std::string out0 = slurp(logs / "rank0.out");
-  CHECK_THAT(out0, Catch::Contains("# partial results (incomplete): "));
+  CHECK_THAT(ranks.out[0], Catch::Contains("# partial results (incomplete): "));
 }
 
 TEST_CASE("ibscope run between two emulated hosts: links, every all-reduce algorithm, the model",

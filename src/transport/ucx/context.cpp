@@ -8,6 +8,7 @@
 #include <span>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/transport/ucx/env_plan.hpp"
 
 namespace ibscope::ucx {
 
@@ -25,13 +26,7 @@ bool uses_shared_memory(const char* ucx_tls) noexcept {
       exclusion ? std::span<const std::string_view>(kExcluding)
                 : std::span<const std::string_view>(kIncluding);
   for (std::string_view name : names) {
-    std::size_t at = 0;
-    while ((at = tls.find(name, at)) != std::string_view::npos) {
-      const bool starts = at == 0 || tls[at - 1] == ',';
-      const bool ends = at + name.size() == tls.size() || tls[at + name.size()] == ',';
-      if (starts && ends) return !exclusion;
-      at += name.size();
-    }
+    if (tls_names(tls, name)) return !exclusion;
   }
   return exclusion;
 }

@@ -8,6 +8,13 @@ namespace ibscope::ucx {
 
 namespace {
 
+bool user_set(const EnvVars& env, const std::string& name) {
+  const auto it = env.find(name);
+  return it != env.end() && !it->second.empty();
+}
+
+}  // namespace
+
 bool tls_names(std::string_view list, std::string_view name) {
   while (!list.empty()) {
     const auto comma = list.find(',');
@@ -17,13 +24,6 @@ bool tls_names(std::string_view list, std::string_view name) {
   }
   return false;
 }
-
-bool user_set(const EnvVars& env, const std::string& name) {
-  const auto it = env.find(name);
-  return it != env.end() && !it->second.empty();
-}
-
-}  // namespace
 
 bool tls_allows_ud_verbs(std::string_view tls) {
   if (tls.empty()) return true;

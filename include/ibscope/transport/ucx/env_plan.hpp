@@ -44,6 +44,10 @@ EnvPlan plan_ucx_env(const EnvVars& ucx_env, const std::optional<topo::RailChoic
 /// exclusion list ("^...") that names none of "ud", "ud_verbs", "ib".
 bool tls_allows_ud_verbs(std::string_view tls);
 
+/// Whether the comma list `tls` (a UCX_TLS value, without a leading '^') names `name` as one
+/// of its items ("rc,ud" names "ud", not "u").
+bool tls_names(std::string_view tls, std::string_view name);
+
 /// Sets every variable of `plan.set` in this process's environment (before ucp_init).
 void apply(const EnvPlan& plan);
 
