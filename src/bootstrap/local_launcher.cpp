@@ -177,6 +177,7 @@ int run_local_launcher(const LocalLaunchOptions& o) {
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGHUP, &sa, nullptr);
+  if (o.forward_usr1) ::sigaction(SIGUSR1, &sa, nullptr);
 
   std::vector<Child> children(static_cast<std::size_t>(o.np));
   for (int r = 0; r < o.np; ++r) {

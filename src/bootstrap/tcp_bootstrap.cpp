@@ -171,6 +171,7 @@ class TcpBootstrap final : public Bootstrap {
   void throw_if_aborted_locked() {
     if (!abort_) return;
     if (abort_->kind == wire::AbortKind::kTimeout) throw TimeoutError(abort_->reason);
+    if (root_lost_) throw RootLostError(abort_->reason);
     throw RemoteError(abort_->reason);
   }
 
@@ -214,6 +215,7 @@ class TcpBootstrap final : public Bootstrap {
                            fmt::format("lost the bootstrap connection to rank 0 at {} (rank 0 "
                                        "exited or crashed): {}",
                                        root_.str(), lost)};
+      root_lost_ = true;
     }
     cv_.notify_all();
   }
@@ -228,6 +230,7 @@ class TcpBootstrap final : public Bootstrap {
   std::condition_variable cv_;
   std::map<std::uint64_t, std::vector<Bytes>> results_;
   std::optional<wire::Abort> abort_;
+  bool root_lost_ = false;   // abort_ says rank 0 is gone (guarded by mutex_)
   bool sent_abort_ = false;  // this rank told the job to stop (guarded by mutex_)
   std::uint64_t next_seq_ = 0;
 };

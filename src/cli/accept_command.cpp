@@ -126,16 +126,19 @@ int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
+    ctx.rows_recorded();
   };
   sinks.probe = [&](const std::vector<measure::ProbeRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
+    ctx.rows_recorded();
   };
   sinks.collective = [&](const std::vector<measure::CollectiveRow>& rows) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
+    ctx.rows_recorded();
   };
   sinks.phase = [&](std::string_view phase) {
     if (out != nullptr) {

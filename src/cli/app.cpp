@@ -25,6 +25,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/results/loader.hpp"
+#include "ibscope/results/results_file.hpp"
 #include "ibscope/transport/ucx/context.hpp"
 
 namespace ibscope::cli {
@@ -184,6 +185,25 @@ Command add_validate_command(CLI::App& app, JobFlags&) {
   return {sub, [files]() -> int { return validate_files(*files); }};
 }
 
+Command add_recover_command(CLI::App& app, JobFlags&) {
+  auto checkpoint = std::make_shared<std::string>();
+  auto out_dir = std::make_shared<std::string>();
+  auto* sub = app.add_subcommand(
+      "recover",
+      "Turn the checkpoint a killed or crashed rank 0 left (ibscope-*.json.partial) into a "
+      "results file marked incomplete, beside it or in --out");
+  sub->add_option("checkpoint", *checkpoint, "The checkpoint file (ibscope-...json.partial)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--out", *out_dir, "Folder for the results file (default: the checkpoint's)");
+  return {sub, [checkpoint, out_dir]() -> int {
+            const results::Recovered r = results::recover(*checkpoint, *out_dir);
+            fmt::print("{}: {} rows recovered (incomplete run)\n# results: {}\n", *checkpoint,
+                       r.rows, r.path.string());
+            return 0;
+          }};
+}
+
 Command add_algorithms_command(CLI::App& app, JobFlags&) {
   return {app.add_subcommand("algorithms", "List the collective algorithms"), list_algorithms};
 }
@@ -255,6 +275,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
   constexpr AddCommand kCommands[] = {add_p2p_command,
                                       add_soak_command,
                                       add_validate_command,
+                                      add_recover_command,
                                       add_algorithms_command,
                                       add_topo_command,
                                       add_probe_command,
@@ -297,6 +318,7 @@ int run(int argc, char** argv) {
       "  ibscope model --preset llama3-70b --inter-bw-gbps 48 --inter-links 8 --intra-bw-gbps 450\n"
       "  ibscope soak --np 4 --duration 8h   # verified all-reduce for hours: drift, RSS, #wrong\n"
       "  ibscope validate results/*.json\n"
+      "  ibscope recover results/ibscope-allreduce-...json.partial  # what a killed rank 0 kept\n"
       "Exit status: 0 success, 1 measurement failed (#wrong, lost peer, deadline), 2 usage.");
 
   JobFlags job_flags;

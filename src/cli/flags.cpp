@@ -28,6 +28,9 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
       ->check(CLI::IsMember({"table", "csv", "json"}));
   app.add_flag(short_quiet ? "-q,--quiet" : "--quiet", f.quiet,
                "No banner or tables; errors and the results path only");
+  app.add_flag("--stop-on-usr1", f.stop_on_usr1,
+               "SIGUSR1 stops the run cleanly as SIGTERM does, keeping the rows measured "
+               "(sbatch --signal=USR1@120: stop before the time limit); exit status 138");
 }
 
 void add_rail_flags(CLI::App& app, CommonFlags& f) {

@@ -51,12 +51,19 @@ constexpr CommandHelp kHelp[] = {
      "  ibscope p2p --np 2 --tests latency -e 64K\n"
      "  ibscope p2p --np 4 --tests bw,bibw -b 4K -e 16M    # every pair, disjoint rounds\n"
      "  srun --mpi=pmix -N 8 --ntasks-per-node=1 ibscope p2p --tests bw --pairs all\n",
-     "0 success, 1 the measurement failed (a lost peer, a deadline), 2 usage."},
+     "0 success, 1 the measurement failed (a lost peer, a deadline), 2 usage, 128+N "
+     "interrupted by signal N (the rows so far are kept)."},
     {"validate",
      "  ibscope validate results/*.json\n"
      "  ibscope validate results/ibscope-allreduce-20261203T101500Z-1a2b3c.json\n",
      "0 every file is valid, 2 a file is unreadable or malformed (the message names the file "
      "and the JSON path)."},
+    {"recover",
+     "  ibscope recover results/ibscope-allreduce-20261203T101500Z-1a2b3c.json.partial\n"
+     "  ibscope recover /scratch/run7/ibscope-accept-20261203T101500Z-9f8e7d.json.partial "
+     "--out results\n",
+     "0 the results file is written (incomplete, with every row the checkpoint held), 1 it "
+     "exists already or cannot be written, 2 not a checkpoint or malformed."},
     {"algorithms",
      "  ibscope algorithms\n"
      "  ibscope algorithms | grep allreduce\n",
@@ -72,7 +79,8 @@ constexpr CommandHelp kHelp[] = {
      "  srun -N 16 ibscope probe write_lat --pairs all    # every node pair, a latency matrix\n"
      "  mpirun -np 8 --map-by node ibscope probe send_bw -d mlx5_0,mlx5_1 -B -q 4\n",
      "0 success, 1 the probe failed (no RDMA device or provider, a port down, a refused QP "
-     "transition, a failed completion, a lost peer, a deadline), 2 usage."},
+     "transition, a failed completion, a lost peer, a deadline), 2 usage, 128+N interrupted by "
+     "signal N (the rows so far are kept)."},
     {"accept",
      "  srun --mpi=pmix -N 64 --ntasks-per-node=1 ibscope accept --out results/accept\n"
      "  srun --mpi=pmix -N 64 ibscope accept --transport ucx --expect-gbps 400 --link-kind ib\n"
@@ -82,7 +90,8 @@ constexpr CommandHelp kHelp[] = {
      "  srun --mpi=pmix -N 64 ibscope accept \\\n"
      "      --prometheus-file /var/lib/node_exporter/textfile/ibscope.prom\n",
      "0 pass, 1 fail (a link, NIC or host failed its tests, a straggler, #wrong > 0, or a "
-     "measurement error), 2 usage."},
+     "measurement error), 2 usage, 128+N interrupted by signal N (the links measured so far "
+     "are kept as p2p/probe rows; no verdict)."},
     {"fit", "",
      "0 success, 2 usage (a malformed results file, nothing to fit, an output file that "
      "exists)."},

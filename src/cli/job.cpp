@@ -191,23 +191,44 @@ ucx::Comm& JobContext::comm() const {
   return *comm_ptr;
 }
 
+void JobContext::rows_recorded() {
+  ++batches_recorded;
+  if (results != nullptr && results_file != nullptr && !checkpoint_failed) {
+    try {
+      results_file->checkpoint(*results);
+    } catch (const SystemError& e) {
+      // The run goes on: its results file is written at the end as always.
+      checkpoint_failed = true;
+      log::warn(
+          "cannot keep the checkpoint of the rows measured so far ({}); a crash of rank 0 "
+          "would lose them",
+          e.what());
+    }
+  }
+  if (crash_hook && crash_hook->rank == bootstrap.rank() &&
+      crash_hook->after_batches == batches_recorded) {
+    crash_now(*crash_hook);
+  }
+}
+
 int run_job(const std::string& subcommand, const CommonFlags& common,
             const std::vector<std::string>& argv, const JobBody& body, JobTransport transport,
             const AfterWrite& after_write) {
   std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<results::Document> doc;
   std::optional<measure::RailSetup> rail;
+  std::optional<results::ResultsFile> results_file;
   const bool table = common.format == "table" && !common.quiet;
   try {
     const double timeout_s = parse_timeout_s(common);
     const bootstrap::LaunchEnv env = bootstrap::detect_launch_from_process_env();
     if (env.kind == bootstrap::LaunchKind::kLocal && common.np > 1) {
       return bootstrap::run_local_launcher(
-          bootstrap::LocalLaunchOptions{common.np, timeout_s, argv});
+          bootstrap::LocalLaunchOptions{common.np, timeout_s, argv, common.stop_on_usr1});
     }
     // A rank: SIGINT/SIGTERM/SIGHUP stop the job at the next wait, and rank 0 writes the rows
     // so far (the local launcher above forwards signals to its ranks instead).
-    install_interrupt_handlers();
+    install_interrupt_handlers(common.stop_on_usr1);
     if (env.kind == bootstrap::LaunchKind::kTcp)
       log::set_identity(env.rank, bootstrap::local_hostname());
     boot = env.kind == bootstrap::LaunchKind::kLocal ? bootstrap::make_single_bootstrap(timeout_s)
@@ -220,8 +241,10 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       comm.emplace(*boot);
     }
     ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
-    if (boot->rank() == 0)
+    if (boot->rank() == 0) {
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
+      results_file = results::ResultsFile::reserve(*doc, common.out_dir);
+    }
     output::BannerInfo banner;
     banner.command = subcommand;
     std::vector<FaultHook> hooks =
@@ -238,10 +261,16 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
                    timeout_s,
                    boot->rank() == 0 && !common.quiet && output::ProgressLine::stderr_is_terminal(),
                    std::move(hooks)};
+    ctx.crash_hook = crash_hook_from_env();
+    if (results_file) {
+      ctx.results_file = &*results_file;
+      // Before any row: a rank 0 that dies now still leaves the job's description.
+      results_file->checkpoint(*doc);
+    }
     const int status = body(ctx);
     if (comm) comm->close();
     if (doc) {
-      const auto path = results::write(*doc, common.out_dir);
+      const auto path = results_file->write(*doc);
       if (common.format == "json") fmt::print("{}", results::to_text(*doc));
       if (common.format == "csv") {
         fmt::print("{}", output::results_csv(*doc));
@@ -263,12 +292,20 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       // A stall or peer failure whose cause is this rank's own link: say so on its line.
       if (const auto link = measure::rail_link_problem(*rail)) message += "; " + *link;
     }
+    if (boot && boot->rank() == 1 && dynamic_cast<const bootstrap::RootLostError*>(&e)) {
+      // One line for the job (not one per rank): where rank 0's rows are now.
+      message += fmt::format(
+          "; what rank 0 measured is in its checkpoint {}/ibscope-{}-*.json.partial on {} "
+          "(`ibscope recover` makes a results file of it)",
+          common.out_dir, subcommand, boot->hosts().at(0));
+    }
     log::error("{}", message);
     if (boot) boot->abort_job(message);
     if (doc) {
       try {
         doc->fail(std::string(to_string(e.kind())), message);
-        const auto path = results::write(*doc, common.out_dir);
+        const auto path =
+            results_file ? results_file->write(*doc) : results::write(*doc, common.out_dir);
         print_results_path(fmt::format("# partial results (incomplete): {}", path.string()), table);
       } catch (const std::exception& w) {
         log::error("could not write partial results: {}", w.what());

@@ -261,6 +261,7 @@ int probe_body(JobContext& ctx, const ProbeFlags& flags) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
+    ctx.rows_recorded();
     if (table) table->rows(rows);
   };
   probes::run_probe(ctx.bootstrap, o, sinks);

@@ -25,7 +25,8 @@ constexpr const char* kSoakFooter =
     "  ibscope soak --np 4 --duration 1h --max-rss-growth 16M --max-drift 20\n"
     "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope soak --duration 12h --mem cuda\n"
     "Exit status: 0 PASS, 1 FAIL (#wrong > 0, a rank's RSS grew more than --max-rss-growth "
-    "after window 0, drift above --max-drift when given, a lost peer, a deadline), 2 usage.";
+    "after window 0, drift above --max-drift when given, a lost peer, a deadline), 2 usage, "
+    "128+N interrupted by signal N (the windows so far are kept; no verdict).";
 
 }  // namespace
 
@@ -121,9 +122,9 @@ int soak_body(JobContext& ctx, const collectives::SoakOptions& options) {
   if (ctx.results != nullptr) ctx.results->soak = results::Soak{params_of(o), {}, std::nullopt};
   windows = collectives::run_soak(ctx.comm(), o, [&](const measure::SoakWindow& w) {
     if (table) table->window(w);
-    if (ctx.results == nullptr) return;
     // Kept current, so a run that fails later still has its windows in the partial results.
-    ctx.results->soak->windows.push_back(w);
+    if (ctx.results != nullptr) ctx.results->soak->windows.push_back(w);
+    ctx.rows_recorded();
   });
   measure::SoakSummary summary = measure::summarize_soak(windows, o.thresholds);
   // A hook forges what was measured (core/fault_hooks.hpp): no verdict of such a run passes.

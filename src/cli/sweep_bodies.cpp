@@ -89,6 +89,7 @@ int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& 
           all_rows.push_back(r);
           all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
         }
+        ctx.rows_recorded();
         progress.clear();
         if (table) table->rows(rows);
       });
@@ -150,6 +151,7 @@ int p2p_body(JobContext& ctx, const measure::P2pOptions& options) {
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
     }
+    ctx.rows_recorded();
     progress.clear();
     if (table) table->rows(rows);
   });

@@ -2,13 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-
 #include "document_json.hpp"
 #include "ibscope/build_info.hpp"
-#include "ibscope/core/atomic_file.hpp"
-#include "ibscope/core/error.hpp"
-#include "ibscope/core/random_hex.hpp"
+#include "ibscope/results/results_file.hpp"
 
 namespace ibscope::results {
 
@@ -26,26 +22,7 @@ Document Document::start(std::string subcommand, std::vector<std::string> argv) 
 std::string to_text(const Document& doc) { return to_json(doc).dump(1) + "\n"; }
 
 std::filesystem::path write(Document& doc, const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    throw SystemError(fmt::format("cannot create results folder {}", dir.string()), ec.value());
-  }
-  doc.finished_utc = utc_now_iso8601();
-  std::string stamp = doc.started_utc;
-  std::erase(stamp, '-');
-  std::erase(stamp, ':');
-  const std::string content = to_text(doc);
-  for (int attempt = 0;; ++attempt) {
-    const auto path =
-        dir / fmt::format("ibscope-{}-{}-{}.json", doc.command.subcommand, stamp, random_hex(6));
-    try {
-      write_file_exclusive(path, content);
-      return path;
-    } catch (const SystemError& e) {
-      if (e.errno_value() != EEXIST || attempt >= 3) throw;
-    }
-  }
+  return ResultsFile::reserve(doc, dir).write(doc);
 }
 
 }  // namespace ibscope::results

@@ -25,6 +25,7 @@
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/build_info.hpp"
 #include "results_json.hpp"
+#include "run_files.hpp"
 
 using namespace ibscope::test;
 
@@ -451,4 +452,35 @@ TEST_CASE("a task killed under srun with the TCP store: every survivor names it 
     CHECK(r.err.substr(at, r.err.find('\n', at) - at).find("rank 2 (") != std::string::npos);
   }
   CHECK(r.err.find("Exited with exit code 1") != std::string::npos);
+}
+
+TEST_CASE("scancel of a running srun step keeps every row measured and says SIGTERM",
+          "[mp][launcher][slurm][signals]") {
+  auto cluster = SlurmCluster::start();
+  if (!cluster) return;
+  const std::string out = make_temp_dir();
+  Running job = start_process(cluster->srun(
+      {"--mpi=pmix", "-n", "2", "--overcommit", "-J", "ibscope-scancel", ibscope_binary(),
+       "allreduce", "-b", "8", "-e", "256M", "-n", "200", "--timeout", "30", "--out", out},
+      90));
+  const bool ready = wait_for_checkpoint(out, 4, "collectives");
+  // scancel: SIGTERM to every task, SIGKILL after KillWait (2 s in tests/launchers/slurm.sh).
+  const auto cancel = run_process({{"-c", "scancel --name ibscope-scancel"},
+                                   {{"SLURM_CONF", cluster->conf()}},
+                                   30,
+                                   "/bin/bash"});
+  const auto r = wait_process(job);
+  INFO(describe(r) << "\nscancel: " << describe(cancel));
+  REQUIRE(ready);
+  CHECK(cancel.exit_code == 0);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code != 0);
+  const auto doc = load_run_results(r);
+  CHECK_FALSE(doc["complete"].get<bool>());
+  CHECK(doc["error"]["kind"] == "interrupted");
+  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("SIGTERM"));
+  CHECK(doc["collectives"]["rows"].size() >= 4);
+  CHECK(files_in(out).size() == 1);  // the results file; the checkpoint is gone
+  CHECK(cluster->task_pids(0).empty());
+  CHECK(cluster->task_pids(1).empty());
 }

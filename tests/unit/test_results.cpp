@@ -20,6 +20,7 @@
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/output/results_csv.hpp"
 #include "ibscope/results/loader.hpp"
+#include "ibscope/results/results_file.hpp"
 #include "ibscope/results/writer.hpp"
 
 namespace fs = std::filesystem;
@@ -497,4 +498,83 @@ TEST_CASE("results: acceptance and soak sections read back to the same document"
   CHECK(back.soak->windows.size() == 1);
   CHECK(back.soak->summary->reasons == std::vector<std::string>{"drift"});
   CHECK(json::parse(read_text(path))["acceptance"]["links"][0]["expected_gbps"].is_null());
+}
+
+TEST_CASE("a checkpoint holds every row added so far and is a loadable incomplete run",
+          "[results][checkpoint]") {
+  TempDir dir;
+  auto doc = sample_document();
+  const auto file = results::ResultsFile::reserve(doc, dir.path() / "out");
+  CHECK(file.checkpoint_path().string() == file.path().string() + ".partial");
+  file.checkpoint(doc);
+  doc.add_row(sample_collective_row());
+  file.checkpoint(doc);  // replaced, not a second file
+  CHECK(list_dir(dir.path() / "out") ==
+        std::vector<std::string>{file.checkpoint_path().filename().string()});
+  const json j = load_json(file.checkpoint_path());
+  CHECK_FALSE(j["complete"].get<bool>());
+  CHECK(j["finished_utc"].is_null());
+  CHECK(j["error"]["kind"] == "unfinished");
+  CHECK(j["collectives"]["rows"].size() == 2);
+  CHECK(j["p2p"]["rows"].size() == 1);
+  CHECK_THAT(j["error"]["message"].get<std::string>(),
+             Catch::Contains("holds the 3 rows measured until") &&
+                 Catch::Contains("ibscope recover " + file.checkpoint_path().string()));
+  // The document itself is untouched: the run is still going.
+  CHECK(doc.complete);
+  CHECK_FALSE(doc.error.has_value());
+}
+
+TEST_CASE("writing the results file removes the checkpoint and never overwrites",
+          "[results][checkpoint]") {
+  TempDir dir;
+  auto doc = sample_document();
+  const auto file = results::ResultsFile::reserve(doc, dir.path());
+  file.checkpoint(doc);
+  const fs::path written = file.write(doc);
+  CHECK(written == file.path());
+  CHECK(list_dir(dir.path()) == std::vector<std::string>{written.filename().string()});
+  CHECK(load_json(written)["complete"].get<bool>());
+  // The reserved name taken meanwhile: the second write goes to a fresh name.
+  const fs::path again = file.write(doc);
+  CHECK(again != written);
+  CHECK(list_dir(dir.path()).size() == 2);
+}
+
+TEST_CASE("recover makes a results file of a checkpoint and refuses everything else",
+          "[results][checkpoint]") {
+  TempDir dir;
+  auto doc = sample_document();
+  const auto file = results::ResultsFile::reserve(doc, dir.path());
+  file.checkpoint(doc);
+  const results::Recovered r = results::recover(file.checkpoint_path(), {});
+  CHECK(r.path == file.path());
+  CHECK(r.rows == 2);
+  const json j = load_json(r.path);
+  CHECK_FALSE(j["complete"].get<bool>());
+  CHECK(j["error"]["kind"] == "unfinished");
+  CHECK_THAT(j["error"]["message"].get<std::string>(),
+             Catch::StartsWith("recovered by `ibscope recover` from the checkpoint ") &&
+                 !Catch::Contains("`ibscope recover /"));
+  CHECK(fs::exists(file.checkpoint_path()));  // kept
+  // Twice: the results file exists, nothing is overwritten.
+  try {
+    (void)results::recover(file.checkpoint_path(), {});
+    FAIL("recovered twice");
+  } catch (const ibscope::SystemError& e) {
+    CHECK(e.errno_value() == EEXIST);
+    CHECK_THAT(e.what(), Catch::Contains("exists already"));
+  }
+  // Into another folder.
+  const results::Recovered elsewhere = results::recover(file.checkpoint_path(), dir.path() / "o");
+  CHECK(elsewhere.path == dir.path() / "o" / file.path().filename());
+  // A results file is not a checkpoint, recovered or complete, whatever its name.
+  CHECK_THROWS_WITH(results::recover(r.path, dir.path() / "p"),
+                    Catch::Contains("is not an ibscope checkpoint: a checkpoint's name ends in"));
+  const fs::path complete = results::write(doc, dir.path() / "c");
+  const fs::path renamed = complete.string() + ".partial";
+  fs::rename(complete, renamed);
+  CHECK_THROWS_WITH(
+      results::recover(renamed, dir.path() / "q"),
+      Catch::Contains("is not an ibscope checkpoint (a checkpoint has complete=false"));
 }

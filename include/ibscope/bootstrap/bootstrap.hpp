@@ -15,9 +15,18 @@
 #include <string_view>
 #include <vector>
 
+#include "ibscope/core/error.hpp"
+
 namespace ibscope::bootstrap {
 
 using Bytes = std::vector<std::byte>;
+
+/// Rank 0 is gone (its bootstrap connection closed without a goodbye): it cannot write the
+/// results, so what it measured is only in its checkpoint (results/results_file.hpp).
+class RootLostError : public RemoteError {
+ public:
+  using RemoteError::RemoteError;
+};
 
 class Bootstrap {
  public:

@@ -18,6 +18,7 @@ struct LocalLaunchOptions {
   int np = 2;
   double timeout_s = 60;
   std::vector<std::string> argv;  ///< the command line to run in each rank (argv[0] ignored)
+  bool forward_usr1 = false;      ///< forward SIGUSR1 too (--stop-on-usr1)
 };
 
 /// Runs the ranks to completion. Returns 0 when all succeeded, otherwise the worst status (a

@@ -17,8 +17,9 @@ struct CommonFlags {
   std::string out_dir = "results";
   std::string format = "table";
   bool quiet = false;
-  std::string nic;       ///< --nic (accept: -d/--ib-dev): each rank's UCX rail; "" = chosen
-  bool no_bind = false;  ///< --no-bind: leave CPUs and memory unbound
+  std::string nic;            ///< --nic (accept: -d/--ib-dev): each rank's UCX rail; "" = chosen
+  bool no_bind = false;       ///< --no-bind: leave CPUs and memory unbound
+  bool stop_on_usr1 = false;  ///< --stop-on-usr1: SIGUSR1 stops the run as SIGTERM does
 };
 
 struct CollectiveFlags {

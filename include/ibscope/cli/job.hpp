@@ -7,13 +7,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
+#include "ibscope/cli/crash_hook.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/results/document.hpp"
+#include "ibscope/results/results_file.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope::cli {
@@ -34,8 +37,21 @@ struct JobContext {
   /// the banner and the results' warnings already name them.
   std::vector<FaultHook> fault_hooks;
 
+  /// Rank 0's results file and checkpoint (results/results_file.hpp); nullptr elsewhere.
+  const results::ResultsFile* results_file = nullptr;
+  /// IBSCOPE_FAULT_CRASH_RANK (cli/crash_hook.hpp), when set.
+  std::optional<CrashHook> crash_hook = std::nullopt;
+
   /// The UCX communicator; only for jobs started with JobTransport::kUcx.
   ucx::Comm& comm() const;
+  /// Every rank calls this after each batch of rows (a sweep's message size, a soak's window)
+  /// that rank 0 added to `results`: rank 0 rewrites its checkpoint, so a crash loses at most
+  /// the batch in progress; the crash hook fires here.
+  void rows_recorded();
+
+  // Kept by rows_recorded() (public only so that the context stays an aggregate).
+  int batches_recorded = 0;
+  bool checkpoint_failed = false;
 };
 
 /// Returns the exit status the body wants (0, or 1 when a check failed).
