@@ -21,9 +21,10 @@ int parse_int_field(std::string_view text, std::string_view value, int min) {
     used = 0;
   }
   if (s.empty() || used != s.size() || v < min) {
-    throw UsageError(fmt::format("{}='{}': expected <rank>:<batches>[:ABRT|KILL|SEGV] with rank "
-                                 ">= 0 and batches >= 1",
-                                 kCrashHookVariable, value));
+    throw UsageError(
+        fmt::format("{}='{}': expected <rank>:<batches>[:ABRT|KILL|SEGV] with rank "
+                    ">= 0 and batches >= 1",
+                    kCrashHookVariable, value));
   }
   return v;
 }

@@ -300,7 +300,8 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
           common.out_dir, subcommand, boot->hosts().at(0));
     }
     log::error("{}", message);
-    if (boot) boot->abort_job(message);
+    // Rank 0 writes before it tells the job to stop: under PMIx the abort has the launcher
+    // (mpirun, srun) kill every rank, rank 0 included.
     if (doc) {
       try {
         doc->fail(std::string(to_string(e.kind())), message);
@@ -311,6 +312,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
         log::error("could not write partial results: {}", w.what());
       }
     }
+    if (boot) boot->abort_job(message);
     if (const auto* interrupted = dynamic_cast<const InterruptedError*>(&e)) {
       return 128 + interrupted->signal();
     }

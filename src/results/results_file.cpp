@@ -17,7 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path with_suffix(const fs::path& p) { return fs::path(p.string() + std::string(kCheckpointSuffix)); }
+fs::path with_suffix(const fs::path& p) {
+  return fs::path(p.string() + std::string(kCheckpointSuffix));
+}
 
 bool taken(const fs::path& p) {
   std::error_code ec;

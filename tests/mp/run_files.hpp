@@ -31,7 +31,7 @@ inline nlohmann::json read_json(const std::filesystem::path& p) {
 // Waits until the run writing to `out` has checkpointed at least `rows` rows (its collective
 // rows, or soak windows); false after `limit_s`.
 inline bool wait_for_checkpoint(const std::string& out, std::size_t rows, const char* section,
-                         double limit_s = 60) {
+                                double limit_s = 60) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
   while (std::chrono::steady_clock::now() < until) {
     for (const auto& f : files_in(out)) {

@@ -22,10 +22,10 @@ namespace {
 
 // An all-reduce sweep of 2 ranks, 8 B .. 1 MiB, with the crash hook set to `hook`.
 ProcessResult crashing_sweep(const std::string& hook, const std::string& out) {
-  return run_process({{"allreduce", "--np", "2", "-b", "8", "-e", "1M", "--timeout", "20",
-                       "--out", out},
-                      {{"IBSCOPE_FAULT_CRASH_RANK", hook}},
-                      90});
+  return run_process(
+      {{"allreduce", "--np", "2", "-b", "8", "-e", "1M", "--timeout", "20", "--out", out},
+       {{"IBSCOPE_FAULT_CRASH_RANK", hook}},
+       90});
 }
 
 // The run's only file in `out`, which must be its checkpoint.
@@ -142,10 +142,10 @@ TEST_CASE("soak stopped by SIGTERM keeps its windows and exits 143", "[mp][fault
 TEST_CASE("accept stopped by SIGINT keeps the rows it measured and exits 130",
           "[mp][faults][signals]") {
   const std::string out = make_temp_dir();
-  const auto r = signal_after_rows({"accept", "--np", "2", "--transport", "ucx", "-A", "ring",
-                                    "--ar-sizes", "8,1K,64K,1M,16M,64M,256M", "--ar-iters", "200",
-                                    "--timeout", "30", "--out", out},
-                                   out, 2, "collectives", SIGINT);
+  const auto r = signal_after_rows(
+      {"accept", "--np", "2", "--transport", "ucx", "-A", "ring", "--ar-sizes",
+       "8,1K,64K,1M,16M,64M,256M", "--ar-iters", "200", "--timeout", "30", "--out", out},
+      out, 2, "collectives", SIGINT);
   INFO(describe(r));
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code == 130);
@@ -157,8 +157,8 @@ TEST_CASE("accept stopped by SIGINT keeps the rows it measured and exits 130",
 TEST_CASE("--stop-on-usr1 makes SIGUSR1 stop the run cleanly with exit 138",
           "[mp][faults][signals]") {
   const std::string out = make_temp_dir();
-  const auto r = signal_after_rows({"allreduce", "--np", "2", "-b", "8", "-e", "256M", "-n",
-                                    "200", "--stop-on-usr1", "--timeout", "30", "--out", out},
+  const auto r = signal_after_rows({"allreduce", "--np", "2", "-b", "8", "-e", "256M", "-n", "200",
+                                    "--stop-on-usr1", "--timeout", "30", "--out", out},
                                    out, 4, "collectives", SIGUSR1);
   INFO(describe(r));
   CHECK_FALSE(r.timed_out);

@@ -3,6 +3,7 @@
 // Where mpirun cannot run here (no /usr/bin/mpirun, ibscope built without PMIx) the tests warn
 // and pass, unless IBSCOPE_MPIRUN_REQUIRED=1 (CI), which makes them fail instead.
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 
 #include "ibscope/build_info.hpp"
 #include "results_json.hpp"
+#include "run_files.hpp"
 
 using namespace ibscope::test;
 
@@ -98,4 +100,30 @@ TEST_CASE("mpirun starts ibscope accept: the ranks meet through PMIx, every link
     CHECK(l["host_b"] == "emu" + std::to_string(l["rank_b"].get<int>()));
   }
   CHECK(a["allreduce"]["wrong"] == 0);
+}
+
+TEST_CASE("SIGTERM to mpirun stops ibscope with every row measured kept",
+          "[mp][launcher][mpirun][signals]") {
+  if (!mpirun_available()) return;
+  const std::string out = make_temp_dir();
+  // mpirun forwards SIGTERM to every rank and kills them with SIGKILL a second later
+  // (odls_base_sigkill_timeout): rank 0 must write the rows before it tells the job to stop.
+  Running job = start_process(
+      {{"--allow-run-as-root", "--oversubscribe", "-np", "2", "--bind-to", "none", ibscope_binary(),
+        "allreduce", "-b", "8", "-e", "256M", "-n", "200", "--timeout", "30", "--out", out},
+       {{"OMPI_MCA_plm_rsh_agent", ""}},
+       120,
+       "/usr/bin/mpirun"});
+  const bool ready = wait_for_checkpoint(out, 4, "collectives");
+  ::kill(job.pid, SIGTERM);
+  const auto r = wait_process(job);
+  INFO(describe(r));
+  REQUIRE(ready);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code != 0);
+  const auto doc = load_run_results(r);
+  CHECK(doc["error"]["kind"] == "interrupted");
+  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("SIGTERM"));
+  CHECK(doc["collectives"]["rows"].size() >= 4);
+  CHECK(files_in(out).size() == 1);
 }
