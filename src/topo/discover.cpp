@@ -117,6 +117,19 @@ hwloc_obj_t openfabrics_pci_parent(hwloc_topology_t topology, const std::string&
   return nullptr;
 }
 
+// The network interface hwloc lists on the same PCI function (IPoIB's ib0, a RoCE port's
+// ens1f0np0): the netdev where sysfs does not say (an XML export read elsewhere).
+std::string hwloc_netdev_of(hwloc_topology_t topology, hwloc_obj_t pci) {
+  for (hwloc_obj_t os = hwloc_get_next_osdev(topology, nullptr); os != nullptr;
+       os = hwloc_get_next_osdev(topology, os)) {
+    if (os->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && os->name != nullptr &&
+        os->parent == pci) {
+      return os->name;
+    }
+  }
+  return {};
+}
+
 Nic describe_nic(hwloc_topology_t topology, const fs::path& sysfs, const std::string& name,
                  int single_numa_node) {
   const fs::path ib_class = sysfs / "class/infiniband";
@@ -134,6 +147,7 @@ Nic describe_nic(hwloc_topology_t topology, const fs::path& sysfs, const std::st
   std::error_code ec;
   nic.is_virtual = pci == nullptr && !fs::exists(ib_class / name / "device", ec);
   nic.netdev = netdev_of(ib_class, name);
+  if (nic.netdev.empty() && pci != nullptr) nic.netdev = hwloc_netdev_of(topology, pci);
   if (pci == nullptr && nic.is_virtual && !nic.netdev.empty()) {
     // A software device's traffic leaves through its netdev: use that function's location.
     pci = pci_object(topology,
