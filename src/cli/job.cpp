@@ -218,6 +218,9 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
   std::unique_ptr<results::Document> doc;
   std::optional<measure::RailSetup> rail;
   std::optional<results::ResultsFile> results_file;
+  // Outside the try block: an error's line and the results are written before the endpoints
+  // are force-closed, which can abort inside UCX (ud_verbs on Soft-RoCE, UCX 1.13).
+  std::optional<ucx::Comm> comm;
   const bool table = common.format == "table" && !common.quiet;
   try {
     const double timeout_s = parse_timeout_s(common);
@@ -235,7 +238,6 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
                                                      : bootstrap::connect_bootstrap(env, timeout_s);
     const EnvVars user_ucx_env = process_env_with_prefix("UCX_");
     set_interrupt_identity(boot->describe(boot->rank()));
-    std::optional<ucx::Comm> comm;
     if (transport == JobTransport::kUcx) {
       rail = measure::set_up_rail(*boot, measure::RailRequest{common.nic, !common.no_bind});
       comm.emplace(*boot);
@@ -313,6 +315,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       }
     }
     if (boot) boot->abort_job(message);
+    comm.reset();
     if (const auto* interrupted = dynamic_cast<const InterruptedError*>(&e)) {
       return 128 + interrupted->signal();
     }

@@ -54,9 +54,10 @@ int next_port() {
 }
 
 /// emulated_hosts.sh running ibscope `args` as `hosts` emulated hosts x `per` ranks each, rank
-/// logs under `logs`; `host_args`: '|' between hosts.
+/// logs under `logs`, results in `out`; `host_args`: '|' between hosts.
 ProcessSpec hosts_spec(const std::filesystem::path& logs, int hosts, int per,
-                       std::vector<std::string> args, const std::string& host_args) {
+                       std::vector<std::string> args, const std::string& host_args,
+                       const std::string& out = "/tmp/ibscope-rxe-results") {
   std::filesystem::remove_all(logs);
   ProcessSpec spec;
   spec.binary = rxe::find_in_path("bash");
@@ -74,7 +75,7 @@ ProcessSpec hosts_spec(const std::filesystem::path& logs, int hosts, int per,
                "--limit",
                "200",
                "--"};
-  args.insert(args.end(), {"--out", "/tmp/ibscope-rxe-results"});
+  args.insert(args.end(), {"--out", out});
   spec.args.insert(spec.args.end(), args.begin(), args.end());
   spec.env["IBSCOPE_BINARY"] = IBSCOPE_BINARY;
   spec.limit_s = 240;
@@ -327,4 +328,33 @@ TEST_CASE("ibscope run between two emulated hosts: links, every all-reduce algor
     CHECK(row["wrong"] == 0);
   }
   CHECK(algorithms.size() >= 5);  // -A all: ring, tree, dbt, rhd, rd
+}
+
+TEST_CASE("A UCX abort (the user lets ud_verbs in) comes after the error line and the results",
+          "[rxe][ucx][crash]") {
+  rxe::require_guest();
+  // UCX 1.13's ud_verbs over rxe: the first collective stalls, and force-closing the endpoints
+  // then aborts inside UCX (ucp_request.c "got REQ message"; docs/ucx-transports.md). ibscope
+  // says why and writes the results before it closes them.
+  const std::filesystem::path logs = "/tmp/ibscope-rxe-hosts/ud-abort";
+  const std::string out = "/tmp/ibscope-rxe-results/ud-abort";
+  std::filesystem::remove_all(out);
+  ProcessSpec spec =
+      hosts_spec(logs, 2, 1, {"allreduce", "-b", "8", "-e", "1M", "--timeout", "10"}, "", out);
+  spec.env["UCX_TLS"] = "rc_verbs,ud_verbs,tcp,self";
+  const HostsRun r = collect_ranks(run_process(spec), logs, 2);
+  INFO(r.describe());
+  CHECK(r.script.exit_code != 0);
+  CHECK_THAT(r.out[0], Catch::Contains("WARNING: UCX_TLS=rc_verbs,ud_verbs,tcp,self lets UCX "
+                                       "use ud_verbs on Soft-RoCE device"));
+  CHECK_THAT(r.err[0], Catch::Contains("ibscope[rank 0 g0]: error: "));
+  CHECK_THAT(r.out[0], Catch::Contains("# partial results (incomplete): "));
+  // One file, the results (not only the checkpoint), whatever UCX did afterwards.
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(out)) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].extension() == ".json");
+  const json doc = json::parse(slurp(files[0]));
+  CHECK(doc["complete"] == false);
+  CHECK(doc["environment"]["ucx_env"]["UCX_TLS"] == "rc_verbs,ud_verbs,tcp,self");
 }

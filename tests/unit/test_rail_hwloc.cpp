@@ -96,7 +96,8 @@ std::string eight_gpu_node_xml() {
     for (int j = 0; j < 4; ++j) {
       const int k = 4 * s + j, b = base + 0x10 * j;
       // Root port -> switch upstream port -> two downstream ports: the GPU, its NIC.
-      w.bridge(1, fmt::format("{:02x}-{:02x}", b + 1, b + 0xf), fmt::format("{:02x}:0{}.0", base, j + 1));
+      w.bridge(1, fmt::format("{:02x}-{:02x}", b + 1, b + 0xf),
+               fmt::format("{:02x}:0{}.0", base, j + 1));
       w.bridge(2, fmt::format("{:02x}-{:02x}", b + 2, b + 0xf), fmt::format("{:02x}:00.0", b + 1));
       w.bridge(3, fmt::format("{:02x}-{:02x}", b + 3, b + 3), fmt::format("{:02x}:00.0", b + 2));
       w.gpu(fmt::format("{:02x}:00.0", b + 3), k);
@@ -135,10 +136,10 @@ HostTopology discovered_node() {
   for (Nic& n : h.nics) {
     NicPort p;
     p.state = "ACTIVE";
-    p.link_layer = n.name == "mlx5_1" || n.name == "mlx5_2" || n.name == "mlx5_7" ||
-                           n.name == "mlx5_8"
-                       ? "Ethernet"
-                       : "InfiniBand";
+    p.link_layer =
+        n.name == "mlx5_1" || n.name == "mlx5_2" || n.name == "mlx5_7" || n.name == "mlx5_8"
+            ? "Ethernet"
+            : "InfiniBand";
     n.ports.push_back(p);
   }
   return h;
