@@ -11,6 +11,7 @@
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/calibration.hpp"
 #include "ibscope/model/documents.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
@@ -24,6 +25,7 @@ struct ModelFlags {
   ClusterFlags cluster;
   WorkloadFlags workload;
   std::string json_out;
+  std::string calibrate;
   bool print_workload = false;
 };
 
@@ -96,18 +98,33 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
 }
 
 int run_model(const ModelFlags& f) {
-  const model::Workload w = chosen_workload(f.workload);
+  model::Workload w = chosen_workload(f.workload);
   if (f.print_workload) {
     fmt::print("{}\n", model::workload_json_text(w));
     return 0;
   }
   const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.workload.what_if);
+  const std::optional<model::Calibration> calibration =
+      f.calibrate.empty()
+          ? std::nullopt
+          : std::optional<model::Calibration>(model::parse_calibration(f.calibrate));
   const model::ClusterNetwork cluster = chosen_cluster(f.cluster, w);
   const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
     return model::make_network_model(c);
   };
+  std::string calibration_line;
+  if (calibration) {
+    const model::CalibrationResult r = model::calibrate(w, *factory(cluster), *calibration);
+    calibration_line = fmt::format(
+        "# calibration: {} {:.6g} s -> achieved_fraction {:.6g} ({:.6g} s of compute per "
+        "micro-batch on this layout; modelled step {:.6g} s); used for every answer below\n",
+        calibration->kind == model::Calibration::Kind::kStep ? "step" : "micro-batch compute",
+        calibration->seconds, r.achieved_fraction, r.compute_s_per_microbatch, r.modelled_step_s);
+    w = r.workload;
+  }
   const model::StepBreakdown s = model::model_step(w, *factory(cluster));
   print_header(w, cluster, model::place_ranks(w));
+  fmt::print("{}", calibration_line);
   print_breakdown(w, s);
 
   std::vector<model::WhatIfResult> results;
@@ -154,6 +171,10 @@ Command add_model_command(CLI::App& app) {
   add_workload_flags(*sub, f->workload);
   add_cluster_flags(*sub, f->cluster);
   sub->add_option("--json", f->json_out, "Also write the model as JSON (never overwrites)");
+  sub->add_option("--calibrate", f->calibrate,
+                  "step=SECONDS (a measured or published step of this layout) or "
+                  "microbatch=SECONDS (one micro-batch's compute on one GPU): solve the "
+                  "achieved fraction of peak and use it everywhere (needs compute.peak_tflops)");
   sub->add_flag("--print-workload", f->print_workload,
                 "Print the workload file of --preset/--workload and exit");
   sub->footer(
@@ -162,6 +183,9 @@ Command add_model_command(CLI::App& app) {
       "      --intra-bw-gbps 300 --intra-lat-us 2\n"
       "  ibscope model --workload w.json --fit inter.json intra.json --what-if layout=tp8pp8dp24\n"
       "  ibscope model --preset llama3-70b --print-workload > llama.json\n"
+      "  ibscope model --preset gpt3-175b --inter-bw-gbps 24 --inter-links 8 --intra-bw-gbps 300 "
+      "\\\n"
+      "      --calibrate step=21.5 --what-if nodes=96\n"
       "Exit status: 0, 2 usage (bad workload file, flags or what-if).");
   return {sub, [f] { return run_model(*f); }};
 }

@@ -2,6 +2,8 @@
 // on a test-double network whose call times are plain alpha + bytes/bw, so the arithmetic in
 // the comments is all there is.
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/calibration.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -470,4 +473,60 @@ TEST_CASE("what-if on the tiered network model: more bandwidth never slows a ste
 TEST_CASE("workload file: a number too large for a double is a UsageError", "[training]") {
   CHECK_THROWS_WITH(workload_from_text(R"({"model": {"layers": 1e400}})", "w.json"),
                     Contains("w.json: not valid JSON"));
+}
+
+TEST_CASE("calibration: a measured micro-batch or step gives the achieved fraction",
+          "[training][calibration]") {
+  Workload w = toy();
+  w.measured_compute_s_per_microbatch.reset();
+  w.peak_tflops = 100;
+  w.achieved_fraction = 0.9;
+  const FakeNetwork net(fake_cluster(4, 2));
+  // One micro-batch: 367,219,703,808 hardware FLOPs / (t p = 4) = 91,804,925,952 per GPU; in
+  // 2 ms that is 91,804,925,952 / (100e12 x 0.002) = 0.45902462976 of peak.
+  const CalibrationResult mb = calibrate(w, net, parse_calibration("microbatch=0.002"));
+  CHECK(mb.achieved_fraction == Approx(0.45902462976));
+  CHECK(mb.compute_s_per_microbatch == 0.002);
+  CHECK(*mb.workload.achieved_fraction == Approx(0.45902462976));
+  CHECK_FALSE(mb.workload.measured_compute_s_per_microbatch.has_value());
+  // A step of 0.5 s, overlap none: step = 1.25 (4 c + tp + pp) + dp with tp 1406.17728e-6,
+  // pp 918.8608e-6, dp 1055.68192e-6 s (the hand-computed breakdown above), so
+  // c = ((0.5 - 1055.68192e-6) / 1.25 - 1406.17728e-6 - 918.8608e-6) / 4 = 0.099207604096 s
+  // and the fraction 91,804,925,952 / (100e12 x 0.099207604096) = 0.0092538195.
+  const CalibrationResult st = calibrate(w, net, parse_calibration("step=0.5"));
+  CHECK(st.compute_s_per_microbatch == Approx(0.099207604096).epsilon(1e-8));
+  CHECK(st.achieved_fraction == Approx(91'804'925'952.0 / (100e12 * 0.099207604096)));
+  CHECK(st.modelled_step_s == Approx(0.5).epsilon(1e-8));
+  // Round trip with overlap on: the model's own step at 0.5 of peak calibrates back to 0.5.
+  w.overlap = Overlap::kGradReduce;
+  Workload half = w;
+  half.achieved_fraction = 0.5;
+  const double step = model_step(half, net).step_s;
+  const CalibrationResult back =
+      calibrate(w, net, parse_calibration(fmt::format("step={:.17g}", step)));
+  CHECK(back.achieved_fraction == Approx(0.5).epsilon(1e-7));
+}
+
+TEST_CASE("calibration: bad values and impossible figures are usage errors",
+          "[training][calibration]") {
+  CHECK_THROWS_WITH(parse_calibration("step"), Contains("expected step=SECONDS"));
+  CHECK_THROWS_WITH(parse_calibration("flops=3"), Contains("expected step=SECONDS"));
+  CHECK_THROWS_WITH(parse_calibration("step=-1"), Contains("not a time in seconds > 0"));
+  CHECK_THROWS_WITH(parse_calibration("step=1s"), Contains("not a time in seconds > 0"));
+  CHECK_THROWS_WITH(parse_calibration("microbatch=inf"), Contains("not a time in seconds > 0"));
+  CHECK(parse_calibration("microbatch=0.25").kind == Calibration::Kind::kMicrobatch);
+  Workload w = toy();
+  const FakeNetwork net(fake_cluster(4, 2));
+  // No peak: nothing to carry the fraction with.
+  CHECK_THROWS_WITH(calibrate(w, net, parse_calibration("step=1")),
+                    Contains("no compute.peak_tflops"));
+  w.measured_compute_s_per_microbatch.reset();
+  w.peak_tflops = 100;
+  w.achieved_fraction = 0.5;
+  // Faster than the step at 100 % of peak.
+  CHECK_THROWS_WITH(calibrate(w, net, parse_calibration("step=0.001")),
+                    Contains("at 100 % of peak"));
+  // 91.8 GFLOPs in 0.1 ms would be 9.2 x peak.
+  CHECK_THROWS_WITH(calibrate(w, net, parse_calibration("microbatch=0.0001")),
+                    Contains("must be in (0, 1]"));
 }
