@@ -2,6 +2,7 @@
 // answers and the sensitivity to inter-node bandwidth. Formulas: docs/model.md.
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/calibration.hpp"
 #include "ibscope/model/documents.hpp"
+#include "ibscope/model/scaling.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -26,6 +28,9 @@ struct ModelFlags {
   WorkloadFlags workload;
   std::string json_out;
   std::string calibrate;
+  std::string scale;
+  std::string scale_batch_file;
+  std::string scale_csv;
   bool print_workload = false;
 };
 
@@ -97,6 +102,21 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
       s.network_s, 100 * s.network_share);
 }
 
+void print_scale(const std::vector<model::ScaleRow>& rows, bool fixed_batch) {
+  fmt::print("# scaling: tp, pp and vp kept, dp follows the nodes; global batch {}\n",
+             fixed_batch ? "fixed" : "from --scale-batch");
+  fmt::print("# {:>6} {:>7} {:>6} {:>8} {:>6} {:>12} {:>11} {:>14} {:>14} {:>7}\n", "nodes", "gpus",
+             "dp", "batch", "m", "step(s)", "network(%)", "tokens/s/GPU", "efficiency(%)",
+             "MFU(%)");
+  for (const model::ScaleRow& r : rows) {
+    fmt::print("  {:>6} {:>7} {:>6} {:>8} {:>6} {:>12.4f} {:>11.2f} {:>14.1f} {:>14.1f} {:>7}\n",
+               r.nodes, r.workload.gpus(), r.workload.dp, r.workload.global_batch,
+               r.step.microbatches, r.step.step_s, 100 * r.step.network_share,
+               r.step.tokens_per_s_per_gpu, 100 * r.efficiency,
+               r.step.mfu ? fmt::format("{:.1f}", 100 * *r.step.mfu) : "n/a");
+  }
+}
+
 int run_model(const ModelFlags& f) {
   model::Workload w = chosen_workload(f.workload);
   if (f.print_workload) {
@@ -108,6 +128,14 @@ int run_model(const ModelFlags& f) {
       f.calibrate.empty()
           ? std::nullopt
           : std::optional<model::Calibration>(model::parse_calibration(f.calibrate));
+  const std::vector<int> scale_nodes =
+      f.scale.empty() ? std::vector<int>{} : model::parse_scale_nodes(f.scale);
+  if (scale_nodes.empty() && (!f.scale_batch_file.empty() || !f.scale_csv.empty())) {
+    throw UsageError("--scale-batch and --scale-csv need --scale nodes=...");
+  }
+  const std::map<int, int> scale_batch = f.scale_batch_file.empty()
+                                             ? std::map<int, int>{}
+                                             : model::load_batch_per_scale(f.scale_batch_file);
   const model::ClusterNetwork cluster = chosen_cluster(f.cluster, w);
   const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
     return model::make_network_model(c);
@@ -123,6 +151,10 @@ int run_model(const ModelFlags& f) {
     w = r.workload;
   }
   const model::StepBreakdown s = model::model_step(w, *factory(cluster));
+  // Every scale is checked before anything is printed: a bad one is one error line.
+  const std::vector<model::ScaleRow> rows =
+      scale_nodes.empty() ? std::vector<model::ScaleRow>{}
+                          : model::scale_curve(w, cluster, scale_nodes, scale_batch, factory);
   print_header(w, cluster, model::place_ranks(w));
   fmt::print("{}", calibration_line);
   print_breakdown(w, s);
@@ -138,6 +170,14 @@ int run_model(const ModelFlags& f) {
                r.baseline.step_s, r.changed.step_s, r.change_pct, 100 * r.changed.network_share,
                fmt::format("tp{}pp{}dp{}", r.workload.tp, r.workload.pp, r.workload.dp));
     results.push_back(r);
+  }
+
+  if (!scale_nodes.empty()) {
+    print_scale(rows, scale_batch.empty());
+    if (!f.scale_csv.empty()) {
+      write_file_exclusive(f.scale_csv, model::scale_csv_text(rows));
+      fmt::print("# scale: {}\n", f.scale_csv);
+    }
   }
 
   std::optional<model::Sensitivity> sensitivity;
@@ -175,6 +215,16 @@ Command add_model_command(CLI::App& app) {
                   "step=SECONDS (a measured or published step of this layout) or "
                   "microbatch=SECONDS (one micro-batch's compute on one GPU): solve the "
                   "achieved fraction of peak and use it everywhere (needs compute.peak_tflops)");
+  sub->add_option("--scale", f->scale,
+                  "nodes=A,B,C or nodes=A..B (doubling from A, ending at B): step, network share, "
+                  "tokens/s/GPU and efficiency against linear scaling per node count (tp, pp, vp "
+                  "kept; dp follows)");
+  sub->add_option("--scale-batch", f->scale_batch_file,
+                  "CSV 'nodes,global_batch' giving the global batch per scale (default: the "
+                  "workload's batch at every scale)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--scale-csv", f->scale_csv,
+                  "Also write the --scale table as CSV (never overwrites)");
   sub->add_flag("--print-workload", f->print_workload,
                 "Print the workload file of --preset/--workload and exit");
   sub->footer(
@@ -185,7 +235,7 @@ Command add_model_command(CLI::App& app) {
       "  ibscope model --preset llama3-70b --print-workload > llama.json\n"
       "  ibscope model --preset gpt3-175b --inter-bw-gbps 24 --inter-links 8 --intra-bw-gbps 300 "
       "\\\n"
-      "      --calibrate step=21.5 --what-if nodes=96\n"
+      "      --calibrate step=21.5 --scale nodes=48..384 --scale-csv scale.csv\n"
       "Exit status: 0, 2 usage (bad workload file, flags or what-if).");
   return {sub, [f] { return run_model(*f); }};
 }
