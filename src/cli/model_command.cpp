@@ -27,9 +27,6 @@ struct ModelFlags {
   ClusterFlags cluster;
   WorkloadFlags workload;
   std::string json_out;
-  std::string calibrate;
-  std::string scale;
-  std::string scale_batch_file;
   std::string scale_csv;
   bool print_workload = false;
 };
@@ -124,18 +121,13 @@ int run_model(const ModelFlags& f) {
     return 0;
   }
   const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.workload.what_if);
-  const std::optional<model::Calibration> calibration =
-      f.calibrate.empty()
-          ? std::nullopt
-          : std::optional<model::Calibration>(model::parse_calibration(f.calibrate));
-  const std::vector<int> scale_nodes =
-      f.scale.empty() ? std::vector<int>{} : model::parse_scale_nodes(f.scale);
-  if (scale_nodes.empty() && (!f.scale_batch_file.empty() || !f.scale_csv.empty())) {
-    throw UsageError("--scale-batch and --scale-csv need --scale nodes=...");
+  const TrainingOptions options = training_options(f.workload);
+  const std::optional<model::Calibration>& calibration = options.calibration;
+  const std::vector<int>& scale_nodes = options.scale_nodes;
+  const std::map<int, int>& scale_batch = options.scale_batch;
+  if (scale_nodes.empty() && !f.scale_csv.empty()) {
+    throw UsageError("--scale-csv needs --scale nodes=...");
   }
-  const std::map<int, int> scale_batch = f.scale_batch_file.empty()
-                                             ? std::map<int, int>{}
-                                             : model::load_batch_per_scale(f.scale_batch_file);
   const model::ClusterNetwork cluster = chosen_cluster(f.cluster, w);
   const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
     return model::make_network_model(c);
@@ -211,18 +203,6 @@ Command add_model_command(CLI::App& app) {
   add_workload_flags(*sub, f->workload);
   add_cluster_flags(*sub, f->cluster);
   sub->add_option("--json", f->json_out, "Also write the model as JSON (never overwrites)");
-  sub->add_option("--calibrate", f->calibrate,
-                  "step=SECONDS (a measured or published step of this layout) or "
-                  "microbatch=SECONDS (one micro-batch's compute on one GPU): solve the "
-                  "achieved fraction of peak and use it everywhere (needs compute.peak_tflops)");
-  sub->add_option("--scale", f->scale,
-                  "nodes=A,B,C or nodes=A..B (doubling from A, ending at B): step, network share, "
-                  "tokens/s/GPU and efficiency against linear scaling per node count (tp, pp, vp "
-                  "kept; dp follows)");
-  sub->add_option("--scale-batch", f->scale_batch_file,
-                  "CSV 'nodes,global_batch' giving the global batch per scale (default: the "
-                  "workload's batch at every scale)")
-      ->check(CLI::ExistingFile);
   sub->add_option("--scale-csv", f->scale_csv,
                   "Also write the --scale table as CSV (never overwrites)");
   sub->add_flag("--print-workload", f->print_workload,

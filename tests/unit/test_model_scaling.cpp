@@ -7,6 +7,7 @@
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/scaling.hpp"
+#include "output/report_sections.hpp"
 
 using namespace ibscope;
 using namespace ibscope::model;
@@ -129,4 +130,21 @@ TEST_CASE("scale: batch per scale and scales that do not fit", "[scaling]") {
   wide.global_batch = 8;
   CHECK_THROWS_WITH(scale_curve(wide, cluster(), {1}, {}, kFree),
                     Contains("4 GPUs are not a multiple of tp x pp = 8"));
+}
+
+TEST_CASE("scale: the report draws the curve and its table", "[scaling]") {
+  ibscope::output::TrainingReport t;
+  t.workload = "small";
+  t.layout = "tp 2 x pp 2";
+  t.breakdown = model_step(small(), FreeNetwork());
+  t.scaling = scale_curve(small(), cluster(), {1, 2, 4}, {}, kFree);
+  t.calibration = "Calibrated on a step of 0.9 s";
+  const auto s = ibscope::output::report::training_section(t);
+  CHECK_THAT(s.html, Contains("<h3>Scaling</h3>"));
+  CHECK_THAT(s.html, Contains("data-chart=\"scaling\""));
+  CHECK_THAT(s.html, Contains("efficiency vs linear scaling (%)"));
+  CHECK_THAT(s.html, Contains("<td>75.0</td>"));  // 4 nodes
+  CHECK_THAT(s.html, Contains("Calibrated on a step of 0.9 s"));
+  t.scaling.clear();
+  CHECK_THAT(ibscope::output::report::training_section(t).html, !Contains("<h3>Scaling</h3>"));
 }
