@@ -1,11 +1,15 @@
 // Scaling curves (model/scaling.hpp): node lists, the per-scale batch file, the rows and the
 // CSV, on a network that costs nothing so that the step is compute x (1 + bubble) by hand.
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/calibration.hpp"
 #include "ibscope/model/scaling.hpp"
 #include "output/report_sections.hpp"
 
@@ -147,4 +151,40 @@ TEST_CASE("scale: the report draws the curve and its table", "[scaling]") {
   CHECK_THAT(s.html, Contains("Calibrated on a step of 0.9 s"));
   t.scaling.clear();
   CHECK_THAT(ibscope::output::report::training_section(t).html, !Contains("<h3>Scaling</h3>"));
+}
+
+TEST_CASE("scale: the published runs of docs/model.md stay within 15 % after calibration",
+          "[scaling][validation]") {
+  // The tiers and figures of docs/model.md, "Validation against published training runs".
+  ClusterNetwork c;
+  c.gpus_per_node = 8;
+  c.inter = {5e-6, 24, 8, "assumed"};
+  c.intra = {2e-6, 300, 1, "assumed"};
+  const NetworkFactory real = [](const ClusterNetwork& n) { return make_network_model(n); };
+  const auto predict = [&](Workload w, double step_s, const std::vector<int>& nodes,
+                           const std::map<int, int>& batch) {
+    const auto net = real(cluster_for(c, w));
+    w = calibrate(w, *net, parse_calibration(fmt::format("step={}", step_s))).workload;
+    return scale_curve(w, c, nodes, batch, real);
+  };
+  // Narayanan et al. SC21, Table 2: published steps = FLOPs / (GPUs x teraFLOP/s per GPU).
+  const auto g530 = predict(preset("gpt-530b"), 206.22, {70, 140, 280}, {});
+  CHECK(g530[1].step.step_s == Approx(105.58).epsilon(0.15));
+  CHECK(g530[2].step.step_s == Approx(55.45).epsilon(0.15));
+  Workload g175 = preset("gpt3-175b");
+  g175.dp = 4;
+  const auto s175 = predict(g175, 76.78, {48, 96, 192}, {});
+  CHECK(s175[1].step.step_s == Approx(39.42).epsilon(0.15));
+  CHECK(s175[2].step.step_s == Approx(20.83).epsilon(0.15));
+  // MegaScale, Table 2, Megatron-LM rows.
+  const std::map<int, int> batch = {{32, 768},   {64, 768},   {96, 768},    {128, 768},
+                                    {384, 6144}, {768, 6144}, {1024, 6144}, {1536, 6144}};
+  const auto ms =
+      predict(preset("megascale-175b"), 40.0, {32, 64, 96, 128, 384, 768, 1024, 1536}, batch);
+  const std::vector<double> published = {40.0, 21.2, 15.2, 11.9, 29.02, 14.78, 12.24, 8.57};
+  REQUIRE(ms.size() == published.size());
+  for (std::size_t i = 1; i < ms.size(); ++i) {
+    INFO(ms[i].nodes << " nodes");
+    CHECK(ms[i].step.step_s == Approx(published[i]).epsilon(0.15));
+  }
 }
