@@ -73,7 +73,11 @@ CalibrationResult calibrate(const Workload& w, const NetworkModel& net, const Ca
     // The step grows with the compute time; find an upper bound, then bisect.
     double lo = fastest;
     double hi = fastest;
-    while (model_step(with_compute_s(w, hi), net).step_s < c.seconds) {
+    for (int i = 0; model_step(with_compute_s(w, hi), net).step_s < c.seconds; ++i) {
+      if (i == 200) {
+        throw UsageError(
+            fmt::format("--calibrate step={}: no compute time reproduces this step", c.seconds));
+      }
       lo = hi;
       hi *= 2;
     }
