@@ -133,6 +133,7 @@ int run_model(const ModelFlags& f) {
     return model::make_network_model(c);
   };
   std::string calibration_line;
+  std::optional<model::CalibrationRecord> calibration_record;
   if (calibration) {
     const model::CalibrationResult r = model::calibrate(w, *factory(cluster), *calibration);
     calibration_line = fmt::format(
@@ -141,6 +142,9 @@ int run_model(const ModelFlags& f) {
         calibration->kind == model::Calibration::Kind::kStep ? "step" : "micro-batch compute",
         calibration->seconds, r.achieved_fraction, r.compute_s_per_microbatch, r.modelled_step_s);
     w = r.workload;
+    calibration_record = model::CalibrationRecord{
+        calibration->kind == model::Calibration::Kind::kStep ? "step" : "microbatch",
+        calibration->seconds, r.achieved_fraction, r.compute_s_per_microbatch};
   }
   const model::StepBreakdown s = model::model_step(w, *factory(cluster));
   // Every scale is checked before anything is printed: a bad one is one error line.
@@ -185,8 +189,8 @@ int run_model(const ModelFlags& f) {
   }
 
   if (!f.json_out.empty()) {
-    write_file_exclusive(f.json_out,
-                         model::model_document_text(w, cluster, s, results, sensitivity));
+    write_file_exclusive(f.json_out, model::model_document_text(w, cluster, s, results, sensitivity,
+                                                                calibration_record, rows));
     fmt::print("# model: {}\n", f.json_out);
   }
   return 0;

@@ -100,6 +100,19 @@ TEST_CASE("model: calibrate on one step and print a scaling table with its CSV",
   CHECK(lines == 4);                      // 48, 96, 192, 384
   CHECK(run_model(args).exit_code != 0);  // the CSV exists: not overwritten
 
+  // --json carries the calibration and the curve.
+  const std::string json_path = dir + "/m.json";
+  std::vector<std::string> with_json = args;
+  with_json[with_json.size() - kTiers.size() - 1] = dir + "/scale2.csv";
+  with_json.insert(with_json.end(), {"--json", json_path});
+  const auto j = run_model(with_json);
+  INFO(describe(j));
+  REQUIRE(j.exit_code == 0);
+  std::ifstream jin(json_path);
+  const auto doc = nlohmann::json::parse(jin);
+  CHECK(doc.at("calibration").at("kind") == "step");
+  CHECK(doc.at("scaling").size() == 4);
+
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--calibrate", "step=x"},
         std::vector<std::string>{"--scale", "nodes=50"},
