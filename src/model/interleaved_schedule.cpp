@@ -50,21 +50,61 @@ std::vector<TimedCall> gather_calls(const ChunkSchedule& s,
   return calls;
 }
 
-double exposed_after_ready(std::span<const TimedCall> calls) noexcept {
+namespace {
+
+// Links shared with the computation's traffic leave a call this fraction of its speed; a
+// load of 1 cannot happen (the traffic is part of the windows' wall time) but is kept finite.
+double rate_of(double load) noexcept { return 1 - std::clamp(load, 0.0, 0.999); }
+
+// End of `work` seconds (alone) started at `start`, at full speed before `switch_s` and at
+// `rate_before` .. `rate_after` on either side of it.
+double finish(double start, double work, double switch_s, double rate_before,
+              double rate_after) noexcept {
+  if (start >= switch_s) return start + work / rate_after;
+  const double possible = (switch_s - start) * rate_before;
+  if (work <= possible) return start + work / rate_before;
+  return switch_s + (work - possible) / rate_after;
+}
+
+// Whether calls issued at 0 all end by delay + their due time.
+bool in_time(std::span<const TimedCall> calls, double delay, double rate) noexcept {
+  double end = 0;
+  for (const TimedCall& c : calls) {
+    end = finish(end, c.call_s, delay, 1, rate);
+    if (end > delay + c.at_s) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+double exposed_after_ready(std::span<const TimedCall> calls, double load) noexcept {
   if (calls.empty()) return 0;
+  const double rate = rate_of(load);
   double end = calls.front().at_s;
-  for (const TimedCall& c : calls) end = std::max(end, c.at_s) + c.call_s;
+  for (const TimedCall& c : calls) end = finish(std::max(end, c.at_s), c.call_s, 0, rate, 1);
   return std::max(0.0, end);
 }
 
-double exposed_before_due(std::span<const TimedCall> calls) noexcept {
-  double end = 0;
-  double delay = 0;
+double exposed_before_due(std::span<const TimedCall> calls, double load) noexcept {
+  const double rate = rate_of(load);
+  // Alone all the time: the exact lower bound; slowed all the time: an upper bound.
+  double lo = 0;
+  double hi = 0;
+  double end_alone = 0;
+  double end_slowed = 0;
   for (const TimedCall& c : calls) {
-    end += c.call_s;
-    delay = std::max(delay, end - c.at_s);
+    end_alone += c.call_s;
+    end_slowed += c.call_s / rate;
+    lo = std::max(lo, end_alone - c.at_s);
+    hi = std::max(hi, end_slowed - c.at_s);
   }
-  return delay;
+  if (load <= 0 || in_time(calls, lo, rate)) return lo;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (in_time(calls, mid, rate) ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 }  // namespace ibscope::model

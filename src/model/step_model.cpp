@@ -34,20 +34,13 @@ struct UnitTraffic {
 };
 
 // Share of a unit's wall time that the tiers DP crosses are busy with TP/PP traffic: while the
-// calls overlap, DP gets the rest (its calls stretch by 1 / (1 - load)).
+// calls overlap computation, DP gets the rest (it progresses at 1 - load of its speed).
 double dp_load(const UnitTraffic& u, const Group& dp) noexcept {
   if (u.wall_s() <= 0) return 0;
   double load = 0;
   if (dp.ranks_per_node > 1) load = std::max(load, u.intra_s / u.wall_s());
   if (dp.ranks > dp.ranks_per_node) load = std::max(load, u.inter_s / u.wall_s());
   return load;
-}
-
-std::vector<std::vector<double>> stretched(std::vector<std::vector<double>> calls, double load) {
-  for (auto& chunk : calls) {
-    for (double& c : chunk) c /= 1 - load;
-  }
-  return calls;
 }
 
 DataParallelTime data_parallel(const Workload& w, const NetworkModel& net, const Group& g,
@@ -79,7 +72,7 @@ DataParallelTime data_parallel(const Workload& w, const NetworkModel& net, const
   gather_total *= w.vp;
   t.total_s = reduce_total + gather_total;
   const auto reduce_exposed = [&] {
-    return exposed_after_ready(reduce_calls(sched, stretched(chunk_reduce, backward_load)));
+    return exposed_after_ready(reduce_calls(sched, chunk_reduce), backward_load);
   };
   switch (w.overlap) {
     case Overlap::kNone:
@@ -89,8 +82,8 @@ DataParallelTime data_parallel(const Workload& w, const NetworkModel& net, const
       t.exposed_s = reduce_exposed() + gather_total;
       break;
     case Overlap::kGradReduceAndParamGather:
-      t.exposed_s = reduce_exposed() +
-                    exposed_before_due(gather_calls(sched, stretched(chunk_gather, forward_load)));
+      t.exposed_s =
+          reduce_exposed() + exposed_before_due(gather_calls(sched, chunk_gather), forward_load);
       break;
   }
   return t;

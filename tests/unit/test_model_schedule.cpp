@@ -62,6 +62,9 @@ TEST_CASE("interleaved schedule: reduction calls per chunk and what is exposed",
   // four in the last micro-batch's 2 s backward: ready 0.5 .. 2, window 2) would expose 2.5.
   CHECK(exposed_after_ready(calls) == Approx(1.5));
   CHECK(exposed_after(std::vector<double>{1, 1, 1, 1}, 2) == Approx(2.5));
+  // Half the links' speed while the backward goes on: -6.5 .. -4.5, -4.5 .. -2.5; the third
+  // does 0.25 s of work by 0 and the rest alone, to 0.75; the fourth 0.75 .. 1.75.
+  CHECK(exposed_after_ready(calls, 0.5) == Approx(1.75));
 }
 
 TEST_CASE("interleaved schedule: parameter gathers due per chunk", "[schedule]") {
@@ -77,6 +80,10 @@ TEST_CASE("interleaved schedule: parameter gathers due per chunk", "[schedule]")
   CHECK(calls[3].at_s == Approx(2.25));
   // Issued at 0 one after another: ends 1, 2, 3, 4; late by 1, 1.75, 1, 1.75 -> 1.75.
   CHECK(exposed_before_due(calls) == Approx(1.75));
+  // Half speed once the forward runs (from the delay D): the first ends at 1 <= D; the second
+  // runs alone from 1 to D, so for D in [2, 3] it ends at 2, the third ends at
+  // D + 2 (3 - D) = 6 - D <= D + 2 and the fourth at 8 - D <= D + 2.25: D = 2.875.
+  CHECK(exposed_before_due(calls, 0.5) == Approx(2.875).epsilon(1e-9));
 }
 
 TEST_CASE("interleaved schedule: one chunk gives the one-micro-batch rule", "[schedule]") {

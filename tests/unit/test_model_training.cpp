@@ -249,14 +249,15 @@ TEST_CASE("step breakdown of a small workload, by hand", "[training]") {
   // FLOP share without recompute) + its TP half 1406.17728e-6 / 4 / 2 = 175.77216e-6 s (intra)
   // + its PP half 114.8576e-6 s (inter) = 0.066957296426667 s. The DP ring's hops are
   // intra-node, shared with TP for 175.77216e-6 / 0.066957296426667 = 0.0026251382505 of the
-  // window: DP calls stretch by 1 / (1 - that). The buckets are small next to the window, so
-  // only the last shows: 251.68192e-6 / (1 - 0.0026251382505) = 252.34435883e-6 s.
+  // window: while it overlaps the backward pass DP runs at 1 - that of its speed. The buckets
+  // are small next to the window, so only the last shows, and it starts when the backward
+  // ends, alone on the links: 251.68192e-6 s.
   Workload o = w;
   o.overlap = Overlap::kGradReduce;
   const StepBreakdown so = model_step(o, net);
   CHECK(so.dp_total_s == Approx(1055.68192e-6));
-  CHECK(so.dp_exposed_s == Approx(252.34435883e-6));
-  CHECK(so.step_s == Approx(0.50396197952 - 1055.68192e-6 + 252.34435883e-6));
+  CHECK(so.dp_exposed_s == Approx(251.68192e-6));
+  CHECK(so.step_s == Approx(0.50396197952 - 804e-6));
 }
 
 TEST_CASE("sequence parallelism, distributed optimizer and MFU", "[training]") {
@@ -289,14 +290,16 @@ TEST_CASE("sequence parallelism, distributed optimizer and MFU", "[training]") {
   // 367,219,703,808 / 4 / 50e12 = 1.83609851904e-3 s, forward 1/3 of it = 0.61203283968e-3;
   // TP 175.77216e-6 (intra) and PP 114.8576e-6 (inter) each way. Windows: forward 0.90266259968e-3,
   // backward 1.51469543936e-3 s; TP's intra share of them 0.19472631309 and 0.11604455617.
-  // Each call is small next to its window: the last reduce and the first gather show,
-  // stretched: 125.84096e-6 / (1 - 0.11604455617) = 142.36120257e-6 and
-  // 101e-6 / (1 - 0.19472631309) = 125.42319666e-6.
+  // Each call is small next to its window: the last reduce (ready as the backward ends) and
+  // the first gather (the forward waits for it) show, both alone on the links: 125.84096e-6
+  // + 101e-6. The second gather then runs beside the forward's TP traffic, at 1 - 0.19472631309
+  // of its speed: 101e-6 / 0.80527368691 = 125.42e-6 s, ending at 226.42e-6 s, before it is
+  // due at 101e-6 + 0.90266259968e-3 / 3 = 401.89e-6 s.
   w.overlap = Overlap::kGradReduceAndParamGather;
   const StepBreakdown o = model_step(w, net);
-  CHECK(o.dp_exposed_s == Approx(142.36120257e-6 + 125.42319666e-6));
+  CHECK(o.dp_exposed_s == Approx(125.84096e-6 + 101e-6));
   w.overlap = Overlap::kGradReduce;  // gathers stay exposed
-  CHECK(model_step(w, net).dp_exposed_s == Approx(142.36120257e-6 + 265.42048e-6));
+  CHECK(model_step(w, net).dp_exposed_s == Approx(125.84096e-6 + 265.42048e-6));
 }
 
 TEST_CASE("interleaved overlap: each chunk's reduction starts at its own last backward",
@@ -324,16 +327,17 @@ TEST_CASE("interleaved overlap: each chunk's reduction starts at its own last ba
   // One backward unit (a micro-batch through one chunk): 0.1 x 2/3 / 2 compute + TP
   // 1406.17728e-6 / 4 / 2 / 2 (intra) + PP 0.16793216 / 4 / 2 / 2 = 0.01049576 (inter) =
   // 0.0439169794133 s. DP shares the NICs with PP for 0.01049576 / 0.0439169794133 =
-  // 0.238990935629 of it: each call takes 0.52486096 / (1 - 0.238990935629) = 0.689690812598.
-  // Chunk 1's last backward is followed by p = 2 units of chunk 0, each with 1/4 of the
-  // bubble (the first stage's cool-down has min(m v, 2 (p-1) + (v-1) p) = 4 units):
-  // 2 x 0.0439169794133 + 2 x 0.07116729216 / 4 = 0.123417604907 s. Its reduction runs from
-  // -0.123417604907 to 0.566273207691; chunk 0's (ready at 0) follows: exposed
-  // 0.566273207691 + 0.689690812598 = 1.255964020288 s.
-  CHECK(s.dp_exposed_s == Approx(1.255964020288));
+  // 0.238990935629 of it: while the backward goes on, DP progresses at 0.761009064371 of its
+  // speed. Chunk 1's last backward is followed by p = 2 units of chunk 0, each with 1/4 of
+  // the bubble (the first stage's cool-down has min(m v, 2 (p-1) + (v-1) p) = 4 units):
+  // 2 x 0.0439169794133 + 2 x 0.07116729216 / 4 = 0.123417604907 s. Its reduction starts at
+  // -0.123417604907 and does 0.123417604907 x 0.761009064371 = 0.093921916037 s of its work
+  // before the backward ends, the other 0.430939043963 s alone after it; chunk 0's (ready
+  // at 0) follows: exposed 0.430939043963 + 0.52486096 = 0.955800003963 s.
+  CHECK(s.dp_exposed_s == Approx(0.955800003963));
   // The one-micro-batch rule would expose both calls after the last backward (the 0.088 s
   // backward hides almost nothing): at least 2 x 0.52486096 - 0.088 s.
-  CHECK(s.dp_exposed_s < 2 * 0.689690812598 - 0.1);
+  CHECK(s.dp_exposed_s < 2 * 0.52486096 - 0.088);
 }
 
 TEST_CASE("what-if: faster network never slows a step and sensitivity is negative", "[training]") {

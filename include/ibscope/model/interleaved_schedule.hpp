@@ -55,10 +55,15 @@ std::vector<TimedCall> gather_calls(const ChunkSchedule& s,
                                     std::span<const std::vector<double>> chunk_bucket_s);
 
 /// Seconds past time 0 that calls starting no earlier than their `at_s` (in order, one at a
-/// time) end; 0 when they all end by time 0.
-double exposed_after_ready(std::span<const TimedCall> calls) noexcept;
-/// The delay of time 0 needed so that calls issued at time 0, one after another in order, each
-/// end by its `at_s` (due time); 0 when they all arrive in time.
-double exposed_before_due(std::span<const TimedCall> calls) noexcept;
+/// time) end; 0 when they all end by time 0. Before time 0 the calls share their links with
+/// the computation's own traffic and progress at (1 - load) of their speed (`call_s` is the
+/// time alone); after it they run alone. load in [0, 1).
+double exposed_after_ready(std::span<const TimedCall> calls, double load = 0) noexcept;
+/// The delay D of the computation needed so that calls issued at time 0, one after another in
+/// order, each end by D + its `at_s` (due time); 0 when they all arrive in time. While the
+/// computation waits (before D) the calls run alone, after it at (1 - load) of their speed.
+/// Exact for load 0 (max over k of the k-th end minus its due time), else by bisection to a
+/// relative 1e-12.
+double exposed_before_due(std::span<const TimedCall> calls, double load = 0) noexcept;
 
 }  // namespace ibscope::model
