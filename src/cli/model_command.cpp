@@ -2,6 +2,7 @@
 // answers and the sensitivity to inter-node bandwidth. Formulas: docs/model.md.
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -11,7 +12,9 @@
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/calibration.hpp"
 #include "ibscope/model/documents.hpp"
+#include "ibscope/model/scaling.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -24,6 +27,7 @@ struct ModelFlags {
   ClusterFlags cluster;
   WorkloadFlags workload;
   std::string json_out;
+  std::string scale_csv;
   bool print_workload = false;
 };
 
@@ -95,19 +99,60 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
       s.network_s, 100 * s.network_share);
 }
 
+void print_scale(const std::vector<model::ScaleRow>& rows, bool fixed_batch) {
+  fmt::print("# scaling: tp, pp and vp kept, dp follows the nodes; global batch {}\n",
+             fixed_batch ? "fixed" : "from --scale-batch");
+  fmt::print("# {:>6} {:>7} {:>6} {:>8} {:>6} {:>12} {:>11} {:>14} {:>14} {:>7}\n", "nodes", "gpus",
+             "dp", "batch", "m", "step(s)", "network(%)", "tokens/s/GPU", "efficiency(%)",
+             "MFU(%)");
+  for (const model::ScaleRow& r : rows) {
+    fmt::print("  {:>6} {:>7} {:>6} {:>8} {:>6} {:>12.4f} {:>11.2f} {:>14.1f} {:>14.1f} {:>7}\n",
+               r.nodes, r.workload.gpus(), r.workload.dp, r.workload.global_batch,
+               r.step.microbatches, r.step.step_s, 100 * r.step.network_share,
+               r.step.tokens_per_s_per_gpu, 100 * r.efficiency,
+               r.step.mfu ? fmt::format("{:.1f}", 100 * *r.step.mfu) : "n/a");
+  }
+}
+
 int run_model(const ModelFlags& f) {
-  const model::Workload w = chosen_workload(f.workload);
+  model::Workload w = chosen_workload(f.workload);
   if (f.print_workload) {
     fmt::print("{}\n", model::workload_json_text(w));
     return 0;
   }
   const std::vector<model::WhatIf> what_ifs = model::parse_what_ifs(f.workload.what_if);
+  const TrainingOptions options = training_options(f.workload);
+  const std::optional<model::Calibration>& calibration = options.calibration;
+  const std::vector<int>& scale_nodes = options.scale_nodes;
+  const std::map<int, int>& scale_batch = options.scale_batch;
+  if (scale_nodes.empty() && !f.scale_csv.empty()) {
+    throw UsageError("--scale-csv needs --scale nodes=...");
+  }
   const model::ClusterNetwork cluster = chosen_cluster(f.cluster, w);
   const model::NetworkFactory factory = [](const model::ClusterNetwork& c) {
     return model::make_network_model(c);
   };
+  std::string calibration_line;
+  std::optional<model::CalibrationRecord> calibration_record;
+  if (calibration) {
+    const model::CalibrationResult r = model::calibrate(w, *factory(cluster), *calibration);
+    calibration_line = fmt::format(
+        "# calibration: {} {:.6g} s -> achieved_fraction {:.6g} ({:.6g} s of compute per "
+        "micro-batch on this layout; modelled step {:.6g} s); used for every answer below\n",
+        calibration->kind == model::Calibration::Kind::kStep ? "step" : "micro-batch compute",
+        calibration->seconds, r.achieved_fraction, r.compute_s_per_microbatch, r.modelled_step_s);
+    w = r.workload;
+    calibration_record = model::CalibrationRecord{
+        calibration->kind == model::Calibration::Kind::kStep ? "step" : "microbatch",
+        calibration->seconds, r.achieved_fraction, r.compute_s_per_microbatch};
+  }
   const model::StepBreakdown s = model::model_step(w, *factory(cluster));
+  // Every scale is checked before anything is printed: a bad one is one error line.
+  const std::vector<model::ScaleRow> rows =
+      scale_nodes.empty() ? std::vector<model::ScaleRow>{}
+                          : model::scale_curve(w, cluster, scale_nodes, scale_batch, factory);
   print_header(w, cluster, model::place_ranks(w));
+  fmt::print("{}", calibration_line);
   print_breakdown(w, s);
 
   std::vector<model::WhatIfResult> results;
@@ -123,6 +168,14 @@ int run_model(const ModelFlags& f) {
     results.push_back(r);
   }
 
+  if (!scale_nodes.empty()) {
+    print_scale(rows, scale_batch.empty());
+    if (!f.scale_csv.empty()) {
+      write_file_exclusive(f.scale_csv, model::scale_csv_text(rows));
+      fmt::print("# scale: {}\n", f.scale_csv);
+    }
+  }
+
   std::optional<model::Sensitivity> sensitivity;
   if (cluster.nodes > 1) {
     const model::Sensitivity sens = model::inter_bw_sensitivity(w, cluster, factory);
@@ -136,8 +189,8 @@ int run_model(const ModelFlags& f) {
   }
 
   if (!f.json_out.empty()) {
-    write_file_exclusive(f.json_out,
-                         model::model_document_text(w, cluster, s, results, sensitivity));
+    write_file_exclusive(f.json_out, model::model_document_text(w, cluster, s, results, sensitivity,
+                                                                calibration_record, rows));
     fmt::print("# model: {}\n", f.json_out);
   }
   return 0;
@@ -154,6 +207,8 @@ Command add_model_command(CLI::App& app) {
   add_workload_flags(*sub, f->workload);
   add_cluster_flags(*sub, f->cluster);
   sub->add_option("--json", f->json_out, "Also write the model as JSON (never overwrites)");
+  sub->add_option("--scale-csv", f->scale_csv,
+                  "Also write the --scale table as CSV (never overwrites)");
   sub->add_flag("--print-workload", f->print_workload,
                 "Print the workload file of --preset/--workload and exit");
   sub->footer(
@@ -162,6 +217,9 @@ Command add_model_command(CLI::App& app) {
       "      --intra-bw-gbps 300 --intra-lat-us 2\n"
       "  ibscope model --workload w.json --fit inter.json intra.json --what-if layout=tp8pp8dp24\n"
       "  ibscope model --preset llama3-70b --print-workload > llama.json\n"
+      "  ibscope model --preset gpt3-175b --inter-bw-gbps 24 --inter-links 8 --intra-bw-gbps 300 "
+      "\\\n"
+      "      --calibrate step=21.5 --scale nodes=48..384 --scale-csv scale.csv\n"
       "Exit status: 0, 2 usage (bad workload file, flags or what-if).");
   return {sub, [f] { return run_model(*f); }};
 }

@@ -77,7 +77,8 @@ int run_report(const ReportFlags& f) {
     ClusterFlags cf = f.cluster;
     cf.fit_files.insert(cf.fit_files.begin(), f.files.begin(), f.files.end());
     o.training =
-        training_report(chosen_workload(f.workload), cf, model::parse_what_ifs(f.workload.what_if));
+        training_report(chosen_workload(f.workload), cf, model::parse_what_ifs(f.workload.what_if),
+                        training_options(f.workload));
     if (!o.training->missing.empty()) fmt::print("note: training step: {}\n", o.training->missing);
   }
   o.command_line = fmt::format("ibscope report {}", fmt::join(f.files, " "));

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/scaling.hpp"
 #include "ibscope/model/what_if.hpp"
 
 namespace ibscope::cli {
@@ -17,6 +18,29 @@ void add_workload_flags(CLI::App& app, WorkloadFlags& f) {
                  "Comma-separated changes: inter-bw=K, inter-lat=K, intra-bw=K, intra-lat=K "
                  "(scale by K), nodes=N (dp follows), layout=tpNppNdpN[vpN]; '' for none")
       ->capture_default_str();
+  app.add_option("--calibrate", f.calibrate,
+                 "step=SECONDS (a measured or published step of this layout) or "
+                 "microbatch=SECONDS (one micro-batch's compute on one GPU): solve the achieved "
+                 "fraction of peak and use it everywhere (needs compute.peak_tflops)");
+  app.add_option("--scale", f.scale,
+                 "nodes=A,B,C or nodes=A..B (doubling from A, ending at B): step, network "
+                 "share, tokens/s/GPU and efficiency against linear scaling per node count (tp, "
+                 "pp, vp kept; dp follows)");
+  app.add_option("--scale-batch", f.scale_batch_file,
+                 "CSV 'nodes,global_batch' giving the global batch per scale (default: the "
+                 "workload's batch at every scale)")
+      ->check(CLI::ExistingFile);
+}
+
+TrainingOptions training_options(const WorkloadFlags& f) {
+  TrainingOptions o;
+  if (!f.calibrate.empty()) o.calibration = model::parse_calibration(f.calibrate);
+  if (!f.scale.empty()) o.scale_nodes = model::parse_scale_nodes(f.scale);
+  if (!f.scale_batch_file.empty()) {
+    if (o.scale_nodes.empty()) throw UsageError("--scale-batch needs --scale nodes=...");
+    o.scale_batch = model::load_batch_per_scale(f.scale_batch_file);
+  }
+  return o;
 }
 
 bool workload_given(const WorkloadFlags& f) noexcept {

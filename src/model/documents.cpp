@@ -43,7 +43,9 @@ Json tier_json(const Tier& t) {
 std::string model_document_text(const Workload& w, const ClusterNetwork& cluster,
                                 const StepBreakdown& breakdown,
                                 const std::vector<WhatIfResult>& what_ifs,
-                                const std::optional<Sensitivity>& sensitivity) {
+                                const std::optional<Sensitivity>& sensitivity,
+                                const std::optional<CalibrationRecord>& calibration,
+                                const std::vector<ScaleRow>& scaling) {
   ordered wj = ordered::array();
   for (const auto& r : what_ifs) {
     wj.push_back({{"what_if", r.label},
@@ -57,18 +59,39 @@ std::string model_document_text(const Workload& w, const ClusterNetwork& cluster
           {"ds_dbw_s_per_gbps", sensitivity->ds_dbw_s_per_gbps},
           {"elasticity", sensitivity->elasticity}};
   }
-  const ordered doc = {{"kind", "ibscope-model"},
-                       {"schema_version", 1},
-                       {"workload", to_json(w)},
-                       {"cluster",
-                        {{"nodes", cluster.nodes},
-                         {"gpus_per_node", cluster.gpus_per_node},
-                         {"inter", tier_json<ordered>(cluster.inter)},
-                         {"intra", tier_json<ordered>(cluster.intra)},
-                         {"gamma_s_per_byte", cluster.gamma_s_per_byte}}},
-                       {"breakdown", breakdown_json(breakdown)},
-                       {"what_if", wj},
-                       {"sensitivity", sj}};
+  ordered doc = {{"kind", "ibscope-model"},
+                 {"schema_version", 1},
+                 {"workload", to_json(w)},
+                 {"cluster",
+                  {{"nodes", cluster.nodes},
+                   {"gpus_per_node", cluster.gpus_per_node},
+                   {"inter", tier_json<ordered>(cluster.inter)},
+                   {"intra", tier_json<ordered>(cluster.intra)},
+                   {"gamma_s_per_byte", cluster.gamma_s_per_byte}}},
+                 {"breakdown", breakdown_json(breakdown)},
+                 {"what_if", wj},
+                 {"sensitivity", sj}};
+  if (calibration) {
+    doc["calibration"] = {{"kind", calibration->kind},
+                          {"seconds", calibration->seconds},
+                          {"achieved_fraction", calibration->achieved_fraction},
+                          {"compute_s_per_microbatch", calibration->compute_s_per_microbatch}};
+  }
+  if (!scaling.empty()) {
+    ordered rows = ordered::array();
+    for (const ScaleRow& r : scaling) {
+      rows.push_back({{"nodes", r.nodes},
+                      {"gpus", r.workload.gpus()},
+                      {"tp", r.workload.tp},
+                      {"pp", r.workload.pp},
+                      {"dp", r.workload.dp},
+                      {"vp", r.workload.vp},
+                      {"global_batch", r.workload.global_batch},
+                      {"breakdown", breakdown_json(r.step)},
+                      {"efficiency", r.efficiency}});
+    }
+    doc["scaling"] = rows;
+  }
   return doc.dump(2) + "\n";
 }
 

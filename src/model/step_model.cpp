@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ibscope/model/interleaved_schedule.hpp"
 #include "ibscope/model/transformer.hpp"
 
 namespace ibscope::model {
@@ -23,9 +24,30 @@ struct DataParallelTime {
   double exposed_s = 0;
 };
 
+// Wall time of one micro-batch through one chunk, split into what the GPU computes and what
+// each tier carries (tensor- and pipeline-parallel traffic), forward or backward.
+struct UnitTraffic {
+  double compute_s = 0;
+  double intra_s = 0;  ///< TP/PP traffic on the intra-node tier
+  double inter_s = 0;  ///< TP/PP traffic on the inter-node tier
+  double wall_s() const noexcept { return compute_s + intra_s + inter_s; }
+};
+
+// Share of a unit's wall time that the tiers DP crosses are busy with TP/PP traffic: while the
+// calls overlap computation, DP gets the rest (it progresses at 1 - load of its speed).
+double dp_load(const UnitTraffic& u, const Group& dp) noexcept {
+  if (u.wall_s() <= 0) return 0;
+  double load = 0;
+  if (dp.ranks_per_node > 1) load = std::max(load, u.intra_s / u.wall_s());
+  if (dp.ranks > dp.ranks_per_node) load = std::max(load, u.inter_s / u.wall_s());
+  return load;
+}
+
 DataParallelTime data_parallel(const Workload& w, const NetworkModel& net, const Group& g,
-                               double forward_s, double backward_s) {
-  const std::vector<double> buckets = bucket_sizes(dp_gradient_bytes(w), w.bucket_bytes);
+                               const ChunkSchedule& sched, double forward_load,
+                               double backward_load) {
+  // Megatron-LM wraps each model chunk separately: every chunk has its own buckets.
+  const std::vector<double> buckets = bucket_sizes(dp_gradient_bytes(w) / w.vp, w.bucket_bytes);
   std::vector<double> reduce(buckets.size());
   std::vector<double> gather;
   for (std::size_t i = 0; i < buckets.size(); ++i) {
@@ -38,21 +60,30 @@ DataParallelTime data_parallel(const Workload& w, const NetworkModel& net, const
       reduce[i] = net.collective_s(Collective::kAllreduce, buckets[i], g);
     }
   }
+  const auto chunks = static_cast<std::size_t>(w.vp);
+  const std::vector<std::vector<double>> chunk_reduce(chunks, reduce);
+  const std::vector<std::vector<double>> chunk_gather(chunks, gather);
   DataParallelTime t;
   double reduce_total = 0;
   double gather_total = 0;
   for (double x : reduce) reduce_total += x;
   for (double x : gather) gather_total += x;
+  reduce_total *= w.vp;
+  gather_total *= w.vp;
   t.total_s = reduce_total + gather_total;
+  const auto reduce_exposed = [&] {
+    return exposed_after_ready(reduce_calls(sched, chunk_reduce), backward_load);
+  };
   switch (w.overlap) {
     case Overlap::kNone:
       t.exposed_s = t.total_s;
       break;
     case Overlap::kGradReduce:
-      t.exposed_s = exposed_after(reduce, backward_s) + gather_total;
+      t.exposed_s = reduce_exposed() + gather_total;
       break;
     case Overlap::kGradReduceAndParamGather:
-      t.exposed_s = exposed_after(reduce, backward_s) + exposed_before(gather, forward_s);
+      t.exposed_s =
+          reduce_exposed() + exposed_before_due(gather_calls(sched, chunk_gather), forward_load);
       break;
   }
   return t;
@@ -139,12 +170,36 @@ StepBreakdown model_step(const Workload& w, const NetworkModel& net) {
   s.bubble_s = s.bubble_fraction * (s.compute_s + s.tp_s + s.pp_s);
 
   if (w.dp > 1) {
-    const DataParallelTime dpt = data_parallel(w, net, place.dp, forward_mb, backward_mb);
+    // One micro-batch through one chunk, forward and backward, with the TP and PP traffic
+    // that belongs to it on the tier each crosses.
+    const double tp_mb = s.tp_s / m;
+    const double tp_forward_share =
+        w.tp == 1 ? 0 : 2.0 / static_cast<double>(tp_collectives_per_layer(w));
+    const bool tp_inter = place.tp.ranks > place.tp.ranks_per_node;
+    const double pp_half = s.pp_s / m / 2;
+    const auto unit = [&](double compute, double tp) {
+      UnitTraffic u;
+      u.compute_s = compute / w.vp;
+      (tp_inter ? u.inter_s : u.intra_s) += tp / w.vp;
+      (place.pp_across_nodes ? u.inter_s : u.intra_s) += pp_half / w.vp;
+      return u;
+    };
+    const UnitTraffic fwd = unit(forward_mb, tp_mb * tp_forward_share);
+    const UnitTraffic bwd = unit(backward_mb, tp_mb * (1 - tp_forward_share));
+    ChunkSchedule sched;
+    sched.stages = w.pp;
+    sched.chunks = w.vp;
+    sched.microbatches = s.microbatches;
+    sched.forward_unit_s = fwd.wall_s();
+    sched.backward_unit_s = bwd.wall_s();
+    sched.cooldown_idle_s = s.bubble_s;
+    const DataParallelTime dpt =
+        data_parallel(w, net, place.dp, sched, dp_load(fwd, place.dp), dp_load(bwd, place.dp));
     s.dp_total_s = dpt.total_s;
     s.dp_exposed_s = dpt.exposed_s;
   }
   s.dp_bytes_per_gpu = dp_gradient_bytes(w);
-  s.dp_buckets = static_cast<int>(std::ceil(s.dp_bytes_per_gpu / w.bucket_bytes));
+  s.dp_buckets = w.vp * static_cast<int>(std::ceil(s.dp_bytes_per_gpu / w.vp / w.bucket_bytes));
 
   s.step_s = s.compute_s + s.tp_s + s.pp_s + s.bubble_s + s.dp_exposed_s;
   s.network_s = s.step_s - s.compute_s * (1 + s.bubble_fraction);

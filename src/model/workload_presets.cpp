@@ -54,8 +54,38 @@ constexpr const char* kLlama2_7b = R"({
   "data_parallel": {"bucket_bytes": 160000000, "overlap": "grad_reduce_and_param_gather"}
 })";
 
-constexpr std::array<std::pair<const char*, const char*>, 3> kPresets = {{
+constexpr const char* kGpt530b = R"({
+  "name": "gpt-530b",
+  "source": "Narayanan et al., SC21 (arXiv:2104.04473): Table 1 shape of the 529.6B GPT (105 layers, h 20480, 128 heads; s 2048, V 51200 as for all its models), Table 2 PTD-P layout t=8 x p=35, batch 2240, micro-batch 1, full recomputation, on 560 A100s (d=2; 1120 and 2240 in the same table); peak: A100 SXM dense bf16; vp 1, achieved_fraction and bucket size assumed",
+  "model": {"arch": "gpt", "layers": 105, "hidden": 20480, "heads": 128, "kv_heads": 128,
+            "ffn_hidden": 81920, "seq_len": 2048, "vocab": 51200},
+  "batch": {"global": 2240, "micro": 1},
+  "parallel": {"tp": 8, "pp": 35, "dp": 2, "vp": 1, "gpus_per_node": 8,
+               "sequence_parallel": false, "distributed_optimizer": false,
+               "pp_scatter_gather": true},
+  "precision": {"activation_bytes": 2, "grad_bytes": 4, "param_bytes": 2},
+  "compute": {"peak_tflops": 312, "achieved_fraction": 0.55, "recompute": "full"},
+  "data_parallel": {"bucket_bytes": 160000000, "overlap": "grad_reduce"}
+})";
+
+constexpr const char* kMegascale175b = R"({
+  "name": "megascale-175b",
+  "source": "Jiang et al., NSDI 2024, MegaScale (arXiv:2402.15627): Table 1 shape of the 175B model (96 layers, h 12288, 128 heads, t=8, p=8), Table 2 Megatron-LM baseline batch 768 on 256 GPUs (d=4; batch 6144 from 3072 GPUs); s 2048 from Table 2's tokens/s; peak: A100 SXM dense bf16; vocabulary, micro-batch, vp 2, sequence parallelism, distributed optimizer, selective recompute, achieved_fraction and bucket size assumed",
+  "model": {"arch": "gpt", "layers": 96, "hidden": 12288, "heads": 128, "kv_heads": 128,
+            "ffn_hidden": 49152, "seq_len": 2048, "vocab": 51200},
+  "batch": {"global": 768, "micro": 1},
+  "parallel": {"tp": 8, "pp": 8, "dp": 4, "vp": 2, "gpus_per_node": 8,
+               "sequence_parallel": true, "distributed_optimizer": true,
+               "pp_scatter_gather": true},
+  "precision": {"activation_bytes": 2, "grad_bytes": 4, "param_bytes": 2},
+  "compute": {"peak_tflops": 312, "achieved_fraction": 0.55, "recompute": "selective"},
+  "data_parallel": {"bucket_bytes": 160000000, "overlap": "grad_reduce_and_param_gather"}
+})";
+
+constexpr std::array<std::pair<const char*, const char*>, 5> kPresets = {{
     {"gpt3-175b", kGpt3},
+    {"gpt-530b", kGpt530b},
+    {"megascale-175b", kMegascale175b},
     {"llama3-70b", kLlama3_70b},
     {"llama2-7b", kLlama2_7b},
 }};

@@ -19,6 +19,43 @@ std::string pct(double part, double whole) {
   return whole > 0 ? fmt::format("{:.2f}", 100 * part / whole) : "-";
 }
 
+// The --scale curve: efficiency against linear scaling and the network's share, in % of the
+// step, against node count; then the table.
+std::string scaling_html(const TrainingReport& t) {
+  LineChart chart;
+  chart.id = "scaling";
+  chart.title = "scaling: efficiency and network share vs nodes";
+  chart.x = {"nodes", AxisScale::kLog2, false};
+  chart.y = {"percent (%)", AxisScale::kLinear, false};
+  Series efficiency{"efficiency vs linear scaling (%)", {}, {}};
+  Series network{"network share of the step (%)", {}, {}};
+  std::vector<std::vector<std::string>> rows;
+  for (const model::ScaleRow& r : t.scaling) {
+    efficiency.x.push_back(r.nodes);
+    efficiency.y.push_back(100 * r.efficiency);
+    network.x.push_back(r.nodes);
+    network.y.push_back(100 * r.step.network_share);
+    rows.push_back({std::to_string(r.nodes), std::to_string(r.workload.gpus()),
+                    std::to_string(r.workload.dp), std::to_string(r.workload.global_batch),
+                    std::to_string(r.step.microbatches), fmt::format("{:.4f}", r.step.step_s),
+                    fmt::format("{:.2f}", 100 * r.step.network_share),
+                    fmt::format("{:.1f}", r.step.tokens_per_s_per_gpu),
+                    fmt::format("{:.1f}", 100 * r.efficiency),
+                    r.step.mfu ? fmt::format("{:.1f}", 100 * *r.step.mfu) : "n/a"});
+  }
+  chart.series = {efficiency, network};
+  std::string html = "<h3>Scaling</h3>";
+  html += figure(render_svg(chart),
+                 fmt::format("t, p and v kept, d follows the nodes; global batch {}. Efficiency: "
+                             "tokens/s/GPU over that of the smallest scale (docs/model.md, "
+                             "Scaling curves).",
+                             t.scale_fixed_batch ? "fixed" : "per scale (--scale-batch)"));
+  html += table({"nodes", "GPUs", "dp", "global batch", "micro-batches", "step (s)", "network (%)",
+                 "tokens/s/GPU", "efficiency (%)", "MFU (%)"},
+                rows);
+  return html;
+}
+
 }  // namespace
 
 Section training_section(const std::optional<TrainingReport>& training) {
@@ -38,6 +75,7 @@ Section training_section(const std::optional<TrainingReport>& training) {
     s.html += fmt::format("<p class=\"note missing\">Not computed: {}</p>", xml_escape(t.missing));
     return s;
   }
+  if (!t.calibration.empty()) s.html += paragraph(t.calibration);
   const model::StepBreakdown& b = *t.breakdown;
   StackedBars bars{"step",
                    "time per step: baseline and what-ifs",
@@ -82,6 +120,7 @@ Section training_section(const std::optional<TrainingReport>& training) {
                                           "change (%)", "network share (%)", "layout"},
                                          w_rows);
   }
+  if (!t.scaling.empty()) s.html += scaling_html(t);
   return s;
 }
 

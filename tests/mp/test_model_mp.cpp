@@ -77,3 +77,52 @@ TEST_CASE("model: bad workload files and flags exit 2", "[mp][cli][model]") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("nodes=7") != std::string::npos);
 }
+
+TEST_CASE("model: calibrate on one step and print a scaling table with its CSV",
+          "[mp][cli][model]") {
+  const std::string dir = make_temp_dir();
+  const std::string csv = dir + "/scale.csv";
+  std::vector<std::string> args = {"--preset",    "gpt3-175b", "--what-if", "",
+                                   "--calibrate", "step=25",   "--scale",   "nodes=48..384",
+                                   "--scale-csv", csv};
+  args.insert(args.end(), kTiers.begin(), kTiers.end());
+  const auto r = run_model(args);
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# calibration: step 25 s -> achieved_fraction") != std::string::npos);
+  CHECK(r.out.find("efficiency(%)") != std::string::npos);
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header.rfind("nodes,gpus,tp,pp,dp,vp,global_batch", 0) == 0);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  CHECK(lines == 4);                      // 48, 96, 192, 384
+  CHECK(run_model(args).exit_code != 0);  // the CSV exists: not overwritten
+
+  // --json carries the calibration and the curve.
+  const std::string json_path = dir + "/m.json";
+  std::vector<std::string> with_json = args;
+  with_json[with_json.size() - kTiers.size() - 1] = dir + "/scale2.csv";
+  with_json.insert(with_json.end(), {"--json", json_path});
+  const auto j = run_model(with_json);
+  INFO(describe(j));
+  REQUIRE(j.exit_code == 0);
+  std::ifstream jin(json_path);
+  const auto doc = nlohmann::json::parse(jin);
+  CHECK(doc.at("calibration").at("kind") == "step");
+  CHECK(doc.at("scaling").size() == 4);
+
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--calibrate", "step=x"},
+        std::vector<std::string>{"--scale", "nodes=50"},
+        std::vector<std::string>{"--scale-csv", dir + "/other.csv"}}) {
+    std::vector<std::string> a = {"--preset", "gpt3-175b"};
+    a.insert(a.end(), bad.begin(), bad.end());
+    a.insert(a.end(), kTiers.begin(), kTiers.end());
+    const auto e = run_model(a);
+    INFO(describe(e));
+    CHECK(e.exit_code == 2);
+    CHECK(e.out.empty());
+  }
+}

@@ -167,4 +167,29 @@ TEST_CASE("model document: keys in the documented order, the workload in its fil
           std::vector<std::string>{"inter_bw_gbps", "ds_dbw_s_per_gbps", "elasticity"});
     CHECK(doc["sensitivity"]["elasticity"] == -0.5);
   }
+
+  SECTION("a calibration and a scaling curve come last") {
+    ScaleRow row;
+    row.nodes = 4;
+    row.workload = w;
+    row.workload.dp = 32;
+    row.step = s;
+    row.efficiency = 0.875;
+    const CalibrationRecord cal{"step", 1.5, 0.42, 0.25};
+    const auto doc = nlohmann::ordered_json::parse(
+        model_document_text(w, cluster, s, {}, std::nullopt, cal, {row}));
+    CHECK(keys(doc) == std::vector<std::string>{"kind", "schema_version", "workload", "cluster",
+                                                "breakdown", "what_if", "sensitivity",
+                                                "calibration", "scaling"});
+    CHECK(keys(doc["calibration"]) == std::vector<std::string>{"kind", "seconds",
+                                                               "achieved_fraction",
+                                                               "compute_s_per_microbatch"});
+    CHECK(doc["calibration"]["achieved_fraction"] == 0.42);
+    REQUIRE(doc["scaling"].size() == 1);
+    CHECK(keys(doc["scaling"][0]) == std::vector<std::string>{"nodes", "gpus", "tp", "pp", "dp",
+                                                              "vp", "global_batch", "breakdown",
+                                                              "efficiency"});
+    CHECK(doc["scaling"][0]["gpus"] == 32);
+    CHECK(doc["scaling"][0]["efficiency"] == 0.875);
+  }
 }

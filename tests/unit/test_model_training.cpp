@@ -2,6 +2,8 @@
 // on a test-double network whose call times are plain alpha + bytes/bw, so the arithmetic in
 // the comments is all there is.
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/model/calibration.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -242,8 +245,13 @@ TEST_CASE("step breakdown of a small workload, by hand", "[training]") {
   CHECK(s.tokens_per_s_per_gpu == Approx(1024 / 0.50396197952));
   CHECK_FALSE(s.mfu.has_value());  // no peak given
 
-  // Overlap with backward: window = 0.1 x 2/3 s (backward share of FLOPs without
-  // recompute); the buckets are small next to it, so only the last, 251.68192e-6 s, shows.
+  // Overlap with backward: the window is the last micro-batch's backward, 0.1 x 2/3 s (its
+  // FLOP share without recompute) + its TP half 1406.17728e-6 / 4 / 2 = 175.77216e-6 s (intra)
+  // + its PP half 114.8576e-6 s (inter) = 0.066957296426667 s. The DP ring's hops are
+  // intra-node, shared with TP for 175.77216e-6 / 0.066957296426667 = 0.0026251382505 of the
+  // window: while it overlaps the backward pass DP runs at 1 - that of its speed. The buckets
+  // are small next to the window, so only the last shows, and it starts when the backward
+  // ends, alone on the links: 251.68192e-6 s.
   Workload o = w;
   o.overlap = Overlap::kGradReduce;
   const StepBreakdown so = model_step(o, net);
@@ -278,13 +286,58 @@ TEST_CASE("sequence parallelism, distributed optimizer and MFU", "[training]") {
   CHECK(*s.mfu == Approx(8 * 367'219'703'808.0 / (s.step_s * 8 * 100e12)));
   CHECK(*s.mfu < 0.5);  // never above the achieved fraction
 
-  // Parameter gather overlapped with the next forward: windows are FLOP shares of one
-  // micro-batch (forward 1/3); each call is small next to them: first gather + last reduce.
+  // Parameter gather overlapped with the next forward. Per micro-batch: compute
+  // 367,219,703,808 / 4 / 50e12 = 1.83609851904e-3 s, forward 1/3 of it = 0.61203283968e-3;
+  // TP 175.77216e-6 (intra) and PP 114.8576e-6 (inter) each way. Windows: forward 0.90266259968e-3,
+  // backward 1.51469543936e-3 s; TP's intra share of them 0.19472631309 and 0.11604455617.
+  // Each call is small next to its window: the last reduce (ready as the backward ends) and
+  // the first gather (the forward waits for it) show, both alone on the links: 125.84096e-6
+  // + 101e-6. The second gather then runs beside the forward's TP traffic, at 1 - 0.19472631309
+  // of its speed: 101e-6 / 0.80527368691 = 125.42e-6 s, ending at 226.42e-6 s, before it is
+  // due at 101e-6 + 0.90266259968e-3 / 3 = 401.89e-6 s.
   w.overlap = Overlap::kGradReduceAndParamGather;
   const StepBreakdown o = model_step(w, net);
   CHECK(o.dp_exposed_s == Approx(125.84096e-6 + 101e-6));
   w.overlap = Overlap::kGradReduce;  // gathers stay exposed
   CHECK(model_step(w, net).dp_exposed_s == Approx(125.84096e-6 + 265.42048e-6));
+}
+
+TEST_CASE("interleaved overlap: each chunk's reduction starts at its own last backward",
+          "[training]") {
+  // The toy with v = 2 on 2-GPU nodes: TP (t 2) fills a node, DP (2 ranks) and PP cross
+  // nodes, inter tier 10 us and 0.1 GB/s; one bucket per chunk (26,242,048 B < 30 MB).
+  Workload w = toy();
+  w.vp = 2;
+  w.gpus_per_node = 2;
+  w.bucket_bytes = 30e6;
+  w.overlap = Overlap::kGradReduce;
+  validate(w, "toy");
+  ClusterNetwork c = fake_cluster(2, 4);
+  c.inter.bw_gbps = 0.1;
+  const FakeNetwork net(c);
+  const StepBreakdown s = model_step(w, net);
+  // TP as before, 1406.17728e-6 s. PP: 2v = 4 sends of 1e-5 + 1,048,576 / 0.1e9 =
+  // 0.01049576 s per micro-batch: 4 x 4 x 0.01049576 = 0.16793216 s. Bubble (2-1)/(4 x 2) =
+  // 0.125 of (0.4 + 0.00140617728 + 0.16793216) = 0.07116729216 s.
+  CHECK(s.pp_s == Approx(0.16793216));
+  CHECK(s.bubble_s == Approx(0.07116729216));
+  // Per chunk 52,484,096 / 2 = 26,242,048 B: all-reduce 2 (1e-5 + 0.26242048) = 0.52486096 s.
+  CHECK(s.dp_buckets == 2);
+  CHECK(s.dp_total_s == Approx(2 * 0.52486096));
+  // One backward unit (a micro-batch through one chunk): 0.1 x 2/3 / 2 compute + TP
+  // 1406.17728e-6 / 4 / 2 / 2 (intra) + PP 0.16793216 / 4 / 2 / 2 = 0.01049576 (inter) =
+  // 0.0439169794133 s. DP shares the NICs with PP for 0.01049576 / 0.0439169794133 =
+  // 0.238990935629 of it: while the backward goes on, DP progresses at 0.761009064371 of its
+  // speed. Chunk 1's last backward is followed by p = 2 units of chunk 0, each with 1/4 of
+  // the bubble (the first stage's cool-down has min(m v, 2 (p-1) + (v-1) p) = 4 units):
+  // 2 x 0.0439169794133 + 2 x 0.07116729216 / 4 = 0.123417604907 s. Its reduction starts at
+  // -0.123417604907 and does 0.123417604907 x 0.761009064371 = 0.093921916037 s of its work
+  // before the backward ends, the other 0.430939043963 s alone after it; chunk 0's (ready
+  // at 0) follows: exposed 0.430939043963 + 0.52486096 = 0.955800003963 s.
+  CHECK(s.dp_exposed_s == Approx(0.955800003963));
+  // The one-micro-batch rule would expose both calls after the last backward (the 0.088 s
+  // backward hides almost nothing): at least 2 x 0.52486096 - 0.088 s.
+  CHECK(s.dp_exposed_s < 2 * 0.52486096 - 0.088);
 }
 
 TEST_CASE("what-if: faster network never slows a step and sensitivity is negative", "[training]") {
@@ -424,4 +477,60 @@ TEST_CASE("what-if on the tiered network model: more bandwidth never slows a ste
 TEST_CASE("workload file: a number too large for a double is a UsageError", "[training]") {
   CHECK_THROWS_WITH(workload_from_text(R"({"model": {"layers": 1e400}})", "w.json"),
                     Contains("w.json: not valid JSON"));
+}
+
+TEST_CASE("calibration: a measured micro-batch or step gives the achieved fraction",
+          "[training][calibration]") {
+  Workload w = toy();
+  w.measured_compute_s_per_microbatch.reset();
+  w.peak_tflops = 100;
+  w.achieved_fraction = 0.9;
+  const FakeNetwork net(fake_cluster(4, 2));
+  // One micro-batch: 367,219,703,808 hardware FLOPs / (t p = 4) = 91,804,925,952 per GPU; in
+  // 2 ms that is 91,804,925,952 / (100e12 x 0.002) = 0.45902462976 of peak.
+  const CalibrationResult mb = calibrate(w, net, parse_calibration("microbatch=0.002"));
+  CHECK(mb.achieved_fraction == Approx(0.45902462976));
+  CHECK(mb.compute_s_per_microbatch == 0.002);
+  CHECK(*mb.workload.achieved_fraction == Approx(0.45902462976));
+  CHECK_FALSE(mb.workload.measured_compute_s_per_microbatch.has_value());
+  // A step of 0.5 s, overlap none: step = 1.25 (4 c + tp + pp) + dp with tp 1406.17728e-6,
+  // pp 918.8608e-6, dp 1055.68192e-6 s (the hand-computed breakdown above), so
+  // c = ((0.5 - 1055.68192e-6) / 1.25 - 1406.17728e-6 - 918.8608e-6) / 4 = 0.099207604096 s
+  // and the fraction 91,804,925,952 / (100e12 x 0.099207604096) = 0.0092538195.
+  const CalibrationResult st = calibrate(w, net, parse_calibration("step=0.5"));
+  CHECK(st.compute_s_per_microbatch == Approx(0.099207604096).epsilon(1e-8));
+  CHECK(st.achieved_fraction == Approx(91'804'925'952.0 / (100e12 * 0.099207604096)));
+  CHECK(st.modelled_step_s == Approx(0.5).epsilon(1e-8));
+  // Round trip with overlap on: the model's own step at 0.5 of peak calibrates back to 0.5.
+  w.overlap = Overlap::kGradReduce;
+  Workload half = w;
+  half.achieved_fraction = 0.5;
+  const double step = model_step(half, net).step_s;
+  const CalibrationResult back =
+      calibrate(w, net, parse_calibration(fmt::format("step={:.17g}", step)));
+  CHECK(back.achieved_fraction == Approx(0.5).epsilon(1e-7));
+}
+
+TEST_CASE("calibration: bad values and impossible figures are usage errors",
+          "[training][calibration]") {
+  CHECK_THROWS_WITH(parse_calibration("step"), Contains("expected step=SECONDS"));
+  CHECK_THROWS_WITH(parse_calibration("flops=3"), Contains("expected step=SECONDS"));
+  CHECK_THROWS_WITH(parse_calibration("step=-1"), Contains("not a time in seconds > 0"));
+  CHECK_THROWS_WITH(parse_calibration("step=1s"), Contains("not a time in seconds > 0"));
+  CHECK_THROWS_WITH(parse_calibration("microbatch=inf"), Contains("not a time in seconds > 0"));
+  CHECK(parse_calibration("microbatch=0.25").kind == Calibration::Kind::kMicrobatch);
+  Workload w = toy();
+  const FakeNetwork net(fake_cluster(4, 2));
+  // No peak: nothing to carry the fraction with.
+  CHECK_THROWS_WITH(calibrate(w, net, parse_calibration("step=1")),
+                    Contains("no compute.peak_tflops"));
+  w.measured_compute_s_per_microbatch.reset();
+  w.peak_tflops = 100;
+  w.achieved_fraction = 0.5;
+  // Faster than the step at 100 % of peak.
+  CHECK_THROWS_WITH(calibrate(w, net, parse_calibration("step=0.001")),
+                    Contains("at 100 % of peak"));
+  // 91.8 GFLOPs in 0.1 ms would be 9.2 x peak.
+  CHECK_THROWS_WITH(calibrate(w, net, parse_calibration("microbatch=0.0001")),
+                    Contains("must be in (0, 1]"));
 }

@@ -9,18 +9,32 @@
 #include <vector>
 
 #include "ibscope/model/network.hpp"
+#include "ibscope/model/scaling.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/model/workload.hpp"
 
 namespace ibscope::model {
 
+/// What --calibrate was given and what it solved (the workload then carries the fraction).
+struct CalibrationRecord {
+  std::string kind;  ///< "step" or "microbatch"
+  double seconds = 0;
+  double achieved_fraction = 0;
+  double compute_s_per_microbatch = 0;
+};
+
 /// {"kind": "ibscope-model", "schema_version": 1, "workload", "cluster", "breakdown",
-///  "what_if", "sensitivity"}; null sensitivity on one node. Indented by 2, trailing newline.
+///  "what_if", "sensitivity"}; null sensitivity on one node; then "calibration" {kind, seconds,
+///  achieved_fraction, compute_s_per_microbatch} when given, and "scaling" [{nodes, gpus, tp,
+///  pp, dp, vp, global_batch, breakdown, efficiency}] when not empty. Indented by 2, trailing
+///  newline.
 std::string model_document_text(const Workload& w, const ClusterNetwork& cluster,
                                 const StepBreakdown& breakdown,
                                 const std::vector<WhatIfResult>& what_ifs,
-                                const std::optional<Sensitivity>& sensitivity);
+                                const std::optional<Sensitivity>& sensitivity,
+                                const std::optional<CalibrationRecord>& calibration = {},
+                                const std::vector<ScaleRow>& scaling = {});
 
 /// The tiers one predicted algorithm used.
 struct PredictedTiers {

@@ -101,7 +101,8 @@ Workload workload_from_text(std::string_view text, std::string_view source);
 /// order of docs/model.md, indented by 2, no trailing newline.
 std::string workload_json_text(const Workload& w);
 
-/// Presets: gpt3-175b, llama3-70b, llama2-7b (figures and sources: docs/model.md).
+/// Presets: gpt3-175b, gpt-530b, megascale-175b, llama3-70b, llama2-7b (figures and sources:
+/// docs/model.md).
 std::vector<std::string> preset_names();
 /// Throws UsageError for an unknown name (the message lists the known ones).
 Workload preset(std::string_view name);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/model/scaling.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/results/document.hpp"
@@ -34,7 +35,11 @@ struct TrainingReport {
   std::vector<std::string> tiers;  ///< one line per tier: figures and where they came from
   std::optional<model::StepBreakdown> breakdown;  ///< absent when it could not be computed
   std::vector<model::WhatIfResult> what_ifs;
-  std::string missing;  ///< why there is no breakdown (e.g. a tier without data)
+  std::string calibration;  ///< what --calibrate solved, or empty
+  /// --scale: one row per node count (drawn as efficiency and network share vs nodes).
+  std::vector<model::ScaleRow> scaling;
+  bool scale_fixed_batch = true;  ///< the global batch is the workload's at every scale
+  std::string missing;            ///< why there is no breakdown (e.g. a tier without data)
 };
 
 struct ReportOptions {
