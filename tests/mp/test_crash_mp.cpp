@@ -154,7 +154,7 @@ TEST_CASE("accept stopped by SIGINT keeps the rows it measured and exits 130",
   CHECK(doc["collectives"]["rows"].size() >= 2);
 }
 
-TEST_CASE("--stop-on-usr1 makes SIGUSR1 stop the run cleanly with exit 138",
+TEST_CASE("SIGUSR1 stops the run cleanly with exit 138 when --stop-on-usr1 is given",
           "[mp][faults][signals]") {
   const std::string out = make_temp_dir();
   const auto r = signal_after_rows({"allreduce", "--np", "2", "-b", "8", "-e", "256M", "-n", "200",
