@@ -16,7 +16,6 @@
 #include <thread>
 
 #include "ibscope/core/error.hpp"
-#include "ibscope/core/interrupt.hpp"
 
 namespace ibscope::bootstrap::net {
 
@@ -172,17 +171,13 @@ bool read_exact(int fd, void* data, std::size_t bytes, const Deadline& deadline)
   std::size_t got = 0;
   while (got < bytes) {
     pollfd pfd{fd, POLLIN, 0};
-    // In slices of at most 200 ms: a signal delivered to another thread (the store server's,
-    // UCX's) interrupts no poll here, so the flag is looked at between slices.
-    throw_if_interrupted();
+    // No interrupt check here: this runs on the bootstrap's reader thread, where a signal must
+    // not pass for a lost connection; the waiting rank thread looks at the flag itself.
     const double left_s = deadline.remaining_s();
     const int wait_ms = left_s > 0.2 ? 200 : std::max(0, static_cast<int>(left_s * 1000) + 1);
     const int pr = ::poll(&pfd, 1, wait_ms);
     if (pr < 0) {
-      if (errno == EINTR) {
-        throw_if_interrupted();  // a signal ends the wait (core/interrupt.hpp)
-        continue;
-      }
+      if (errno == EINTR) continue;
       throw SystemError("bootstrap socket poll", errno);
     }
     if (pr == 0) {

@@ -13,6 +13,7 @@
 
 #include "ibscope/bootstrap/tcp_store_server.hpp"
 #include "ibscope/bootstrap/wire.hpp"
+#include "ibscope/core/interrupt.hpp"
 #include "ibscope/core/log.hpp"
 
 namespace ibscope::bootstrap {
@@ -95,7 +96,11 @@ class TcpBootstrap final : public Bootstrap {
         }
         return blobs;
       }
-      if (cv_.wait_until(lock, deadline.at()) == std::cv_status::timeout && deadline.expired()) {
+      // In slices of 200 ms: a signal stops the wait (core/interrupt.hpp) as it does in UCX's.
+      throw_if_interrupted();
+      const auto slice = std::min(
+          deadline.at(), std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+      if (cv_.wait_until(lock, slice) == std::cv_status::timeout && deadline.expired()) {
         throw TimeoutError(
             fmt::format("bootstrap '{}': no answer from the root (rank 0 at {}) within {:.0f} s",
                         what, root_.str(), deadline.budget_s()));
