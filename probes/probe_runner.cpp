@@ -281,9 +281,10 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
                                   .locked_bytes_per_rank = on_device ? 0 : link_bytes,
                                   .device_bytes_per_rank = on_device ? link_bytes : 0});
   }
-  const auto all_ports = boot.allgather(encode_rank_port(describe(local)), "probe ports");
+  // Rank 0 only: it builds the rows and prints the ports.
+  const auto all_ports = boot.gather(encode_rank_port(describe(local)), "probe ports");
   std::vector<RankPort> ports;
-  for (int r = 0; r < boot.size(); ++r) {
+  for (int r = 0; r < static_cast<int>(all_ports.size()); ++r) {
     ports.push_back(decode_rank_port(all_ports[static_cast<std::size_t>(r)], r));
   }
   if (boot.rank() == 0 && sinks.ports) sinks.ports(ports);
@@ -309,13 +310,32 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
       link = std::make_unique<RcLink>(local.device, local.port, local.gid_index, config);
       my_addresses = encode_qp_addresses(link->addresses());
     }
-    const auto exchanged =
-        boot.allgather(my_addresses, fmt::format("probe QP addresses, round {}", round_index));
+    // Published, then read from the partner only: O(1) per rank, not every rank's addresses.
+    // The key is reused every round; the round number in front of the value proves it fresh.
+    const std::string round_tag = fmt::format("{}:", round_index);
+    bootstrap::Bytes tagged(
+        reinterpret_cast<const std::byte*>(round_tag.data()),
+        reinterpret_cast<const std::byte*>(round_tag.data()) + round_tag.size());
+    tagged.insert(tagged.end(), my_addresses.begin(), my_addresses.end());
+    boot.publish("probe.qp", tagged);
+    boot.barrier(fmt::format("probe QP addresses, round {}", round_index));
+    if (partner >= 0) boot.learn_hosts(std::span(&partner, 1));
     const std::string peer =
         partner >= 0 ? verbs::peer_label(partner, boot.host(partner)) : std::string();
     if (link) {
-      const auto remote = decode_qp_addresses(exchanged[static_cast<std::size_t>(partner)],
-                                              static_cast<std::size_t>(link->qps()), peer);
+      const auto got = boot.lookup("probe.qp", std::span(&partner, 1),
+                                   fmt::format("probe QP addresses, round {}", round_index));
+      const bootstrap::Bytes& theirs = got.at(0);
+      if (theirs.size() < round_tag.size() ||
+          !std::equal(round_tag.begin(), round_tag.end(),
+                      reinterpret_cast<const char*>(theirs.data()))) {
+        throw RemoteError(fmt::format("probe round {}: {} published QP addresses of another round",
+                                      round_index, peer));
+      }
+      const auto remote = decode_qp_addresses(
+          bootstrap::Bytes(theirs.begin() + static_cast<std::ptrdiff_t>(round_tag.size()),
+                           theirs.end()),
+          static_cast<std::size_t>(link->qps()), peer);
       link->connect(remote, o.tuning, peer);
     }
     boot.barrier(fmt::format("probe connect, round {}", round_index));
@@ -342,11 +362,12 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
       mine["sizes"].push_back(measure_size(*link, o, initiator, size, guard));
     }
     link.reset();
+    // Rank 0 builds the rows; every rank's sink is called (with none elsewhere), so that every
+    // rank sees each round end.
     const auto results =
-        boot.allgather(to_bytes(mine.dump()), fmt::format("probe results, round {}", round_index));
-    if (me != 0) continue;
+        boot.gather(to_bytes(mine.dump()), fmt::format("probe results, round {}", round_index));
     std::vector<measure::ProbeRow> rows;
-    for (const auto& [a, b] : round) {
+    for (const auto& [a, b] : me == 0 ? round : std::vector<std::pair<int, int>>{}) {
       const json end_a = parse_bytes(results[static_cast<std::size_t>(a)], "probe results", a);
       const json end_b = parse_bytes(results[static_cast<std::size_t>(b)], "probe results", b);
       const auto& sizes_a = end_a.at("sizes");

@@ -27,10 +27,10 @@ std::vector<std::pair<int, int>> broadcast_pairs(bootstrap::Bootstrap& boot,
       flat.push_back(b);
     }
   }
-  const auto all = boot.allgather(std::span(reinterpret_cast<const std::byte*>(flat.data()),
-                                            flat.size() * sizeof(std::int32_t)),
-                                  "accept: suspect links");
-  const bootstrap::Bytes& b = all[0];
+  const bootstrap::Bytes b =
+      boot.broadcast(std::span(reinterpret_cast<const std::byte*>(flat.data()),
+                               flat.size() * sizeof(std::int32_t)),
+                     "accept: suspect links");
   std::vector<std::int32_t> got(b.size() / sizeof(std::int32_t));
   if (!got.empty()) std::memcpy(got.data(), b.data(), got.size() * sizeof(std::int32_t));
   std::vector<std::pair<int, int>> out;
@@ -40,8 +40,8 @@ std::vector<std::pair<int, int>> broadcast_pairs(bootstrap::Bootstrap& boot,
 
 bool broadcast_verdict(bootstrap::Bootstrap& boot, bool pass) {
   const std::byte mine{static_cast<unsigned char>(pass ? 1 : 0)};
-  const auto all = boot.allgather(std::span(&mine, boot.rank() == 0 ? 1 : 0), "accept: verdict");
-  return !all[0].empty() && all[0][0] == std::byte{1};
+  const bootstrap::Bytes told = boot.broadcast(std::span(&mine, 1), "accept: verdict");
+  return !told.empty() && told[0] == std::byte{1};
 }
 
 struct AllreducePhase {

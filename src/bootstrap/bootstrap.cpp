@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <map>
+#include <set>
 
+#include "ibscope/bootstrap/wire.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 
@@ -36,21 +40,67 @@ void Bootstrap::set_rank_details(std::vector<std::string> details) {
 
 void Bootstrap::barrier(std::string_view what) { (void)allgather({}, what); }
 
+std::vector<Bytes> Bootstrap::gather(std::span<const std::byte> mine, std::string_view what) {
+  auto all = allgather(mine, what);
+  if (rank_ != 0) return {};
+  return all;
+}
+
+Bytes Bootstrap::broadcast(std::span<const std::byte> mine, std::string_view what) {
+  auto all = allgather(rank_ == 0 ? mine : std::span<const std::byte>(), what);
+  return std::move(all.at(0));
+}
+
+void Bootstrap::learn_hosts(std::span<const int> ranks) {
+  std::vector<int> unknown;
+  for (const int r : ranks) {
+    if (r >= 0 && r < size_ && hosts_[static_cast<std::size_t>(r)].empty()) unknown.push_back(r);
+  }
+  if (unknown.empty()) return;
+  std::sort(unknown.begin(), unknown.end());
+  unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
+  const auto values = lookup(wire::kHostKey, unknown, "hosts of peers");
+  for (std::size_t i = 0; i < unknown.size(); ++i) {
+    const Bytes& b = values[i];
+    hosts_[static_cast<std::size_t>(unknown[i])] =
+        std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  }
+}
+
+void Bootstrap::set_layout(int local_rank, int local_size, int host_count,
+                           std::vector<std::string> hosts) {
+  if (hosts.size() != static_cast<std::size_t>(size_) || local_size <= 0 || local_rank < 0 ||
+      local_rank >= local_size || host_count <= 0) {
+    throw RemoteError(
+        fmt::format("bootstrap: inconsistent host layout (local rank {} of {}, {} "
+                    "hosts, {} host names for {} ranks)",
+                    local_rank, local_size, host_count, hosts.size(), size_));
+  }
+  local_rank_ = local_rank;
+  local_size_ = local_size;
+  host_count_ = host_count;
+  hosts_ = std::move(hosts);
+  log::set_identity(rank_, hosts_[static_cast<std::size_t>(rank_)]);
+}
+
 void Bootstrap::discover_hosts() {
   const std::string me = local_hostname();
   const auto* p = reinterpret_cast<const std::byte*>(me.data());
   const auto all = allgather(std::span<const std::byte>(p, me.size()), "hostname exchange");
   local_rank_ = 0;
   local_size_ = 0;
+  std::set<std::string, std::less<>> distinct;
   for (int r = 0; r < size_; ++r) {
     const Bytes& b = all[static_cast<std::size_t>(r)];
     hosts_[static_cast<std::size_t>(r)] =
         std::string(reinterpret_cast<const char*>(b.data()), b.size());
+    distinct.insert(hosts_[static_cast<std::size_t>(r)]);
     if (hosts_[static_cast<std::size_t>(r)] == me) {
       if (r < rank_) ++local_rank_;
       ++local_size_;
     }
   }
+  host_count_ = static_cast<int>(distinct.size());
   log::set_identity(rank_, me);
 }
 
@@ -62,7 +112,32 @@ class SingleBootstrap final : public Bootstrap {
   std::vector<Bytes> allgather(std::span<const std::byte> mine, std::string_view) override {
     return {Bytes(mine.begin(), mine.end())};
   }
+  void publish(std::string_view key, std::span<const std::byte> value) override {
+    store_[std::string(key)] = Bytes(value.begin(), value.end());
+  }
+  std::vector<Bytes> lookup(std::string_view key, std::span<const int> ranks,
+                            std::string_view what) override {
+    std::vector<Bytes> out;
+    for (const int r : ranks) {
+      if (key == wire::kHostKey && r == 0) {
+        const std::string& h = host(0);
+        out.emplace_back(reinterpret_cast<const std::byte*>(h.data()),
+                         reinterpret_cast<const std::byte*>(h.data()) + h.size());
+        continue;
+      }
+      const auto it = store_.find(key);
+      if (r != 0 || it == store_.end()) {
+        throw RemoteError(
+            fmt::format("bootstrap '{}': rank {} has not published '{}'", what, r, key));
+      }
+      out.push_back(it->second);
+    }
+    return out;
+  }
   std::string_view kind() const noexcept override { return "single"; }
+
+ private:
+  std::map<std::string, Bytes, std::less<>> store_;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ibscope/bootstrap/netns_placement.hpp"
+#include "ibscope/bootstrap/wire.hpp"
 #include "ibscope/core/clock.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -71,23 +72,43 @@ class PmixBootstrap final : public Bootstrap {
 
   std::vector<Bytes> allgather(std::span<const std::byte> mine, std::string_view what) override {
     const std::string key = put_and_fence(mine, what);
-    std::vector<Bytes> out(static_cast<std::size_t>(size()));
-    pmix_proc_t peer = me_;
-    for (int r = 0; r < size(); ++r) {
-      peer.rank = static_cast<pmix_rank_t>(r);
-      pmix_value_t* v = nullptr;
-      const pmix_status_t rc = PMIx_Get(&peer, key.c_str(), nullptr, 0, &v);
-      if (rc != PMIX_SUCCESS || v == nullptr) {
-        throw RemoteError(
-            fmt::format("bootstrap '{}': {} for rank {}", what, pmix_error("PMIx_Get", rc), r));
+    std::vector<int> all(static_cast<std::size_t>(size()));
+    for (int r = 0; r < size(); ++r) all[static_cast<std::size_t>(r)] = r;
+    return get_values(key, all, what);
+  }
+
+  /// The fence is PMIx's own data exchange (its servers move the blobs, not rank 0); only rank 0
+  /// reads them.
+  std::vector<Bytes> gather(std::span<const std::byte> mine, std::string_view what) override {
+    const std::string key = put_and_fence(mine, what);
+    if (rank() != 0) return {};
+    std::vector<int> all(static_cast<std::size_t>(size()));
+    for (int r = 0; r < size(); ++r) all[static_cast<std::size_t>(r)] = r;
+    return get_values(key, all, what);
+  }
+
+  Bytes broadcast(std::span<const std::byte> mine, std::string_view what) override {
+    const std::string key = put_and_fence(rank() == 0 ? mine : std::span<const std::byte>(), what);
+    const int root = 0;
+    return std::move(get_values(key, std::span(&root, 1), what).at(0));
+  }
+
+  void publish(std::string_view key, std::span<const std::byte> value) override {
+    put_bytes(fmt::format("ibscope.kv.{}", key), value, key);
+  }
+
+  std::vector<Bytes> lookup(std::string_view key, std::span<const int> ranks,
+                            std::string_view what) override {
+    if (key == wire::kHostKey) {
+      std::vector<Bytes> out;
+      for (const int r : ranks) {
+        const std::string& h = host(r);
+        out.emplace_back(reinterpret_cast<const std::byte*>(h.data()),
+                         reinterpret_cast<const std::byte*>(h.data()) + h.size());
       }
-      if (v->type == PMIX_BYTE_OBJECT && v->data.bo.size > 0) {
-        const auto* b = reinterpret_cast<const std::byte*>(v->data.bo.bytes);
-        out[static_cast<std::size_t>(r)].assign(b, b + v->data.bo.size);
-      }
-      PMIX_VALUE_RELEASE(v);
+      return out;
     }
-    return out;
+    return get_values(fmt::format("ibscope.kv.{}", key), ranks, what);
   }
 
   void barrier(std::string_view what) override {
@@ -180,13 +201,29 @@ class PmixBootstrap final : public Bootstrap {
     throw RemoteError(msg);
   }
 
-  /// Put + Commit of `mine` under a fresh key, then the fence. Returns the key. When the fence
-  /// fails because the PMIx server lost a process (PARTIAL SUCCESS), the lost ranks are those
-  /// whose key for this very fence is missing: their data never came, so they never got here.
-  /// Launchers (Slurm's PMIx plugin, mpirun) deliver no event to the survivors before they kill
-  /// the job, so this is how a survivor names the lost rank.
-  std::string put_and_fence(std::span<const std::byte> mine, std::string_view what) {
-    std::string key = fmt::format("ibscope.ag.{}", seq_++);
+  /// PMIx_Get of `key` from each of `ranks`, in order.
+  std::vector<Bytes> get_values(const std::string& key, std::span<const int> ranks,
+                                std::string_view what) {
+    std::vector<Bytes> out(ranks.size());
+    pmix_proc_t peer = me_;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      peer.rank = static_cast<pmix_rank_t>(ranks[i]);
+      pmix_value_t* v = nullptr;
+      const pmix_status_t rc = PMIx_Get(&peer, key.c_str(), nullptr, 0, &v);
+      if (rc != PMIX_SUCCESS || v == nullptr) {
+        throw RemoteError(fmt::format("bootstrap '{}': {} for rank {}", what,
+                                      pmix_error("PMIx_Get", rc), ranks[i]));
+      }
+      if (v->type == PMIX_BYTE_OBJECT && v->data.bo.size > 0) {
+        const auto* b = reinterpret_cast<const std::byte*>(v->data.bo.bytes);
+        out[i].assign(b, b + v->data.bo.size);
+      }
+      PMIX_VALUE_RELEASE(v);
+    }
+    return out;
+  }
+
+  void put_bytes(const std::string& key, std::span<const std::byte> mine, std::string_view what) {
     pmix_value_t value{};
     value.type = PMIX_BYTE_OBJECT;
     // PMIx copies the value in PMIx_Put; the byte object only borrows our buffer here.
@@ -194,6 +231,16 @@ class PmixBootstrap final : public Bootstrap {
     value.data.bo.size = mine.size();
     check(PMIx_Put(PMIX_GLOBAL, key.c_str(), &value), "PMIx_Put", what);
     check(PMIx_Commit(), "PMIx_Commit", what);
+  }
+
+  /// Put + Commit of `mine` under a fresh key, then the fence. Returns the key. When the fence
+  /// fails because the PMIx server lost a process (PARTIAL SUCCESS), the lost ranks are those
+  /// whose key for this very fence is missing: their data never came, so they never got here.
+  /// Launchers (Slurm's PMIx plugin, mpirun) deliver no event to the survivors before they kill
+  /// the job, so this is how a survivor names the lost rank.
+  std::string put_and_fence(std::span<const std::byte> mine, std::string_view what) {
+    std::string key = fmt::format("ibscope.ag.{}", seq_++);
+    put_bytes(key, mine, what);
     const pmix_status_t rc = fence(what);
     if (rc == PMIX_ERR_PARTIAL_SUCCESS) {
       // The server lost a process: the launcher knows and ends the job (abort_job stays quiet).

@@ -49,7 +49,7 @@ class TcpBootstrap final : public Bootstrap {
     }
     reader_ = std::thread([this] { read_loop(); });
     try {
-      discover_hosts();
+      learn_layout();
     } catch (...) {
       stop_reader();
       throw;
@@ -80,32 +80,66 @@ class TcpBootstrap final : public Bootstrap {
   }
 
   std::vector<Bytes> allgather(std::span<const std::byte> mine, std::string_view what) override {
-    check_health();
-    const std::uint64_t seq = next_seq_++;
-    send(wire::encode(wire::Contrib{seq, std::string(what), Bytes(mine.begin(), mine.end())}));
-    std::unique_lock lock(mutex_);
-    const Deadline deadline(timeout_s() + kClientGraceS);
-    while (true) {
-      throw_if_aborted_locked();
-      if (auto it = results_.find(seq); it != results_.end()) {
-        auto blobs = std::move(it->second);
-        results_.erase(it);
-        if (blobs.size() != static_cast<std::size_t>(size())) {
-          throw wire::ProtocolError(fmt::format("bootstrap '{}': {} contributions for {} ranks",
-                                                what, blobs.size(), size()));
-        }
-        return blobs;
-      }
-      // In slices of 200 ms: a signal stops the wait (core/interrupt.hpp) as it does in UCX's.
-      throw_if_interrupted();
-      const auto slice = std::min(
-          deadline.at(), std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
-      if (cv_.wait_until(lock, slice) == std::cv_status::timeout && deadline.expired()) {
-        throw TimeoutError(
-            fmt::format("bootstrap '{}': no answer from the root (rank 0 at {}) within {:.0f} s",
-                        what, root_.str(), deadline.budget_s()));
-      }
+    const std::uint64_t seq = contribute(wire::RoundMode::kAllgather, mine, what);
+    auto blobs = await(results_, seq, what);
+    if (blobs.size() != static_cast<std::size_t>(size())) {
+      throw wire::ProtocolError(
+          fmt::format("bootstrap '{}': {} contributions for {} ranks", what, blobs.size(), size()));
     }
+    return blobs;
+  }
+
+  std::vector<Bytes> gather(std::span<const std::byte> mine, std::string_view what) override {
+    const std::uint64_t seq = contribute(wire::RoundMode::kGather, mine, what);
+    if (rank() != 0) return {};  // only the root is answered; the others go on
+    auto blobs = await(results_, seq, what);
+    if (blobs.size() != static_cast<std::size_t>(size())) {
+      throw wire::ProtocolError(
+          fmt::format("bootstrap '{}': {} contributions for {} ranks", what, blobs.size(), size()));
+    }
+    return blobs;
+  }
+
+  Bytes broadcast(std::span<const std::byte> mine, std::string_view what) override {
+    const std::uint64_t seq = contribute(wire::RoundMode::kBroadcast,
+                                         rank() == 0 ? mine : std::span<const std::byte>(), what);
+    auto blobs = await(results_, seq, what);
+    if (blobs.size() != 1) {
+      throw wire::ProtocolError(
+          fmt::format("bootstrap '{}': {} blobs in a broadcast", what, blobs.size()));
+    }
+    return std::move(blobs[0]);
+  }
+
+  void barrier(std::string_view what) override {
+    const std::uint64_t seq = contribute(wire::RoundMode::kFence, {}, what);
+    (void)await(results_, seq, what);
+  }
+
+  void publish(std::string_view key, std::span<const std::byte> value) override {
+    check_health();
+    send(wire::encode(wire::Put{std::string(key), Bytes(value.begin(), value.end())}));
+  }
+
+  std::vector<Bytes> lookup(std::string_view key, std::span<const int> ranks,
+                            std::string_view what) override {
+    check_health();
+    wire::Get get{next_get_seq_++, std::string(key), {}};
+    get.ranks.reserve(ranks.size());
+    for (const int r : ranks) {
+      if (r < 0 || r >= size()) throw UsageError(fmt::format("{}: no rank {}", what, r));
+      get.ranks.push_back(static_cast<std::uint32_t>(r));
+    }
+    send(wire::encode(get));
+    wire::Values answer = await(values_, get.seq, what);
+    if (!answer.error.empty()) {
+      throw RemoteError(fmt::format("bootstrap '{}': {}", what, answer.error));
+    }
+    if (answer.values.size() != ranks.size()) {
+      throw wire::ProtocolError(fmt::format("bootstrap '{}': {} values for {} ranks", what,
+                                            answer.values.size(), ranks.size()));
+    }
+    return std::move(answer.values);
   }
 
   void check_health() override {
@@ -185,6 +219,60 @@ class TcpBootstrap final : public Bootstrap {
     net::write_all(fd_.get(), frame.data(), frame.size());
   }
 
+  // The host layout round: local rank and size, the host count, and every rank's host on rank 0
+  // only (O(1) bytes per rank; the others learn their peers' hosts as they connect to them).
+  void learn_layout() {
+    const std::string me = local_hostname();
+    const std::uint64_t seq = contribute(wire::RoundMode::kHosts, {}, "hostname exchange");
+    const wire::Layout l = await(layouts_, seq, "hostname exchange");
+    std::vector<std::string> hosts = l.hosts;
+    if (rank() == 0 && hosts.size() != static_cast<std::size_t>(size())) {
+      throw wire::ProtocolError(
+          fmt::format("bootstrap 'host layout': {} hosts for {} ranks", hosts.size(), size()));
+    }
+    if (rank() != 0) {
+      hosts.assign(static_cast<std::size_t>(size()), std::string());
+      hosts[0] = l.root_host;
+      hosts[static_cast<std::size_t>(rank())] = me;
+    }
+    set_layout(static_cast<int>(l.local_rank), static_cast<int>(l.local_size),
+               static_cast<int>(l.host_count), std::move(hosts));
+  }
+
+  std::uint64_t contribute(wire::RoundMode mode, std::span<const std::byte> mine,
+                           std::string_view what) {
+    check_health();
+    const std::uint64_t seq = next_seq_++;
+    send(
+        wire::encode(wire::Contrib{seq, mode, std::string(what), Bytes(mine.begin(), mine.end())}));
+    return seq;
+  }
+
+  // Waits for the answer `seq` to arrive in `answers` (filled by the reader thread), within the
+  // job timeout, in slices of 200 ms so that a signal stops the wait (core/interrupt.hpp) as it
+  // does in UCX's.
+  template <typename T>
+  T await(std::map<std::uint64_t, T>& answers, std::uint64_t seq, std::string_view what) {
+    std::unique_lock lock(mutex_);
+    const Deadline deadline(timeout_s() + kClientGraceS);
+    while (true) {
+      throw_if_aborted_locked();
+      if (auto it = answers.find(seq); it != answers.end()) {
+        T out = std::move(it->second);
+        answers.erase(it);
+        return out;
+      }
+      throw_if_interrupted();
+      const auto slice = std::min(
+          deadline.at(), std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+      if (cv_.wait_until(lock, slice) == std::cv_status::timeout && deadline.expired()) {
+        throw TimeoutError(
+            fmt::format("bootstrap '{}': no answer from the root (rank 0 at {}) within {:.0f} s",
+                        what, root_.str(), deadline.budget_s()));
+      }
+    }
+  }
+
   std::pair<wire::MsgType, Bytes> read_frame(const Deadline& deadline) {
     std::array<std::byte, wire::kHeaderBytes> header{};
     if (!net::read_exact(fd_.get(), header.data(), header.size(), deadline)) {
@@ -205,6 +293,12 @@ class TcpBootstrap final : public Bootstrap {
         if (type == wire::MsgType::kResult) {
           auto r = wire::decode_result(payload);
           results_[r.seq] = std::move(r.blobs);
+        } else if (type == wire::MsgType::kLayout) {
+          auto l = wire::decode_layout(payload);
+          layouts_[l.seq] = std::move(l);
+        } else if (type == wire::MsgType::kValues) {
+          auto v = wire::decode_values(payload);
+          values_[v.seq] = std::move(v);
         } else if (type == wire::MsgType::kAbort) {
           if (!abort_) abort_ = wire::decode_abort(payload);
         }
@@ -233,11 +327,14 @@ class TcpBootstrap final : public Bootstrap {
   std::mutex send_mutex_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::map<std::uint64_t, std::vector<Bytes>> results_;
+  std::map<std::uint64_t, std::vector<Bytes>> results_;  // by round (guarded by mutex_)
+  std::map<std::uint64_t, wire::Layout> layouts_;        // by round (guarded by mutex_)
+  std::map<std::uint64_t, wire::Values> values_;         // by get (guarded by mutex_)
   std::optional<wire::Abort> abort_;
   bool root_lost_ = false;   // abort_ says rank 0 is gone (guarded by mutex_)
   bool sent_abort_ = false;  // this rank told the job to stop (guarded by mutex_)
   std::uint64_t next_seq_ = 0;
+  std::uint64_t next_get_seq_ = 0;
 };
 
 }  // namespace

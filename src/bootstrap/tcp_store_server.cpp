@@ -2,15 +2,17 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "ibscope/bootstrap/refusal_log.hpp"
@@ -19,29 +21,42 @@
 #include "ibscope/core/log.hpp"
 
 namespace ibscope::bootstrap {
-namespace {
+// Named, not anonymous: Impl (a member of an exported class) holds these types.
+namespace tcp_store_detail {
 
 // Connections accepted per pass of the loop: between batches the loop reads the connections it
 // has, so a rank's hello that arrived is read before a flood can push it out.
 constexpr int kAcceptBatch = 64;
+// Events taken from epoll per pass.
+constexpr int kEventBatch = 256;
+// The periodic checks (hello deadlines, round deadlines, stalled writers) run this often.
+constexpr double kHousekeepingPeriodS = 0.1;
+
+using Frame = std::shared_ptr<const Bytes>;
 
 struct Connection {
   net::Fd fd;
   std::string peer;
   Clock::time_point accepted_at;
-  Bytes inbuf;
-  int rank = -1;  // set once authenticated
+  Bytes inbuf;  // at most one frame: decode_header bounds it
+  std::deque<Frame> out;
+  std::size_t out_offset = 0;  // bytes of out.front() already sent
+  Clock::time_point out_blocked_since{};
+  bool want_write = false;  // registered for EPOLLOUT
+  int rank = -1;            // set once authenticated
   bool bye = false;
 };
 
 struct Round {
   std::string what;
+  wire::RoundMode mode = wire::RoundMode::kAllgather;
   std::vector<std::optional<Bytes>> parts;
   int have = 0;
   Clock::time_point first_arrival;
 };
 
-}  // namespace
+}  // namespace tcp_store_detail
+using namespace tcp_store_detail;
 
 class TcpStoreServer::Impl {
  public:
@@ -63,6 +78,10 @@ class TcpStoreServer::Impl {
     wake_read_ = net::Fd(fds[0]);
     wake_write_ = net::Fd(fds[1]);
     ::fcntl(listener_.get(), F_SETFL, ::fcntl(listener_.get(), F_GETFL) | O_NONBLOCK);
+    epoll_ = net::Fd(::epoll_create1(EPOLL_CLOEXEC));
+    if (!epoll_.valid()) throw SystemError("epoll_create1", errno);
+    watch(listener_.get(), EPOLLIN, nullptr);
+    watch(wake_read_.get(), EPOLLIN, &wake_tag_);
   }
 
   void run() noexcept {
@@ -88,46 +107,74 @@ class TcpStoreServer::Impl {
     done_cv_.wait_until(lock, deadline.at(), [&] { return finished_ || all_gone_; });
   }
 
+  TcpStoreTraffic traffic() const noexcept {
+    return {bytes_in_.load(), bytes_out_.load(), frames_in_.load(), frames_out_.load()};
+  }
+
  private:
+  void watch(int fd, std::uint32_t events, void* tag) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.ptr = tag;
+    if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
+      throw SystemError("epoll_ctl(ADD)", errno);
+    }
+  }
+
+  void set_want_write(Connection& c, bool want) {
+    if (c.want_write == want || !c.fd.valid()) return;
+    epoll_event ev{};
+    ev.events = EPOLLIN | (want ? EPOLLOUT : 0u);
+    ev.data.ptr = &c;
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, c.fd.get(), &ev);
+    c.want_write = want;
+  }
+
   void loop() {
+    std::vector<epoll_event> events(kEventBatch);
+    auto next_housekeeping = Clock::now();
     while (!stop_.load()) {
-      std::vector<pollfd> pfds;
-      pfds.push_back({listener_.get(), POLLIN, 0});
-      pfds.push_back({wake_read_.get(), POLLIN, 0});
-      for (const auto& c : conns_) pfds.push_back({c->fd.get(), POLLIN, 0});
-      const int pr = ::poll(pfds.data(), pfds.size(), 200);
-      if (pr < 0 && errno != EINTR) throw SystemError("bootstrap server poll", errno);
-      if (pr > 0) {
-        if (pfds[0].revents & POLLIN) accept_new();
-        // Connections are read in order; closed ones are erased after the pass.
-        for (std::size_t i = 2; i < pfds.size(); ++i) {
-          if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(*conns_[i - 2]);
+      const int n = ::epoll_wait(epoll_.get(), events.data(), kEventBatch, 100);
+      if (n < 0 && errno != EINTR) throw SystemError("bootstrap server epoll_wait", errno);
+      for (int i = 0; i < n; ++i) {
+        void* tag = events[static_cast<std::size_t>(i)].data.ptr;
+        const std::uint32_t ev = events[static_cast<std::size_t>(i)].events;
+        if (tag == nullptr) {
+          accept_new();
+        } else if (tag == &wake_tag_) {
+          char drain[64];
+          while (::read(wake_read_.get(), drain, sizeof(drain)) > 0) {
+          }
+        } else {
+          auto& c = *static_cast<Connection*>(tag);
+          if (c.fd.valid() && (ev & EPOLLOUT)) flush(c);
+          if (c.fd.valid() && (ev & (EPOLLIN | EPOLLHUP | EPOLLERR))) read_from(c);
         }
       }
-      expire();
-      std::erase_if(conns_, [](const auto& c) { return !c->fd.valid(); });
-      update_all_gone();
+      const auto now = Clock::now();
+      if (now >= next_housekeeping) {
+        next_housekeeping =
+            now + std::chrono::milliseconds(static_cast<int>(kHousekeepingPeriodS * 1000));
+        expire(now);
+      }
+      if (dirty_) {
+        dirty_ = false;
+        // Closed connections go after the pass: this pass's events may still point at them.
+        std::erase_if(conns_, [](const auto& c) { return !c->fd.valid(); });
+        update_all_gone();
+      }
     }
   }
 
   void update_all_gone() {
-    bool gone = true;
     for (int r = 0; r < size_; ++r) {
       if (!said_bye_[static_cast<std::size_t>(r)] &&
           !(aborted_ && !connected_[static_cast<std::size_t>(r)]))
-        gone = false;
+        return;
     }
-    if (gone) {
-      std::lock_guard lock(mutex_);
-      all_gone_ = true;
-      done_cv_.notify_all();
-    }
-  }
-
-  std::size_t pending_count() const {
-    std::size_t pending = 0;
-    for (const auto& c : conns_) pending += c->rank < 0 && c->fd.valid() ? 1 : 0;
-    return pending;
+    std::lock_guard lock(mutex_);
+    all_gone_ = true;
+    done_cv_.notify_all();
   }
 
   // Makes room for one more unauthenticated connection. First every waiting one is read (a
@@ -136,14 +183,14 @@ class TcpStoreServer::Impl {
   // max_pending connections open lock every rank out; dropping the oldest bounds how long any
   // stranger holds a slot, and a dropped rank connects again (kBusyRefusalPrefix).
   void make_room(bool& swept) {
-    if (pending_count() < limits_.max_pending) return;
+    if (pending_ < limits_.max_pending) return;
     if (!swept) {
       swept = true;
       for (std::size_t i = 0; i < conns_.size(); ++i) {
-        if (conns_[i]->rank < 0) read_from(*conns_[i]);
+        if (conns_[i]->rank < 0 && conns_[i]->fd.valid()) read_from(*conns_[i]);
       }
     }
-    if (pending_count() < limits_.max_pending) return;
+    if (pending_ < limits_.max_pending) return;
     Connection* oldest = nullptr;
     for (auto& c : conns_) {
       if (c->rank >= 0 || !c->fd.valid()) continue;
@@ -159,31 +206,35 @@ class TcpStoreServer::Impl {
   void accept_new() {
     bool swept = false;
     for (int accepted = 0; accepted < kAcceptBatch; ++accepted) {
-      // Blocking socket: reads use MSG_DONTWAIT, and writes must block (bounded by SO_SNDTIMEO
-      // below) rather than fail with EAGAIN when a result exceeds the free send buffer.
-      net::Fd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      net::Fd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
       if (!fd.valid()) return;  // EAGAIN: drained
       make_room(swept);
-      const std::string peer = net::peer_name(fd.get());
-      // Writes block up to the job timeout: a rank that stops reading is then treated as lost.
-      const auto whole_s = static_cast<time_t>(timeout_s_);
-      timeval tv{whole_s,
-                 static_cast<suseconds_t>((timeout_s_ - static_cast<double>(whole_s)) * 1e6)};
-      ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
       auto c = std::make_unique<Connection>();
+      c->peer = net::peer_name(fd.get());
       c->fd = std::move(fd);
-      c->peer = peer;
       c->accepted_at = Clock::now();
+      watch(c->fd.get(), EPOLLIN, c.get());
+      ++pending_;
       conns_.push_back(std::move(c));
     }
+  }
+
+  // Closes a connection (epoll forgets it with its last descriptor) and counts it out.
+  void drop(Connection& c) {
+    if (!c.fd.valid()) return;
+    if (c.rank < 0) --pending_;
+    c.fd.reset();
+    c.out.clear();
+    c.inbuf = Bytes();
+    dirty_ = true;
   }
 
   // The reason goes to the stranger too: it names nothing secret (never the token).
   void refuse(Connection& c, RefusalKind kind, const std::string& why) {
     ++refused_;
     refusals_.refused(kind, c.peer, why, Clock::now());
-    send_to(c, wire::encode_refused(why));
-    c.fd.reset();
+    send_to(c, std::make_shared<const Bytes>(wire::encode_refused(why)));
+    drop(c);
   }
 
   void read_from(Connection& c) {
@@ -191,6 +242,7 @@ class TcpStoreServer::Impl {
     while (c.fd.valid()) {
       const ssize_t n = ::recv(c.fd.get(), buf, sizeof(buf), MSG_DONTWAIT);
       if (n > 0) {
+        bytes_in_ += static_cast<std::uint64_t>(n);
         c.inbuf.insert(c.inbuf.end(), reinterpret_cast<std::byte*>(buf),
                        reinterpret_cast<std::byte*>(buf) + n);
         try {
@@ -202,7 +254,7 @@ class TcpStoreServer::Impl {
             abort_all(
                 wire::AbortKind::kRemote,
                 fmt::format("{} sent a malformed bootstrap message: {}", name(c.rank), e.what()));
-            c.fd.reset();
+            drop(c);
           }
         }
         continue;
@@ -214,12 +266,14 @@ class TcpStoreServer::Impl {
   }
 
   void closed(Connection& c) {
-    c.fd.reset();
-    if (c.rank < 0) return;
-    connected_[static_cast<std::size_t>(c.rank)] = false;
-    if (!c.bye) {
+    const int rank = c.rank;
+    const bool bye = c.bye;
+    drop(c);
+    if (rank < 0) return;
+    connected_[static_cast<std::size_t>(rank)] = false;
+    if (!bye) {
       abort_all(wire::AbortKind::kRemote,
-                fmt::format("{} exited or crashed: its bootstrap connection closed", name(c.rank)));
+                fmt::format("{} exited or crashed: its bootstrap connection closed", name(rank)));
     }
   }
 
@@ -233,9 +287,12 @@ class TcpStoreServer::Impl {
       const std::span<const std::byte> payload(c.inbuf.data() + pos + wire::kHeaderBytes,
                                                header.payload_bytes);
       pos += wire::kHeaderBytes + header.payload_bytes;
+      ++frames_in_;
       handle(c, header.type, payload);
     }
-    c.inbuf.erase(c.inbuf.begin(), c.inbuf.begin() + static_cast<std::ptrdiff_t>(pos));
+    if (c.fd.valid()) {
+      c.inbuf.erase(c.inbuf.begin(), c.inbuf.begin() + static_cast<std::ptrdiff_t>(pos));
+    }
   }
 
   void handle(Connection& c, wire::MsgType type, std::span<const std::byte> payload) {
@@ -251,6 +308,12 @@ class TcpStoreServer::Impl {
       case wire::MsgType::kContrib:
         contribute(c.rank, wire::decode_contrib(payload));
         break;
+      case wire::MsgType::kPut:
+        put(c.rank, wire::decode_put(payload));
+        break;
+      case wire::MsgType::kGet:
+        get(c, wire::decode_get(payload));
+        break;
       case wire::MsgType::kAbort: {
         const auto m = wire::decode_abort(payload);
         abort_all(m.kind, fmt::format("{} aborted: {}", name(c.rank), m.reason), c.rank);
@@ -259,6 +322,7 @@ class TcpStoreServer::Impl {
       case wire::MsgType::kBye:
         c.bye = true;
         said_bye_[static_cast<std::size_t>(c.rank)] = true;
+        dirty_ = true;
         break;
       default:
         throw wire::ProtocolError(
@@ -287,10 +351,11 @@ class TcpStoreServer::Impl {
       return refuse(c, RefusalKind::kWrongJob, fmt::format("rank {} is already connected", h.rank));
     }
     c.rank = static_cast<int>(h.rank);
+    --pending_;
     connected_[r] = true;
     host_of_[r] = h.host;
-    send_to(c, wire::encode_empty(wire::MsgType::kWelcome));
-    if (aborted_) send_to(c, wire::encode(wire::Abort{abort_kind_, abort_reason_}));
+    send_to(c, welcome_);
+    if (aborted_) send_to(c, std::make_shared<const Bytes>(encode_abort()));
   }
 
   void contribute(int rank, wire::Contrib m) {
@@ -298,9 +363,10 @@ class TcpStoreServer::Impl {
     Round& round = it->second;
     if (inserted) {
       round.what = m.what;
+      round.mode = m.mode;
       round.parts.resize(static_cast<std::size_t>(size_));
       round.first_arrival = Clock::now();
-    } else if (round.what != m.what) {
+    } else if (round.what != m.what || round.mode != m.mode) {
       abort_all(wire::AbortKind::kRemote,
                 fmt::format("ranks disagree about the bootstrap phase (round {}): {} is in '{}', "
                             "others in '{}'",
@@ -309,26 +375,137 @@ class TcpStoreServer::Impl {
     }
     auto& slot = round.parts[static_cast<std::size_t>(rank)];
     if (slot) throw wire::ProtocolError(fmt::format("duplicate contribution to round {}", m.seq));
+    if (!m.data.empty() &&
+        (round.mode == wire::RoundMode::kFence || round.mode == wire::RoundMode::kHosts ||
+         (round.mode == wire::RoundMode::kBroadcast && rank != 0))) {
+      throw wire::ProtocolError(fmt::format("data in a round without data ('{}')", m.what));
+    }
     slot = std::move(m.data);
     if (++round.have < size_) return;
-    wire::Result result{it->first, {}};
-    result.blobs.reserve(round.parts.size());
-    for (auto& p : round.parts) result.blobs.push_back(std::move(*p));
+    const std::uint64_t seq = it->first;
+    const wire::RoundMode mode = round.mode;
+    std::vector<Bytes> blobs;
+    blobs.reserve(round.parts.size());
+    for (auto& p : round.parts) blobs.push_back(std::move(*p));
     rounds_.erase(it);
-    const Bytes frame = wire::encode(result);
-    for (auto& c : conns_) {
-      if (c->rank >= 0 && c->fd.valid()) send_to(*c, frame);
+    switch (mode) {
+      case wire::RoundMode::kAllgather:
+        broadcast(std::make_shared<const Bytes>(wire::encode(wire::Result{seq, std::move(blobs)})));
+        break;
+      case wire::RoundMode::kGather:
+        if (Connection* root = connection_of(0)) {
+          send_to(*root,
+                  std::make_shared<const Bytes>(wire::encode(wire::Result{seq, std::move(blobs)})));
+        }
+        break;
+      case wire::RoundMode::kFence:
+        broadcast(std::make_shared<const Bytes>(wire::encode(wire::Result{seq, {}})));
+        break;
+      case wire::RoundMode::kBroadcast:
+        blobs.resize(1);  // rank 0's
+        broadcast(std::make_shared<const Bytes>(wire::encode(wire::Result{seq, std::move(blobs)})));
+        break;
+      case wire::RoundMode::kHosts:
+        send_layouts(seq);
+        break;
     }
   }
 
-  void expire() {
-    const auto now = Clock::now();
+  // Every rank learns its place on its host and the host count; rank 0 also every rank's host.
+  void send_layouts(std::uint64_t seq) {
+    std::unordered_map<std::string_view, std::uint32_t> per_host;
+    per_host.reserve(host_of_.size());
+    std::vector<std::uint32_t> local_rank(host_of_.size());
+    for (std::size_t r = 0; r < host_of_.size(); ++r) local_rank[r] = per_host[host_of_[r]]++;
     for (auto& c : conns_) {
-      if (c->rank < 0 && c->fd.valid() &&
-          seconds_between(c->accepted_at, now) > limits_.hello_deadline_s) {
+      if (c->rank < 0 || !c->fd.valid()) continue;
+      const auto r = static_cast<std::size_t>(c->rank);
+      wire::Layout m{seq,
+                     local_rank[r],
+                     per_host[host_of_[r]],
+                     static_cast<std::uint32_t>(per_host.size()),
+                     host_of_[0],
+                     {}};
+      if (r == 0) m.hosts = host_of_;
+      send_to(*c, std::make_shared<const Bytes>(wire::encode(m)));
+    }
+  }
+
+  void put(int rank, wire::Put m) {
+    if (m.key == wire::kHostKey) {
+      throw wire::ProtocolError(fmt::format("'{}' is the server's own key", m.key));
+    }
+    if (m.value.size() > wire::kMaxPutValueBytes) {
+      throw wire::ProtocolError(fmt::format("value of '{}' has {} bytes, above the limit of {}",
+                                            m.key, m.value.size(), wire::kMaxPutValueBytes));
+    }
+    auto it = store_.find(m.key);
+    if (it == store_.end()) {
+      if (store_.size() >= wire::kMaxKeysPerJob) {
+        throw wire::ProtocolError(
+            fmt::format("more than {} keys published in this job", wire::kMaxKeysPerJob));
+      }
+      it = store_.emplace(m.key, std::vector<std::optional<Bytes>>(host_of_.size())).first;
+    }
+    it->second[static_cast<std::size_t>(rank)] = std::move(m.value);
+  }
+
+  void get(Connection& c, const wire::Get& m) {
+    wire::Values answer{m.seq, {}, {}};
+    answer.values.reserve(m.ranks.size());
+    const bool host_key = m.key == wire::kHostKey;
+    const auto it = store_.find(m.key);
+    for (const std::uint32_t r : m.ranks) {
+      if (r >= host_of_.size()) throw wire::ProtocolError(fmt::format("get of rank {}", r));
+      if (host_key) {
+        const std::string& h = host_of_[r];
+        answer.values.emplace_back(reinterpret_cast<const std::byte*>(h.data()),
+                                   reinterpret_cast<const std::byte*>(h.data()) + h.size());
+        continue;
+      }
+      if (it == store_.end() || !it->second[r]) {
+        answer.error = fmt::format("{} has not published '{}'", name(static_cast<int>(r)), m.key);
+        answer.values.clear();
+        break;
+      }
+      answer.values.push_back(*it->second[r]);
+    }
+    send_to(c, std::make_shared<const Bytes>(wire::encode(answer)));
+  }
+
+  Connection* connection_of(int rank) {
+    for (auto& c : conns_) {
+      if (c->rank == rank && c->fd.valid()) return c.get();
+    }
+    return nullptr;
+  }
+
+  void broadcast(const Frame& frame, int except_rank = -1) {
+    for (auto& c : conns_) {
+      if (c->rank >= 0 && c->rank != except_rank && c->fd.valid()) send_to(*c, frame);
+    }
+  }
+
+  void expire(Clock::time_point now) {
+    for (auto& c : conns_) {
+      if (!c->fd.valid()) continue;
+      if (c->rank < 0 && seconds_between(c->accepted_at, now) > limits_.hello_deadline_s) {
         refuse(*c, RefusalKind::kStalled,
                fmt::format("no complete hello within {:g} s ({} bytes received)",
                            limits_.hello_deadline_s, c->inbuf.size()));
+        continue;
+      }
+      // A rank that has not read what it was sent for the job timeout is lost.
+      if (!c->out.empty() && c->out_blocked_since != Clock::time_point{} &&
+          seconds_between(c->out_blocked_since, now) > timeout_s_) {
+        const int rank = c->rank;
+        drop(*c);
+        if (rank >= 0) {
+          connected_[static_cast<std::size_t>(rank)] = false;
+          abort_all(wire::AbortKind::kTimeout,
+                    fmt::format("{} stopped reading its bootstrap connection for {:.0f} s",
+                                name(rank), timeout_s_));
+        }
       }
     }
     refusals_.flush(now);
@@ -336,13 +513,18 @@ class TcpStoreServer::Impl {
     for (const auto& [seq, round] : rounds_) {
       if (seconds_between(round.first_arrival, now) <= timeout_s_) continue;
       std::string missing;
+      int count = 0;
       for (int r = 0; r < size_; ++r) {
         if (round.parts[static_cast<std::size_t>(r)]) continue;
+        // Name the first few; at 10,000 ranks a list of all would be the message.
+        if (++count > kNamedMissing) continue;
         if (!missing.empty()) missing += ", ";
         missing += host_of_[static_cast<std::size_t>(r)].empty()
                        ? fmt::format("rank {} (never connected)", r)
                        : name(r);
       }
+      if (count > kNamedMissing)
+        missing += fmt::format(" and {} more ranks", count - kNamedMissing);
       abort_all(wire::AbortKind::kTimeout,
                 fmt::format("bootstrap '{}' timed out after {:.0f} s: {} never arrived", round.what,
                             timeout_s_, missing));
@@ -350,25 +532,58 @@ class TcpStoreServer::Impl {
     }
   }
 
+  Bytes encode_abort() const { return wire::encode(wire::Abort{abort_kind_, abort_reason_}); }
+
   void abort_all(wire::AbortKind kind, const std::string& reason, int except_rank = -1) {
     if (aborted_) return;
     aborted_ = true;
     abort_kind_ = kind;
     abort_reason_ = reason;
-    const Bytes frame = wire::encode(wire::Abort{kind, reason});
-    for (auto& c : conns_) {
-      if (c->rank >= 0 && c->rank != except_rank && c->fd.valid()) send_to(*c, frame);
-    }
+    broadcast(std::make_shared<const Bytes>(encode_abort()), except_rank);
+    dirty_ = true;
   }
 
-  void send_to(Connection& c, const Bytes& frame) {
-    try {
-      net::write_all(c.fd.get(), frame.data(), frame.size());
-    } catch (const std::exception&) {
-      // The peer stopped reading or vanished; its closed socket will be noticed by poll.
-      if (c.rank >= 0) connected_[static_cast<std::size_t>(c.rank)] = false;
-      c.fd.reset();
+  // Queues `frame` and sends what the socket takes now; the rest goes when epoll says it can.
+  void send_to(Connection& c, const Frame& frame) {
+    if (!c.fd.valid()) return;
+    c.out.push_back(frame);
+    ++frames_out_;
+    if (c.out.size() == 1) flush(c);
+  }
+
+  void flush(Connection& c) {
+    while (!c.out.empty()) {
+      const Bytes& f = *c.out.front();
+      const ssize_t n = ::send(c.fd.get(), f.data() + c.out_offset, f.size() - c.out_offset,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (c.out_blocked_since == Clock::time_point{}) c.out_blocked_since = Clock::now();
+        set_want_write(c, true);
+        return;
+      }
+      if (n < 0) {
+        // The peer vanished; reading its closed socket says who (closed()).
+        if (c.rank >= 0) connected_[static_cast<std::size_t>(c.rank)] = false;
+        const int rank = c.rank;
+        const bool bye = c.bye;
+        drop(c);
+        if (rank >= 0 && !bye) {
+          abort_all(
+              wire::AbortKind::kRemote,
+              fmt::format("{} exited or crashed: its bootstrap connection failed", name(rank)));
+        }
+        return;
+      }
+      bytes_out_ += static_cast<std::uint64_t>(n);
+      c.out_blocked_since = Clock::time_point{};
+      c.out_offset += static_cast<std::size_t>(n);
+      if (c.out_offset == f.size()) {
+        c.out.pop_front();
+        c.out_offset = 0;
+      }
     }
+    set_want_write(c, false);
   }
 
   std::string name(int rank) const {
@@ -376,8 +591,12 @@ class TcpStoreServer::Impl {
     return h.empty() ? fmt::format("rank {}", rank) : fmt::format("rank {} ({})", rank, h);
   }
 
+  static constexpr int kNamedMissing = 16;
+
   net::Fd listener_;
   net::Fd wake_read_, wake_write_;
+  net::Fd epoll_;
+  char wake_tag_ = 0;  // its address tags the wake pipe's events
   int size_;
   std::string token_;
   double timeout_s_;
@@ -385,14 +604,19 @@ class TcpStoreServer::Impl {
   std::atomic<int>& refused_;
   RefusalLog refusals_;
   std::vector<std::unique_ptr<Connection>> conns_;
+  std::size_t pending_ = 0;  // unauthenticated connections open
+  bool dirty_ = false;       // a connection closed or said goodbye: sweep and recount
   std::map<std::uint64_t, Round> rounds_;
+  std::unordered_map<std::string, std::vector<std::optional<Bytes>>> store_;  // key -> by rank
   std::vector<std::string> host_of_;
   std::vector<bool> said_bye_;
   std::vector<bool> connected_;
   bool aborted_ = false;
   wire::AbortKind abort_kind_ = wire::AbortKind::kRemote;
   std::string abort_reason_;
+  const Frame welcome_ = std::make_shared<const Bytes>(wire::encode_empty(wire::MsgType::kWelcome));
   std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> bytes_in_{0}, bytes_out_{0}, frames_in_{0}, frames_out_{0};
   std::mutex mutex_;
   std::condition_variable done_cv_;
   bool finished_ = false;
@@ -415,5 +639,7 @@ TcpStoreServer::~TcpStoreServer() {
 void TcpStoreServer::wait_until_done(const Deadline& deadline) noexcept {
   impl_->wait_until_done(deadline);
 }
+
+TcpStoreTraffic TcpStoreServer::traffic() const noexcept { return impl_->traffic(); }
 
 }  // namespace ibscope::bootstrap

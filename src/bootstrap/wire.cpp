@@ -102,7 +102,7 @@ Header decode_header(std::span<const std::byte, kHeaderBytes> h, std::uint32_t m
   }
   const auto type = static_cast<std::uint8_t>(h[4]);
   if (type < static_cast<std::uint8_t>(MsgType::kHello) ||
-      type > static_cast<std::uint8_t>(MsgType::kBye)) {
+      type > static_cast<std::uint8_t>(MsgType::kValues)) {
     throw ProtocolError(fmt::format("bootstrap protocol: unknown message type {}", type));
   }
   return Header{static_cast<MsgType>(type), len - 1};
@@ -120,6 +120,7 @@ Bytes encode(const Hello& m) {
 Bytes encode(const Contrib& m) {
   Writer w(MsgType::kContrib);
   w.u64(m.seq);
+  w.u8(static_cast<std::uint8_t>(m.mode));
   w.str(m.what);
   w.bytes(m.data);
   return w.finish();
@@ -137,6 +138,43 @@ Bytes encode(const Abort& m) {
   Writer w(MsgType::kAbort);
   w.u8(static_cast<std::uint8_t>(m.kind));
   w.str(m.reason);
+  return w.finish();
+}
+
+Bytes encode(const Layout& m) {
+  Writer w(MsgType::kLayout);
+  w.u64(m.seq);
+  w.u32(m.local_rank);
+  w.u32(m.local_size);
+  w.u32(m.host_count);
+  w.str(m.root_host);
+  w.u32(static_cast<std::uint32_t>(m.hosts.size()));
+  for (const auto& h : m.hosts) w.str(h);
+  return w.finish();
+}
+
+Bytes encode(const Put& m) {
+  Writer w(MsgType::kPut);
+  w.str(m.key);
+  w.bytes(m.value);
+  return w.finish();
+}
+
+Bytes encode(const Get& m) {
+  Writer w(MsgType::kGet);
+  w.u64(m.seq);
+  w.str(m.key);
+  w.u32(static_cast<std::uint32_t>(m.ranks.size()));
+  for (const auto r : m.ranks) w.u32(r);
+  return w.finish();
+}
+
+Bytes encode(const Values& m) {
+  Writer w(MsgType::kValues);
+  w.u64(m.seq);
+  w.str(m.error);
+  w.u32(static_cast<std::uint32_t>(m.values.size()));
+  for (const Bytes& b : m.values) w.bytes(b);
   return w.finish();
 }
 
@@ -163,6 +201,11 @@ Contrib decode_contrib(std::span<const std::byte> payload) {
   Reader r(payload, "contribution");
   Contrib m;
   m.seq = r.u64();
+  const std::uint8_t mode = r.u8();
+  if (mode > static_cast<std::uint8_t>(RoundMode::kBroadcast)) {
+    throw ProtocolError(fmt::format("bootstrap protocol: unknown round mode {}", mode));
+  }
+  m.mode = static_cast<RoundMode>(mode);
   m.what = r.str();
   m.data = r.bytes();
   r.done();
@@ -178,6 +221,60 @@ Result decode_result(std::span<const std::byte> payload) {
   if (count > r.left() / 4) throw ProtocolError("bootstrap protocol: result count exceeds payload");
   m.blobs.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) m.blobs.push_back(r.bytes());
+  r.done();
+  return m;
+}
+
+Layout decode_layout(std::span<const std::byte> payload) {
+  Reader r(payload, "layout");
+  Layout m;
+  m.seq = r.u64();
+  m.local_rank = r.u32();
+  m.local_size = r.u32();
+  m.host_count = r.u32();
+  m.root_host = r.str();
+  const std::uint32_t count = r.u32();
+  if (count > r.left() / 4)
+    throw ProtocolError("bootstrap protocol: truncated layout message (count exceeds payload)");
+  m.hosts.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) m.hosts.push_back(r.str());
+  r.done();
+  return m;
+}
+
+Put decode_put(std::span<const std::byte> payload) {
+  Reader r(payload, "put");
+  Put m;
+  m.key = r.str();
+  m.value = r.bytes();
+  r.done();
+  return m;
+}
+
+Get decode_get(std::span<const std::byte> payload) {
+  Reader r(payload, "get");
+  Get m;
+  m.seq = r.u64();
+  m.key = r.str();
+  const std::uint32_t count = r.u32();
+  if (count > r.left() / 4)
+    throw ProtocolError("bootstrap protocol: truncated get message (count exceeds payload)");
+  m.ranks.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) m.ranks.push_back(r.u32());
+  r.done();
+  return m;
+}
+
+Values decode_values(std::span<const std::byte> payload) {
+  Reader r(payload, "values");
+  Values m;
+  m.seq = r.u64();
+  m.error = r.str();
+  const std::uint32_t count = r.u32();
+  if (count > r.left() / 4)
+    throw ProtocolError("bootstrap protocol: truncated values message (count exceeds payload)");
+  m.values.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) m.values.push_back(r.bytes());
   r.done();
   return m;
 }

@@ -293,6 +293,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
 }  // namespace
 
 int run(int argc, char** argv) {
+  log::set_level_from_env();
   CLI::App app{
       "ibscope: measures what the network contributes to distributed GPU training.\n"
       "Runs under srun/mpirun across nodes, or forks --np local ranks on this host."};

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "ibscope/bootstrap/launch_env.hpp"
 #include "ibscope/bootstrap/local_launcher.hpp"
@@ -68,7 +69,8 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
     for (char c : value) line += c == '\n' ? std::string("\\n") : std::string(1, c);
     mine.push_back(std::move(line));
   }
-  const auto all = boot.allgather(as_bytes(join_lines(mine)), "fault hooks");
+  // Gathered on rank 0, merged there and broadcast: O(n) bytes at the root, not O(n^2).
+  const auto all = boot.gather(as_bytes(join_lines(mine)), "fault hooks");
   std::vector<EnvVars> per_rank;
   for (const auto& bytes : all) {
     EnvVars hooks;
@@ -78,7 +80,36 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
     }
     per_rank.push_back(std::move(hooks));
   }
-  return merge_fault_hooks(per_rank);
+  // One line per hook: name, value and its ranks as ranges ("0-7 9"), tab-separated.
+  std::vector<std::string> merged;
+  if (boot.rank() == 0) {
+    for (const auto& h : merge_fault_hooks(per_rank)) {
+      std::string ranks;
+      for (std::size_t i = 0; i < h.ranks.size();) {
+        std::size_t j = i;
+        while (j + 1 < h.ranks.size() && h.ranks[j + 1] == h.ranks[j] + 1) ++j;
+        ranks += fmt::format("{}{}-{}", ranks.empty() ? "" : " ", h.ranks[i], h.ranks[j]);
+        i = j + 1;
+      }
+      merged.push_back(fmt::format("{}\t{}\t{}", h.name, h.value, ranks));
+    }
+  }
+  std::vector<FaultHook> hooks;
+  for (const auto& line :
+       split_lines(boot.broadcast(as_bytes(join_lines(merged)), "fault hooks"))) {
+    const auto tab1 = line.find('\t');
+    const auto tab2 = line.find('\t', tab1 + 1);
+    if (tab1 == std::string::npos || tab2 == std::string::npos) continue;
+    FaultHook h{line.substr(0, tab1), line.substr(tab1 + 1, tab2 - tab1 - 1), {}};
+    std::istringstream ranges(line.substr(tab2 + 1));
+    for (std::string range; ranges >> range;) {
+      const int first = std::atoi(range.c_str());
+      const int last = std::atoi(range.c_str() + range.find('-') + 1);
+      for (int r = first; r <= last; ++r) h.ranks.push_back(r);
+    }
+    hooks.push_back(std::move(h));
+  }
+  return hooks;
 }
 
 /// Gathers what describes the job (on every rank; collective) and fills the banner/results.
@@ -89,18 +120,22 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
   const topo::CpuInfo cpu = topo::read_cpu_info();
   std::vector<std::string> mine;
   mine.push_back(std::to_string(cpu.allowed_threads));
-  if (comm != nullptr) {
-    for (int r = 0; r < comm->size(); ++r) mine.push_back(comm->transports(r));
+  // The transports to the ring neighbours (each rank connects only the peers it talks to, so
+  // these stand for the job's paths: within a host, and across hosts where the ring crosses).
+  std::vector<int> neighbours;
+  if (comm != nullptr && comm->size() > 1) {
+    neighbours.push_back((comm->rank() + 1) % comm->size());
+    if (comm->size() > 2) neighbours.push_back((comm->rank() + comm->size() - 1) % comm->size());
+    comm->connect(neighbours);
+    for (const int r : neighbours) mine.push_back(fmt::format("{} {}", r, comm->transports(r)));
   }
-  const auto all = boot.allgather(as_bytes(join_lines(mine)), "job description");
+  const auto all = boot.gather(as_bytes(join_lines(mine)), "job description");
   const std::vector<FaultHook> hooks = gather_fault_hooks(boot);
   std::optional<measure::JobRails> rails;
   if (comm != nullptr && rail != nullptr) {
     std::vector<std::string> lanes;
-    for (int r = 0; r < comm->size(); ++r) {
-      if (r == boot.rank()) continue;
-      // mine[r + 1] is this rank's transport summary to r (above): not printed again.
-      for (auto& d : ucx::lane_devices(mine[static_cast<std::size_t>(r) + 1])) {
+    for (const int r : neighbours) {
+      for (auto& d : ucx::lane_devices(comm->transports(r))) {
         if (std::find(lanes.begin(), lanes.end(), d) == lanes.end()) lanes.push_back(d);
       }
     }
@@ -119,14 +154,16 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
   std::map<std::string, std::string> transports;
   std::set<std::string> distinct;
   std::map<std::string, int> threads_per_host;
-  for (int r = 0; r < boot.size(); ++r) {
-    const auto lines = split_lines(all[static_cast<std::size_t>(r)]);
-    if (!lines.empty()) threads_per_host[boot.host(r)] = std::atoi(lines[0].c_str());
-    for (int peer = 0; peer < boot.size() && peer + 1 < static_cast<int>(lines.size()); ++peer) {
-      if (peer == r) continue;
-      const std::string& t = lines[static_cast<std::size_t>(peer + 1)];
-      transports[fmt::format("{}->{}", r, peer)] = t;
-      distinct.insert(fmt::format("{}", t));
+  for (std::size_t r = 0; r < all.size(); ++r) {  // rank 0 only: the others got nothing
+    const auto lines = split_lines(all[r]);
+    if (!lines.empty())
+      threads_per_host[boot.host(static_cast<int>(r))] = std::atoi(lines[0].c_str());
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      const auto space = lines[i].find(' ');
+      if (space == std::string::npos) continue;
+      const std::string t = lines[i].substr(space + 1);
+      transports[fmt::format("{}->{}", r, lines[i].substr(0, space))] = t;
+      distinct.insert(t);
     }
   }
   for (const auto& t : distinct) banner.transports.push_back(t);
@@ -144,7 +181,7 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
     for (const auto& w : rails->warnings) banner.warnings.push_back(w);
   }
 
-  for (const auto& [host, threads] : threads_per_host) {
+  for (const auto& [host, threads] : threads_per_host) {  // rank 0 only, which knows every host
     int ranks_here = 0;
     for (const auto& h : boot.hosts()) ranks_here += h == host ? 1 : 0;
     if (threads > 0 && ranks_here > threads) {
@@ -205,6 +242,14 @@ void JobContext::rows_recorded() {
           e.what());
     }
   }
+  // Ranks other than 0 do not wait for rank 0 to take their rows (gathers do not block them), so
+  // a crash hook's rank would die a batch early. When the hook is set (on any rank: fault_hooks is
+  // the same list everywhere, so every rank takes this barrier or none does), every rank waits
+  // here until rank 0 has checkpointed the batch: the crash then comes at a known row.
+  const bool crash_hook_in_job =
+      std::any_of(fault_hooks.begin(), fault_hooks.end(),
+                  [](const FaultHook& h) { return h.name == kCrashHookVariable; });
+  if (crash_hook_in_job) bootstrap.barrier("crash hook: batch recorded");
   if (crash_hook && crash_hook->rank == bootstrap.rank() &&
       crash_hook->after_batches == batches_recorded) {
     crash_now(*crash_hook);

@@ -8,7 +8,6 @@
 
 #include "ibscope/cli/memory_request.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
-#include "ibscope/core/hosts.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/memory_setup.hpp"
@@ -50,9 +49,9 @@ std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
   return la == lb ? la : la + "," + lb;
 }
 
-// Every rank's `mine`, in rank order.
+// Every rank's `mine`, in rank order, on rank 0 (which labels the rows); empty elsewhere.
 std::vector<std::string> gather_labels(ucx::Comm& comm, const std::string& mine) {
-  const auto all = comm.bootstrap().allgather(
+  const auto all = comm.bootstrap().gather(
       std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "memory labels");
   std::vector<std::string> out;
   for (const bootstrap::Bytes& b : all)
@@ -99,7 +98,7 @@ int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& 
   for (const auto& r : all_rows) measured.insert(r.algorithm);
   if (measured.size() >= 2) {
     const collectives::TuningTable tuning =
-        collectives::derive_tuning(all_rows, count_hosts(ctx.comm().bootstrap().hosts()));
+        collectives::derive_tuning(all_rows, ctx.comm().bootstrap().host_count());
     if (ctx.results != nullptr) ctx.results->tuning = tuning;
     if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
   }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 
 namespace ibscope::log {
@@ -36,6 +37,24 @@ void set_identity(int rank, std::string_view host) {
 }
 
 void set_level(Level level) { g_level.store(level); }
+
+void set_level_from_env() {
+  const char* v = std::getenv("IBSCOPE_LOG_LEVEL");
+  if (v == nullptr || *v == '\0') return;
+  const std::string_view s(v);
+  if (s == "debug")
+    set_level(Level::kDebug);
+  else if (s == "info")
+    set_level(Level::kInfo);
+  else if (s == "warning" || s == "warn")
+    set_level(Level::kWarn);
+  else if (s == "error")
+    set_level(Level::kError);
+  else
+    write(Level::kWarn, fmt::format("IBSCOPE_LOG_LEVEL='{}' ignored: expected debug, info, "
+                                    "warning or error",
+                                    s));
+}
 Level level() { return g_level.load(std::memory_order_relaxed); }
 
 void write(Level level, std::string_view message) {

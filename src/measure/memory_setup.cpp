@@ -7,6 +7,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/gpu/cuda.hpp"
+#include "ibscope/measure/timing.hpp"
 #include "ibscope/memory/copy_engine.hpp"
 #include "ibscope/topo/discover.hpp"
 #include "ibscope/topo/gpu_choice.hpp"
@@ -59,11 +60,9 @@ MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) 
   s.decision = memory::choose_path(request.kind, request.path,
                                    comm.context()->supports_cuda_memory(), ucx::Context::version());
   // Fragmenting is a wire format: if any rank stages, every rank cuts messages alike.
-  const std::byte staged{s.decision.path == memory::MemPath::kStaged ? std::byte{1} : std::byte{0}};
-  const auto all = comm.bootstrap().allgather(std::span(&staged, 1), "memory path exchange");
-  bool any_staged = false;
-  for (const bootstrap::Bytes& b : all)
-    any_staged = any_staged || (!b.empty() && b[0] == std::byte{1});
+  const bool any_staged =
+      sum_over_ranks(comm.bootstrap(), s.decision.path == memory::MemPath::kStaged ? 1 : 0,
+                     "memory path exchange") > 0;
   if (any_staged) {
     ucx::StagingConfig config;
     config.fragment_bytes = request.fragment_bytes;

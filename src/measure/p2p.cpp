@@ -199,19 +199,6 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
       break;
   }
 
-  // Transports to every peer, as each rank sees them: ranks[a] describes a -> b.
-  std::string mine;
-  for (int r = 0; r < comm.size(); ++r) mine += comm.transports(r) + "\n";
-  const auto all_transports = boot.allgather(
-      std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "p2p transports");
-  auto transports_of = [&](int a, int b) {
-    const bootstrap::Bytes& blob = all_transports[static_cast<std::size_t>(a)];
-    std::string text(reinterpret_cast<const char*>(blob.data()), blob.size());
-    std::size_t start = 0;
-    for (int r = 0; r < b; ++r) start = text.find('\n', start) + 1;
-    return text.substr(start, text.find('\n', start) - start);
-  };
-
   std::vector<Test> tests;
   if (o.latency) tests.push_back(Test::kLatency);
   if (o.bw) tests.push_back(Test::kBw);
@@ -232,6 +219,19 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   for (std::size_t r = 0; r < rounds.size(); ++r) {
     const auto& round = rounds[r];
     const int peer = partner_in_round(round, me);
+    // Each rank connects only its partners, and tells rank 0 (which builds the rows) the path to
+    // this round's partner: O(n) bytes at the root per round.
+    std::string path;
+    if (peer >= 0) {
+      comm.connect(std::span(&peer, 1));
+      path = comm.transports(peer);
+    }
+    const auto paths = boot.gather(
+        std::span(reinterpret_cast<const std::byte*>(path.data()), path.size()), "p2p transports");
+    auto transports_of = [&](int a) {
+      const bootstrap::Bytes& blob = paths.at(static_cast<std::size_t>(a));
+      return std::string(reinterpret_cast<const char*>(blob.data()), blob.size());
+    };
     for (Test t : tests) {
       for (std::size_t bytes : sizes) {
         if (o.progress) {
@@ -244,12 +244,13 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
         const std::uint32_t seq = comm.next_op_seq();
         std::vector<double> samples;
         if (peer >= 0) samples = runner.run(t, peer, me < peer, bytes, seq);
-        const auto all = allgather_doubles(boot, samples, "p2p samples");
+        // Rank 0 builds every row (the others pass none to the sink).
+        const auto all = gather_doubles(boot, samples, "p2p samples");
         std::vector<P2pRow> rows;
-        for (auto [a, b] : round) {
+        for (auto [a, b] : me == 0 ? round : std::vector<std::pair<int, int>>{}) {
           if (t == Test::kBwReverse) std::swap(a, b);  // the row's rank_a is the sender
           rows.push_back(make_row(t, a, b, boot, bytes, o.window, all[static_cast<std::size_t>(a)],
-                                  transports_of(a, b)));
+                                  transports_of(a)));
           const P2pRow& row = rows.back();
           if (me == 0) {
             for (const Stall& st : row.stalls) {

@@ -122,10 +122,11 @@ JobRails gather_rails(bootstrap::Bootstrap& boot, const RailSetup& mine,
                                            join(mine.warnings, kItem)};
   const std::string record = join(fields, kField);
   const auto* p = reinterpret_cast<const std::byte*>(record.data());
-  const auto all = boot.allgather(bootstrap::Bytes(p, p + record.size()), "rails");
+  // Rank 0 only: it writes the results and prints the banner (O(n) bytes at the root).
+  const auto all = boot.gather(bootstrap::Bytes(p, p + record.size()), "rails");
 
   JobRails out;
-  for (int r = 0; r < boot.size(); ++r) {
+  for (int r = 0; r < static_cast<int>(all.size()); ++r) {  // none on ranks other than 0
     const bootstrap::Bytes& b = all[static_cast<std::size_t>(r)];
     const std::vector<std::string> f =
         split(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), kField);

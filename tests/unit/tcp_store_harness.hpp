@@ -81,7 +81,7 @@ inline std::vector<TcpBootstrapOptions> job_options(Root& root, int size,
 struct RankOutcome {
   std::exception_ptr error;
   double elapsed_s = 0;  // from the thread's start to its end or its exception
-  int rank = -1, size = -1, local_rank = -1, local_size = -1;
+  int rank = -1, size = -1, local_rank = -1, local_size = -1, host_count = -1;
   std::vector<std::string> hosts;
   std::string kind;
   std::vector<std::string> problems;  // data mismatches, checked by the test thread
@@ -116,6 +116,7 @@ inline void record_identity(const ibscope::bootstrap::Bootstrap& b, RankOutcome&
   o.size = b.size();
   o.local_rank = b.local_rank();
   o.local_size = b.local_size();
+  o.host_count = b.host_count();
   o.hosts = b.hosts();
   o.kind = std::string(b.kind());
 }
@@ -289,24 +290,33 @@ class RawRank {
 
   std::vector<Bytes> allgather(const Bytes& mine, const std::string& what) {
     const std::uint64_t seq = seq_++;
-    client_.send(wire::encode(wire::Contrib{seq, what, mine}));
+    client_.send(wire::encode(wire::Contrib{seq, wire::RoundMode::kAllgather, what, mine}));
+    auto f = await(wire::MsgType::kResult);
+    auto r = wire::decode_result(f);
+    if (r.seq != seq) throw std::runtime_error("raw rank: result for the wrong round");
+    return std::move(r.blobs);
+  }
+
+  /// The bootstrap's first round: where the ranks live.
+  wire::Layout join_hostname_exchange() {
+    const std::uint64_t seq = seq_++;
+    client_.send(
+        wire::encode(wire::Contrib{seq, wire::RoundMode::kHosts, "hostname exchange", {}}));
+    auto l = wire::decode_layout(await(wire::MsgType::kLayout));
+    if (l.seq != seq) throw std::runtime_error("raw rank: layout for the wrong round");
+    return l;
+  }
+
+  /// The payload of the next frame of `type`, skipping others; an abort is thrown.
+  Bytes await(wire::MsgType type) {
     while (true) {
       auto f = client_.read_frame(kGateS);
       if (!f) throw RemoteError("raw rank: the store closed the connection");
       if (f->first == wire::MsgType::kAbort) {
         throw RemoteError(wire::decode_abort(f->second).reason);
       }
-      if (f->first != wire::MsgType::kResult) continue;
-      auto r = wire::decode_result(f->second);
-      if (r.seq != seq) throw std::runtime_error("raw rank: result for the wrong round");
-      return std::move(r.blobs);
+      if (f->first == type) return std::move(f->second);
     }
-  }
-
-  void join_hostname_exchange() {
-    const Bytes mine(reinterpret_cast<const std::byte*>(host_.data()),
-                     reinterpret_cast<const std::byte*>(host_.data()) + host_.size());
-    (void)allgather(mine, "hostname exchange");
   }
 
   void bye() { client_.send(wire::encode_empty(wire::MsgType::kBye)); }

@@ -32,8 +32,7 @@ TEST_CASE("tcp bootstrap: jobs of 1, 2, 3 and 5 ranks gather in rank order", "[t
     b->barrier("final barrier");
   });
   check_no_errors(outcomes);
-  const std::vector<std::string> hosts(static_cast<std::size_t>(size),
-                                       ibscope::bootstrap::local_hostname());
+  const std::string me = ibscope::bootstrap::local_hostname();
   for (int r = 0; r < size; ++r) {
     const auto& o = outcomes[static_cast<std::size_t>(r)];
     INFO("rank " << r);
@@ -43,8 +42,70 @@ TEST_CASE("tcp bootstrap: jobs of 1, 2, 3 and 5 ranks gather in rank order", "[t
     // Every rank is a thread on this host.
     CHECK(o.local_rank == r);
     CHECK(o.local_size == size);
+    CHECK(o.host_count == 1);
+    // Rank 0 knows every host; the others their own and rank 0's (learn_hosts adds more).
+    std::vector<std::string> hosts(static_cast<std::size_t>(size), r == 0 ? me : std::string());
+    hosts[0] = hosts[static_cast<std::size_t>(r)] = me;
     CHECK(o.hosts == hosts);
     CHECK(o.problems == std::vector<std::string>{});
+  }
+}
+
+TEST_CASE("tcp bootstrap: gather broadcast publish and lookup", "[tcp_store]") {
+  const int size = GENERATE(1, 3, 6);
+  INFO("job size " << size);
+  Root root;
+  const auto opts = job_options(root, size, 10.0);
+  const auto outcomes = run_ranks(size, [&](int rank, RankOutcome& o) {
+    auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
+    record_identity(*b, o);
+    for (int round = 0; round < 3; ++round) {
+      const auto got = b->gather(payload(round, rank), fmt::format("gather {}", round));
+      if (rank == 0) {
+        check_round(got, round, size, o.problems);
+      } else if (!got.empty()) {
+        o.problems.push_back(fmt::format("rank {} got {} blobs from a gather", rank, got.size()));
+      }
+      const Bytes root_says = b->broadcast(payload(round + 10, rank), "broadcast");
+      if (root_says != payload(round + 10, 0)) o.problems.push_back("broadcast: not rank 0's");
+    }
+    // Each rank publishes, then reads its two ring neighbours only.
+    const auto value_of = [](int r) {
+      const std::string text = fmt::format("address of rank {}", r);
+      return Bytes(reinterpret_cast<const std::byte*>(text.data()),
+                   reinterpret_cast<const std::byte*>(text.data()) + text.size());
+    };
+    b->publish("address", value_of(rank));
+    b->barrier("published");
+    const std::vector<int> peers = {(rank + 1) % size, (rank + size - 1) % size};
+    const auto values = b->lookup("address", peers, "neighbours");
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      if (values[i] != value_of(peers[i])) {
+        o.problems.push_back(fmt::format("rank {}: wrong value of rank {}", rank, peers[i]));
+      }
+    }
+    if (size > 1) {
+      try {
+        (void)b->lookup("never published", peers, "missing key");
+        o.problems.push_back("a key nobody published was found");
+      } catch (const ibscope::RemoteError& e) {
+        if (std::string(e.what()).find("has not published 'never published'") ==
+            std::string::npos) {
+          o.problems.push_back(std::string("unexpected error: ") + e.what());
+        }
+      }
+    }
+    b->learn_hosts(peers);
+    o.note = b->describe(peers[0]);
+    b->barrier("done");
+  });
+  check_no_errors(outcomes);
+  const std::string me = ibscope::bootstrap::local_hostname();
+  for (int r = 0; r < size; ++r) {
+    INFO("rank " << r);
+    const auto& o = outcomes[static_cast<std::size_t>(r)];
+    CHECK(o.problems == std::vector<std::string>{});
+    CHECK(o.note == fmt::format("rank {} ({})", (r + 1) % size, me));
   }
 }
 
@@ -69,6 +130,9 @@ TEST_CASE("tcp bootstrap: local rank and size follow the hosts", "[tcp_store]") 
     auto b = ibscope::bootstrap::make_tcp_bootstrap(opts[static_cast<std::size_t>(rank)]);
     record_identity(*b, o);
     o.note = b->describe(3);
+    const int three = 3;
+    b->learn_hosts(std::span(&three, 1));
+    o.note += " / " + b->describe(3);
     for (int round = 0; round < kRounds; ++round) {
       check_round(b->allgather(payload(round, rank), fmt::format("round {}", round)), round, kSize,
                   o.problems);
@@ -83,12 +147,17 @@ TEST_CASE("tcp bootstrap: local rank and size follow the hosts", "[tcp_store]") 
     CHECK(outcomes[static_cast<std::size_t>(r)].problems == std::vector<std::string>{});
   }
   CHECK(outcomes[0].hosts == hosts);
-  CHECK(outcomes[2].hosts == hosts);
+  // Rank 2 learned rank 3's host only when it asked (the hosts it holds are those of rank 0,
+  // of itself and of the ranks it asked for: O(peers), not O(n)).
+  CHECK(outcomes[2].hosts == std::vector<std::string>{me, "", me, ""});
+  CHECK(outcomes[0].host_count == 2);
+  CHECK(outcomes[2].host_count == 2);
   CHECK(outcomes[0].local_rank == 0);
   CHECK(outcomes[0].local_size == 2);
   CHECK(outcomes[2].local_rank == 1);
   CHECK(outcomes[2].local_size == 2);
-  CHECK(outcomes[2].note == "rank 3 (nodeB)");
+  CHECK(outcomes[0].note == "rank 3 (nodeB) / rank 3 (nodeB)");
+  CHECK(outcomes[2].note == "rank 3 / rank 3 (nodeB)");
 }
 
 TEST_CASE("tcp bootstrap: results larger than the socket buffers", "[tcp_store]") {
@@ -234,7 +303,9 @@ TEST_CASE("tcp bootstrap: a rank that crashes mid-job is named by the others", "
     INFO("rank " << r);
     const auto& o = outcomes[static_cast<std::size_t>(r)];
     const std::string me = ibscope::bootstrap::local_hostname();
-    CHECK(o.hosts == std::vector<std::string>{me, me, "crashhost"});
+    // Rank 1 never asked for rank 2's host: the store names it all the same.
+    CHECK(o.hosts == (r == 0 ? std::vector<std::string>{me, me, "crashhost"}
+                             : std::vector<std::string>{me, me, ""}));
     CHECK_THAT(error_of<RemoteError>(o),
                Contains("rank 2 (crashhost) exited or crashed") && !Contains("rank 0 ("));
     CHECK_THAT(o.note, Contains(" health"));
@@ -316,7 +387,8 @@ TEST_CASE("tcp bootstrap: strangers and garbage do not disturb a job", "[tcp_sto
        "rank 3 out of range"},
       {"contribution before hello",
        [](RawClient& c) {
-         c.send(wire::encode(wire::Contrib{0, "hostname exchange", {}}));
+         c.send(
+             wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "hostname exchange", {}}));
        },
        "first message was not a hello"},
       {"oversized pre-auth frame",
@@ -449,10 +521,10 @@ TEST_CASE("tcp store server: rounds, refusals and goodbyes", "[tcp_store]") {
 
   // Two rounds in flight at once, contributed in different orders: one result per round,
   // blobs in rank order.
-  r0.send(wire::encode(wire::Contrib{0, "a", bytes_of("zero-a")}));
-  r0.send(wire::encode(wire::Contrib{1, "b", bytes_of("zero-b")}));
-  r1.send(wire::encode(wire::Contrib{1, "b", bytes_of("one-b")}));
-  r1.send(wire::encode(wire::Contrib{0, "a", {}}));
+  r0.send(wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "a", bytes_of("zero-a")}));
+  r0.send(wire::encode(wire::Contrib{1, wire::RoundMode::kAllgather, "b", bytes_of("zero-b")}));
+  r1.send(wire::encode(wire::Contrib{1, wire::RoundMode::kAllgather, "b", bytes_of("one-b")}));
+  r1.send(wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "a", {}}));
   for (RawClient* c : {&r0, &r1}) {
     std::map<std::uint64_t, std::vector<Bytes>> results;
     for (int i = 0; i < 2; ++i) {
@@ -495,7 +567,7 @@ TEST_CASE("tcp store server: a round timeout names every missing rank, late join
   r0.expect(wire::MsgType::kWelcome);
   r1.expect(wire::MsgType::kWelcome);
   const auto start = Clock::now();
-  r0.send(wire::encode(wire::Contrib{0, "phase one", bytes_of("x")}));
+  r0.send(wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "phase one", bytes_of("x")}));
   for (RawClient* c : {&r0, &r1}) {
     const auto abort = wire::decode_abort(c->expect(wire::MsgType::kAbort, kShortS + 3.0));
     CHECK(abort.kind == wire::AbortKind::kTimeout);
@@ -537,8 +609,8 @@ TEST_CASE("tcp store server: a rank that breaks the protocol fails the job", "[t
     expected = "rank 1 (beta) sent a malformed bootstrap message: unexpected message type 2";
   }
   SECTION("a duplicate contribution") {
-    r1.send(wire::encode(wire::Contrib{0, "a", {}}));
-    r1.send(wire::encode(wire::Contrib{0, "a", {}}));
+    r1.send(wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "a", {}}));
+    r1.send(wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "a", {}}));
     expected = "rank 1 (beta) sent a malformed bootstrap message";
   }
   SECTION("a malformed contribution") {
@@ -546,8 +618,8 @@ TEST_CASE("tcp store server: a rank that breaks the protocol fails the job", "[t
     expected = "truncated contribution";
   }
   SECTION("ranks in different phases") {
-    r0.send(wire::encode(wire::Contrib{0, "warm-up", {}}));
-    r1.send(wire::encode(wire::Contrib{0, "measure", {}}));
+    r0.send(wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "warm-up", {}}));
+    r1.send(wire::encode(wire::Contrib{0, wire::RoundMode::kAllgather, "measure", {}}));
     // Which of the two is named depends on which the server read first.
     expected = "ranks disagree about the bootstrap phase (round 0)";
   }

@@ -167,7 +167,7 @@ TEST_CASE("wire: decode_header", "[wire]") {
                     wire::ProtocolError);
   }
   SECTION("rejects unknown types") {
-    for (int t : {0, 8, 9, 0x7f, 0xff}) {
+    for (int t : {0, 12, 13, 0x7f, 0xff}) {
       INFO("type " << t);
       CHECK_THAT(protocol_error([&] {
                    (void)decode_header_bytes({3, 0, 0, 0, t}, 4096);
@@ -206,23 +206,33 @@ TEST_CASE("wire: Hello round trip and rejection", "[wire]") {
 
 TEST_CASE("wire: Contrib round trip and rejection", "[wire]") {
   const wire::Contrib cases[] = {
-      {0, "hostname exchange", bytes_of(std::string("node01"))},
-      {1, "", {}},
-      {std::numeric_limits<std::uint64_t>::max(), "barrier", pattern(1000, 7)},
+      {0, wire::RoundMode::kAllgather, "hostname exchange", bytes_of(std::string("node01"))},
+      {1, wire::RoundMode::kFence, "", {}},
+      {2, wire::RoundMode::kGather, "samples", pattern(100, 1)},
+      {3, wire::RoundMode::kBroadcast, "pairs", pattern(10, 2)},
+      {std::numeric_limits<std::uint64_t>::max(), wire::RoundMode::kHosts, "layout", {}},
   };
   for (const auto& m : cases) {
     const Bytes frame = wire::encode(m);
     const auto payload = payload_of(frame, wire::MsgType::kContrib);
     const wire::Contrib back = wire::decode_contrib(payload);
     CHECK(back.seq == m.seq);
+    CHECK(back.mode == m.mode);
     CHECK(back.what == m.what);
     CHECK(back.data == m.data);
     check_rejects_truncation_and_trailing(payload, wire::decode_contrib);
   }
+  SECTION("an unknown round mode") {
+    const Bytes frame = wire::encode(cases[0]);
+    const auto view = payload_of(frame, wire::MsgType::kContrib);
+    Bytes payload(view.begin(), view.end());
+    payload[8] = std::byte{9};
+    CHECK_THROWS_WITH(wire::decode_contrib(payload), Contains("unknown round mode 9"));
+  }
   SECTION("1 MiB of data") {
-    const wire::Contrib big{42, "samples", pattern(1 << 20, 3)};
+    const wire::Contrib big{42, wire::RoundMode::kGather, "samples", pattern(1 << 20, 3)};
     const Bytes frame = wire::encode(big);
-    CHECK(frame.size() == wire::kHeaderBytes + 8 + 4 + 7 + 4 + (1u << 20));
+    CHECK(frame.size() == wire::kHeaderBytes + 8 + 1 + 4 + 7 + 4 + (1u << 20));
     const wire::Contrib back = wire::decode_contrib(payload_of(frame, wire::MsgType::kContrib));
     CHECK(back.data == big.data);
   }
@@ -351,7 +361,8 @@ TEST_CASE("wire: oversized length fields are rejected without allocating", "[wir
     CHECK(u.largest_allocation < kSmall);
   }
   SECTION("the tracker itself sees a large allocation") {
-    const Bytes frame = wire::encode(wire::Contrib{1, "x", pattern(1 << 16, 0)});
+    const Bytes frame =
+        wire::encode(wire::Contrib{1, wire::RoundMode::kAllgather, "x", pattern(1 << 16, 0)});
     const auto payload = std::span<const std::byte>(frame).subspan(wire::kHeaderBytes);
     CHECK(largest_allocation_during([&] { (void)wire::decode_contrib(payload); }) >= (1u << 16));
   }
@@ -386,5 +397,68 @@ TEST_CASE("wire: random byte strings never crash a decoder", "[wire]") {
       swallow([&] { (void)wire::decode_refused(s); });
     });
     REQUIRE(largest < 4096);
+  }
+}
+
+TEST_CASE("wire: layout put get and values round trip", "[wire]") {
+  SECTION("layout") {
+    const wire::Layout cases[] = {
+        {7, 3, 8, 1344, "node0000", {}},
+        {0, 0, 2, 2, "a", {"a", "a", "b", "b"}},
+    };
+    for (const auto& m : cases) {
+      const Bytes frame = wire::encode(m);
+      const auto payload = payload_of(frame, wire::MsgType::kLayout);
+      const wire::Layout back = wire::decode_layout(payload);
+      CHECK(back.seq == m.seq);
+      CHECK(back.local_rank == m.local_rank);
+      CHECK(back.local_size == m.local_size);
+      CHECK(back.host_count == m.host_count);
+      CHECK(back.root_host == m.root_host);
+      CHECK(back.hosts == m.hosts);
+      check_rejects_truncation_and_trailing(payload, wire::decode_layout);
+    }
+  }
+  SECTION("put") {
+    const wire::Put m{"ucx.address.0", pattern(400, 5)};
+    const Bytes frame = wire::encode(m);
+    const auto payload = payload_of(frame, wire::MsgType::kPut);
+    const wire::Put back = wire::decode_put(payload);
+    CHECK(back.key == m.key);
+    CHECK(back.value == m.value);
+    check_rejects_truncation_and_trailing(payload, wire::decode_put);
+  }
+  SECTION("get") {
+    const wire::Get m{9, "ucx.address.0", {1, 7, 10751}};
+    const Bytes frame = wire::encode(m);
+    const auto payload = payload_of(frame, wire::MsgType::kGet);
+    const wire::Get back = wire::decode_get(payload);
+    CHECK(back.seq == m.seq);
+    CHECK(back.key == m.key);
+    CHECK(back.ranks == m.ranks);
+    check_rejects_truncation_and_trailing(payload, wire::decode_get);
+  }
+  SECTION("values") {
+    const wire::Values cases[] = {
+        {3, "", {pattern(400, 1), pattern(0, 0), pattern(17, 2)}},
+        {4, "rank 5 (b) has not published 'x'", {}},
+    };
+    for (const auto& m : cases) {
+      const Bytes frame = wire::encode(m);
+      const auto payload = payload_of(frame, wire::MsgType::kValues);
+      const wire::Values back = wire::decode_values(payload);
+      CHECK(back.seq == m.seq);
+      CHECK(back.error == m.error);
+      CHECK(back.values == m.values);
+      check_rejects_truncation_and_trailing(payload, wire::decode_values);
+    }
+  }
+  SECTION("a count beyond the payload is refused before anything is reserved") {
+    const Bytes frame = wire::encode(wire::Get{1, "k", {}});
+    const auto view = payload_of(frame, wire::MsgType::kGet);
+    Bytes payload(view.begin(), view.end());
+    // The count is the last field: claim four billion ranks in a frame of a few bytes.
+    for (std::size_t i = payload.size() - 4; i < payload.size(); ++i) payload[i] = std::byte{0xff};
+    CHECK_THROWS_WITH(wire::decode_get(payload), Contains("count exceeds payload"));
   }
 }

@@ -45,7 +45,7 @@ struct HostPort {
 HostPort parse_host_port(std::string_view text, std::string_view what);
 
 /// Listens on host:port (port 0 = any free port). Throws SystemError.
-Fd listen_tcp(const HostPort& where, int backlog = 512);
+Fd listen_tcp(const HostPort& where, int backlog = 4096);
 /// The port a listening socket is bound to.
 std::uint16_t bound_port(int fd);
 /// "ip:port" of the peer of a connected socket.

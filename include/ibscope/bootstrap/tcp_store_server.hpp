@@ -1,10 +1,18 @@
 #pragma once
-/// The TCP store served by rank 0: authenticates ranks by the job token, runs allgather rounds,
-/// enforces the per-round deadline (naming the ranks that never arrived), and turns a rank's
-/// lost connection or abort into an abort message for every other rank. One thread, poll().
+/// The TCP store served by rank 0: authenticates ranks by the job token, runs rounds (allgather,
+/// gather to rank 0, fence, host layout), keeps what ranks publish (put/get), enforces the
+/// per-round deadline (naming the ranks that never arrived), and turns a rank's lost connection
+/// or abort into an abort message for every other rank.
+///
+/// Built for 10,000+ ranks: one thread on epoll; non-blocking sockets, each with a bounded input
+/// buffer (one frame) and a queue of shared, already-encoded frames (an allgather's result is
+/// encoded once, not once per rank); a rank that stops reading for the job timeout is lost.
+/// Only allgather rounds send every rank's data to every rank; the others cost the root O(n)
+/// bytes in all (docs/scale.md).
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -29,6 +37,14 @@ struct TcpStoreLimits {
   double log_summary_every_s = 10.0;
 };
 
+/// What the server has sent and received so far (frames with headers), for the scale bench.
+struct TcpStoreTraffic {
+  std::uint64_t bytes_received = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t frames_received = 0;
+  std::uint64_t frames_sent = 0;
+};
+
 class TcpStoreServer {
  public:
   /// Takes a listening socket. `token` may be empty (then only empty tokens are accepted).
@@ -45,6 +61,7 @@ class TcpStoreServer {
   /// Connections refused so far (wrong token, garbage, stalls, dropped in a flood); for tests
   /// and logs.
   int refused_count() const noexcept { return refused_.load(); }
+  TcpStoreTraffic traffic() const noexcept;
 
  private:
   class Impl;

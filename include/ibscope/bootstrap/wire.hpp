@@ -30,6 +30,19 @@ enum class MsgType : std::uint8_t {
   kResult = 5,   ///< server -> client: every rank's contribution for a round
   kAbort = 6,    ///< either way: the job is failing, with the reason
   kBye = 7,      ///< client -> server: this rank is done, its connection may close
+  kLayout = 8,   ///< server -> client: answer to a kHosts round (where the ranks live)
+  kPut = 9,      ///< client -> server: publish one value under a key (Bootstrap::publish)
+  kGet = 10,     ///< client -> server: the values some ranks published under a key
+  kValues = 11,  ///< server -> client: answer to a kGet
+};
+
+/// What the server does with a round's contributions (Contrib::mode).
+enum class RoundMode : std::uint8_t {
+  kAllgather = 0,  ///< every rank gets every contribution
+  kGather = 1,     ///< rank 0 gets every contribution; the others get nothing (and do not wait)
+  kFence = 2,      ///< no data: every rank gets an empty result once all have arrived
+  kHosts = 3,      ///< no data: every rank gets a Layout built from the hellos' host names
+  kBroadcast = 4,  ///< rank 0's contribution goes to every rank (the others contribute nothing)
 };
 
 /// Frames before authentication are tiny; a stranger cannot make the server allocate more.
@@ -49,9 +62,42 @@ struct Hello {
 };
 struct Contrib {
   std::uint64_t seq = 0;
+  RoundMode mode = RoundMode::kAllgather;
   std::string what;
   Bytes data;
 };
+/// Where a rank lives, as far as it needs to know: its place on its host and the job's host
+/// count for every rank (O(1) bytes each), and every rank's host for rank 0 only (it writes the
+/// results), so that the root sends O(n) bytes in all, not O(n^2).
+struct Layout {
+  std::uint64_t seq = 0;
+  std::uint32_t local_rank = 0;
+  std::uint32_t local_size = 1;
+  std::uint32_t host_count = 1;
+  std::string root_host;
+  std::vector<std::string> hosts;  ///< by rank: rank 0's answer only; empty for the others
+};
+struct Put {
+  std::string key;
+  Bytes value;
+};
+struct Get {
+  std::uint64_t seq = 0;
+  std::string key;
+  std::vector<std::uint32_t> ranks;
+};
+/// The answer to a Get: one value per requested rank, in order; or why there is none (a rank
+/// that never published the key), and then no values.
+struct Values {
+  std::uint64_t seq = 0;
+  std::string error;
+  std::vector<Bytes> values;
+};
+/// The key under which the server answers Gets with the host a rank named in its hello.
+inline constexpr std::string_view kHostKey = "ibscope.host";
+/// Bounds on what one rank may store on the server (Put).
+inline constexpr std::size_t kMaxPutValueBytes = 1u << 20;
+inline constexpr std::size_t kMaxKeysPerJob = 256;
 struct Result {
   std::uint64_t seq = 0;
   std::vector<Bytes> blobs;
@@ -75,6 +121,10 @@ Bytes encode(const Hello& m);
 Bytes encode(const Contrib& m);
 Bytes encode(const Result& m);
 Bytes encode(const Abort& m);
+Bytes encode(const Layout& m);
+Bytes encode(const Put& m);
+Bytes encode(const Get& m);
+Bytes encode(const Values& m);
 Bytes encode_refused(const std::string& reason);
 Bytes encode_empty(MsgType type);
 
@@ -83,5 +133,9 @@ Contrib decode_contrib(std::span<const std::byte> payload);
 Result decode_result(std::span<const std::byte> payload);
 Abort decode_abort(std::span<const std::byte> payload);
 std::string decode_refused(std::span<const std::byte> payload);
+Layout decode_layout(std::span<const std::byte> payload);
+Put decode_put(std::span<const std::byte> payload);
+Get decode_get(std::span<const std::byte> payload);
+Values decode_values(std::span<const std::byte> payload);
 
 }  // namespace ibscope::bootstrap::wire

@@ -14,6 +14,8 @@ enum class Level { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3, kQuiet = 4 };
 /// Sets the prefix identity (after bootstrap). Thread-safe.
 void set_identity(int rank, std::string_view host);
 void set_level(Level level);
+/// IBSCOPE_LOG_LEVEL=debug|info|warning|error, when set (an unknown value is warned about).
+void set_level_from_env();
 Level level();
 
 /// Writes one line "ibscope[rank N host]: <level>: message" to stderr, atomically.

@@ -44,7 +44,8 @@ struct P2pOptions {
   std::shared_ptr<memory::MemorySpace> memory;
 };
 
-/// Called on every rank with the rows of one round (all pairs), in order.
+/// Called on every rank after each round: on rank 0 with the rows of the round (all pairs), in
+/// order; on the other ranks with none (the samples go to rank 0 only).
 using P2pRowsSink = std::function<void(const std::vector<P2pRow>&)>;
 
 void run_p2p(ucx::Comm& comm, const P2pOptions& options, const P2pRowsSink& sink);

@@ -44,9 +44,9 @@ struct JobRails {
   std::vector<std::string> warnings;     ///< distinct: discovery, binding, lanes off the rail
 };
 
-/// Collective (one allgather): this rank's rail setup and the RDMA devices its UCX lanes use
-/// (ucx::lane_devices of each endpoint) to every rank. A rank whose lanes use a NIC other than
-/// its rail is a warning naming rank, host and both NICs.
+/// Collective (one gather to rank 0): this rank's rail setup and the RDMA devices its UCX lanes
+/// use (ucx::lane_devices of each endpoint) to rank 0; the other ranks get an empty JobRails. A
+/// rank whose lanes use a NIC other than its rail is a warning naming rank, host and both NICs.
 JobRails gather_rails(bootstrap::Bootstrap& boot, const RailSetup& mine,
                       const std::vector<std::string>& lane_nics);
 

@@ -46,17 +46,25 @@ struct RowTiming {
   std::vector<double> samples_s;
 };
 
-/// Combines every rank's loop as `average` says. Collective over the bootstrap: two allgathers,
-/// one double per rank and the named rank's samples, so no rank receives every rank's samples.
+/// Combines every rank's loop as `average` says. Collective over the bootstrap: rank 0 gathers
+/// one double per rank and broadcasts the time and the named rank; the named rank's samples go
+/// to rank 0 only (samples_s is empty elsewhere). O(n) bytes at the root.
 RowTiming combine_over_ranks(bootstrap::Bootstrap& bootstrap, const LoopTiming& mine,
                              TimeAverage average, std::string_view what);
 
-/// Every rank's `mine` (any length), indexed by rank. Collective over the bootstrap.
+/// Every rank's `mine` (any length), indexed by rank, on rank 0; empty elsewhere. Collective.
+std::vector<std::vector<double>> gather_doubles(bootstrap::Bootstrap& bootstrap,
+                                                std::span<const double> mine,
+                                                std::string_view what);
+
+/// Every rank's `mine` (any length), indexed by rank, on every rank. Collective over the
+/// bootstrap; costs the root O(n^2) bytes: only where every rank needs every value.
 std::vector<std::vector<double>> allgather_doubles(bootstrap::Bootstrap& bootstrap,
                                                    std::span<const double> mine,
                                                    std::string_view what);
 
-/// Sum of one counter over all ranks (e.g. #wrong). Collective over the bootstrap.
+/// Sum of one counter over all ranks (e.g. #wrong), on every rank. Collective over the
+/// bootstrap (a gather and a broadcast).
 std::uint64_t sum_over_ranks(bootstrap::Bootstrap& bootstrap, std::uint64_t value,
                              std::string_view what);
 

@@ -40,7 +40,8 @@ struct RankPort {
 struct ProbeSinks {
   /// Rank 0 only: the ports of all ranks, once, before the first round.
   std::function<void(const std::vector<RankPort>&)> ports;
-  /// Rank 0 only: the rows of one round (every pair and size of it), in order.
+  /// Every rank, after each round: on rank 0 the rows of the round (every pair and size of it),
+  /// in order; none on the other ranks.
   std::function<void(const std::vector<measure::ProbeRow>&)> rows;
 };
 

@@ -197,7 +197,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               enter_s.erase(enter_s.begin(), enter_s.begin() + std::min<std::ptrdiff_t>(
                                                                    o.warmup, std::ssize(enter_s)));
               rows.back().enter_s =
-                  measure::allgather_doubles(boot, enter_s, what);  // [rank][iteration]
+                  measure::gather_doubles(boot, enter_s, what);  // [rank][iteration], rank 0
             }
             if (comm.rank() == 0) warn_stalls(rows.back(), what);
           }

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "ibscope/collectives/harness/tuning.hpp"
-#include "ibscope/core/hosts.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
@@ -47,7 +46,7 @@ CollectiveWorkspace::CollectiveWorkspace(ucx::Comm& comm, const CollectiveSweepO
       host_recv_(on_host_ ? 0 : max_bytes_),
       check_send_(on_host_ ? send_.data() : host_send_.data()),
       check_recv_(on_host_ ? recv_.data() : host_recv_.data()),
-      hosts_(count_hosts(comm.bootstrap().hosts())) {}
+      hosts_(comm.bootstrap().host_count()) {}
 
 AlgorithmChoice CollectiveWorkspace::choose(const std::string& asked, std::uint64_t bytes) const {
   if (asked != kAutoAlgorithm) return {asked, ""};

@@ -185,9 +185,18 @@ std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& op
     mine[1] = static_cast<double>(next_k);
     mine[2] = now_s;
     mine[3] = static_cast<double>(resident_bytes());
+    // Every rank's times go to rank 0 only (it keeps the windows); rank 0's header (control, next
+    // batch size, its clock) goes to every rank.
     const auto all =
-        measure::allgather_doubles(boot, std::span(mine.data(), times_at + nc * k), "soak batch");
-    const auto& root = all.at(0);
+        measure::gather_doubles(boot, std::span(mine.data(), times_at + nc * k), "soak batch");
+    const bootstrap::Bytes header = boot.broadcast(
+        std::span(reinterpret_cast<const std::byte*>(mine.data()), kHeader * sizeof(double)),
+        "soak batch control");
+    if (header.size() != kHeader * sizeof(double)) {
+      throw RemoteError("soak batch: malformed control from rank 0");
+    }
+    std::vector<double> root(kHeader);
+    std::memcpy(root.data(), header.data(), header.size());
     for (std::size_t ci = 0; ci < nc; ++ci) {
       for (std::uint64_t i = 0; i < k; ++i) {
         double t = 0;

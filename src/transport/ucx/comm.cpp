@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <ucp/api/ucp.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -102,33 +104,60 @@ bool decide_yield_when_idle(const bootstrap::Bootstrap& bootstrap) {
 
 }  // namespace
 
+namespace {
+
+// Each Comm publishes its worker's address under its own key: every rank creates its Comms in
+// the same order (the constructor is collective), so the n-th Comm of every rank shares a key.
+std::atomic<int> comms_created{0};
+
+}  // namespace
+
 Comm::Comm(bootstrap::Bootstrap& bootstrap)
-    : bootstrap_(bootstrap), yield_when_idle_(decide_yield_when_idle(bootstrap)) {
+    : bootstrap_(bootstrap),
+      address_key_(fmt::format("ucx.address.{}", comms_created++)),
+      yield_when_idle_(decide_yield_when_idle(bootstrap)),
+      always_peer_mode_(peer_error_handling_everywhere()) {
   context_ = std::make_shared<Context>(static_cast<std::size_t>(bootstrap.size()));
   worker_ = std::make_shared<Worker>(context_);
-  const bootstrap::Bytes mine = worker_->address();
-  const auto all = bootstrap_.allgather(mine, "UCX worker address exchange");
-  endpoints_.resize(all.size());
-  const bool always_peer = peer_error_handling_everywhere();
-  for (int r = 0; r < size(); ++r) {
-    if (r == rank()) continue;
+  endpoints_.resize(static_cast<std::size_t>(size()));
+  // Addresses are published, not exchanged: a rank fetches those of the peers it talks to when
+  // it first does (connect()), so a ring connects 2 peers and a tree 3, not n - 1, and the
+  // root's store sends O(n) bytes in all rather than n addresses to each of n ranks.
+  bootstrap_.publish(address_key_, worker_->address());
+  bootstrap_.barrier("UCX worker addresses published");
+}
+
+void Comm::connect(std::span<const int> peers) {
+  std::vector<int> missing;
+  for (const int r : peers) {
+    if (r < 0 || r >= size()) throw UsageError(fmt::format("connect: no rank {}", r));
+    if (r == rank() || endpoints_[static_cast<std::size_t>(r)]) continue;
+    if (std::find(missing.begin(), missing.end(), r) == missing.end()) missing.push_back(r);
+  }
+  if (missing.empty()) return;
+  bootstrap_.learn_hosts(missing);
+  const auto addresses = bootstrap_.lookup(address_key_, missing, "UCX worker addresses");
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    const int r = missing[i];
     // Every peer gets UCX's peer failure detection by default. UCX 1.13 then offers same-host
     // peers shared memory (posix/sysv, with UCX_MM_ERROR_HANDLING) but not cma, which lacks RMA
     // invalidation. IBSCOPE_UCX_ERR_MODE=cma drops error handling for same-host peers so that
     // UCX may pick cma's single copy; on this project's 2-core VM that was 2.5x slower from
     // 4 MiB up (process_vm_readv per chunk), hence not the default. Same-host deaths are also
     // caught by the bootstrap (the store connection closes) and by the deadlines.
-    const bool peer_mode = always_peer || bootstrap_.host(r) != bootstrap_.host(rank());
+    const bool peer_mode = always_peer_mode_ || bootstrap_.host(r) != bootstrap_.host(rank());
     try {
       endpoints_[static_cast<std::size_t>(r)] =
-          std::make_unique<Endpoint>(worker_, r, all[static_cast<std::size_t>(r)], peer_mode);
+          std::make_unique<Endpoint>(worker_, r, addresses[i], peer_mode);
     } catch (const Error& e) {
       throw Error(e.kind(), fmt::format("{} [rank {} is on {}]", e.what(), r, bootstrap_.host(r)));
     }
+    ++connected_;
   }
-  // Wireup completes lazily; a barrier here makes sure every rank has its endpoints before
-  // anyone sends.
-  bootstrap_.barrier("UCX endpoints created");
+}
+
+bool Comm::connected(int peer) const {
+  return endpoints_.at(static_cast<std::size_t>(peer)) != nullptr;
 }
 
 Comm::~Comm() {
@@ -140,6 +169,14 @@ Comm::~Comm() {
 }
 
 void Comm::close() {
+  if (log::level() <= log::Level::kDebug) {
+    std::string peers;
+    for (int r = 0; r < size(); ++r) {
+      if (endpoints_[static_cast<std::size_t>(r)])
+        peers += fmt::format("{}{}", peers.empty() ? "" : ",", r);
+    }
+    log::debug("UCX endpoints: connected {} of {} peers ({})", connected_, size() - 1, peers);
+  }
   bootstrap_.barrier("UCX teardown");
   for (auto& ep : endpoints_) {
     if (ep) ep->close(bootstrap_.timeout_s(), false);
@@ -180,9 +217,8 @@ std::size_t Comm::bounce_bytes() const noexcept {
 Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
                     ucp_mem* memh) {
   if (!stages(bytes)) return post_send(peer, tag, buffer, bytes, memh);
-  if (!endpoints_.at(static_cast<std::size_t>(peer))) {
-    throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
-  }
+  if (peer == rank()) throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
+  connect(std::span(&peer, 1));
   // A send only reads the buffer; StagedTransfer takes one pointer type for both directions.
   return staged(true, peer, tag, const_cast<std::byte*>(static_cast<const std::byte*>(buffer)),
                 bytes);
@@ -207,8 +243,9 @@ Request Comm::staged(bool is_send, int peer, std::uint64_t tag, std::byte* user,
 
 Request Comm::post_send(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
                         ucp_mem* memh) {
+  if (peer == rank()) throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
   const auto& ep = endpoints_.at(static_cast<std::size_t>(peer));
-  if (!ep) throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
+  if (!ep) connect(std::span(&peer, 1));
   check_peer(peer, "send");
   ucp_request_param_t param = make_param(memh);
   void* req = ucp_tag_send_nbx(ep->get(), buffer, bytes, tag, &param);
@@ -218,6 +255,10 @@ Request Comm::post_send(int peer, std::uint64_t tag, const void* buffer, std::si
 
 Request Comm::post_recv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
                         ucp_mem* memh) {
+  // Tag receives need no endpoint, but connecting the sender too lets its failure be seen here
+  // (peer error handling) and names its host in a timeout.
+  if (peer != rank() && !endpoints_.at(static_cast<std::size_t>(peer)))
+    connect(std::span(&peer, 1));
   ucp_request_param_t param = make_param(memh);
   void* req = ucp_tag_recv_nbx(worker_->get(), buffer, bytes, tag, ~std::uint64_t{0}, &param);
   if (UCS_PTR_IS_ERR(req)) throw_peer_error(peer, UCS_PTR_STATUS(req), "receive");

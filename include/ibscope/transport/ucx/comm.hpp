@@ -83,7 +83,9 @@ bool peer_error_handling_everywhere();
 
 class Comm {
  public:
-  /// Creates the UCX objects and connects to every peer. Collective over `bootstrap`.
+  /// Creates the UCX objects and publishes this rank's worker address. Collective over
+  /// `bootstrap`. Endpoints are created when a peer is first sent to or received from, or
+  /// beforehand with connect().
   explicit Comm(bootstrap::Bootstrap& bootstrap);
   /// Closes the endpoints (forced when close() was not called). noexcept.
   ~Comm();
@@ -94,6 +96,13 @@ class Comm {
   int size() const noexcept { return bootstrap_.size(); }
   bootstrap::Bootstrap& bootstrap() const noexcept { return bootstrap_; }
   const std::shared_ptr<Context>& context() const noexcept { return context_; }
+
+  /// Creates the endpoints to those of `peers` not connected yet (one address lookup for all;
+  /// their hosts become known to the bootstrap). Not collective: each rank names its own peers.
+  void connect(std::span<const int> peers);
+  bool connected(int peer) const;
+  /// Peers this rank has an endpoint to (a ring: 2; a tree: up to 3).
+  int connected_count() const noexcept { return connected_; }
 
   /// From now on, messages are fragmented and staged as `config` says (all ranks alike).
   void set_staging(StagingConfig config);
@@ -160,8 +169,11 @@ class Comm {
   bootstrap::Bootstrap& bootstrap_;
   std::shared_ptr<Context> context_;
   std::shared_ptr<Worker> worker_;
-  std::vector<std::unique_ptr<Endpoint>> endpoints_;  // [rank]; self has none
+  std::string address_key_;  // where this Comm's worker addresses are published
+  std::vector<std::unique_ptr<Endpoint>> endpoints_;  // [rank]; null: self, or not connected yet
+  int connected_ = 0;
   bool yield_when_idle_ = false;
+  bool always_peer_mode_ = true;
   std::uint32_t op_seq_ = 0;
   std::uint32_t health_counter_ = 0;
   StagingConfig staging_;
