@@ -4,11 +4,14 @@
 
 #include <cstring>
 #include <map>
+#include <random>
 
+#include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/clock_sync.hpp"
+#include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
@@ -36,6 +39,25 @@ std::vector<std::pair<int, int>> broadcast_pairs(bootstrap::Bootstrap& boot,
   std::vector<std::pair<int, int>> out;
   for (std::size_t i = 0; i + 1 < got.size(); i += 2) out.emplace_back(got[i], got[i + 1]);
   return out;
+}
+
+// Rank 0's seed for random pairing (--pairs-seed, or drawn), on every rank: each rank then
+// plans the same rounds from the hosts it already knows, so only 8 bytes cross the bootstrap.
+std::uint64_t broadcast_seed(bootstrap::Bootstrap& boot, const PairsSpec& spec) {
+  std::uint64_t seed = 0;
+  if (boot.rank() == 0) {
+    if (spec.seed) {
+      seed = *spec.seed;
+    } else {
+      std::random_device device;
+      seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+    }
+  }
+  const auto all = boot.allgather(
+      std::span(reinterpret_cast<const std::byte*>(&seed), boot.rank() == 0 ? sizeof seed : 0),
+      "accept: pairs seed");
+  if (all[0].size() == sizeof seed) std::memcpy(&seed, all[0].data(), sizeof seed);
+  return seed;
 }
 
 bool broadcast_verdict(bootstrap::Bootstrap& boot, bool pass) {
@@ -108,18 +130,21 @@ AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& 
         pre.no_rdma_reason));
   }
 
+  const PairPlan plan = plan_pairs(o.pairs, boot.hosts(), broadcast_seed(boot, o.pairs));
+  if (sinks.phase && comm.rank() == 0) sinks.phase(plan.description);
+
   const MeasureContext ctx{o, pre, sinks};
-  auto measure = [&](const std::vector<std::pair<int, int>>& only) {
-    return transport == AcceptTransport::kVerbs ? measure_links_verbs(boot, ctx, only)
-                                                : measure_links_ucx(comm, ctx, only);
+  auto measure = [&](const LinkRounds& rounds) {
+    return transport == AcceptTransport::kVerbs ? measure_links_verbs(boot, ctx, rounds)
+                                                : measure_links_ucx(comm, ctx, rounds);
   };
-  LinkSet links = measure({});
+  LinkSet links = measure(LinkRounds{plan.rounds, false});
   AcceptReport report = judge_links(links.links, o.thresholds);
   int retests = 0;
   for (int k = 0; k < o.retests; ++k) {
     const auto again = broadcast_pairs(boot, suspects(report));
     if (again.empty()) break;
-    const LinkSet retest = measure(again);
+    const LinkSet retest = measure(LinkRounds{measure::disjoint_rounds(again), true});
     if (comm.rank() == 0) {
       merge_link_sets(links, retest);
       report = judge_links(links.links, o.thresholds);
@@ -132,8 +157,8 @@ AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& 
 
   AcceptResult result;
   if (comm.rank() == 0) {
-    SectionInputs in{o,       transport,    pre,          links,   report,
-                     retests, boot.hosts(), std::nullopt, nullptr, 0};
+    SectionInputs in{o,       transport, pre,  links, report, retests, boot.hosts(), std::nullopt,
+                     nullptr, 0,         &plan};
     if (allreduce) {
       std::vector<ArrivalRow> arrivals;
       for (const auto& r : allreduce->rows) {

@@ -70,6 +70,10 @@ std::vector<std::pair<int, int>> suspects(const AcceptReport& report);
 /// lower latency) and counts the attempt: a link fails only when it is slow every time.
 void merge_retest(std::vector<LinkMeasurement>& links, const std::vector<LinkMeasurement>& retest);
 
+/// The relative test's cut: a link below median - k x max(1.4826 x MAD, floor x median) is an
+/// outlier (judge_links; also the simulation's).
+double outlier_below_gbps(double median_gbps, double mad_gbps, const Thresholds& thresholds);
+
 /// Median and median absolute deviation (pure; empty input gives zeros).
 double median_of(std::vector<double> values);
 double mad_of(const std::vector<double>& values, double median);
