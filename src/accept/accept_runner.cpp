@@ -140,6 +140,8 @@ AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& 
   };
   LinkSet links = measure(LinkRounds{plan.rounds, false});
   AcceptReport report = judge_links(links.links, o.thresholds);
+  // Retests are judged against the first measurement's median and MAD (link_verdict.hpp).
+  const FabricReference reference = reference_of(report);
   int retests = 0;
   for (int k = 0; k < o.retests; ++k) {
     const auto again = broadcast_pairs(boot, suspects(report));
@@ -147,7 +149,7 @@ AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& 
     const LinkSet retest = measure(LinkRounds{measure::disjoint_rounds(again), true});
     if (comm.rank() == 0) {
       merge_link_sets(links, retest);
-      report = judge_links(links.links, o.thresholds);
+      report = judge_links(links.links, o.thresholds, &reference);
     }
     ++retests;
   }

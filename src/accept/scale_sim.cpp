@@ -101,13 +101,14 @@ SimOutcome simulate(const SimFabric& f, const SimFaults& faults, const PairsSpec
   }
   out.measurements = links.size();
 
-  // The verdicts of judge_links (absolute and relative), on the best attempt so far.
+  // The verdicts of judge_links (absolute and relative), on the best attempt so far, against
+  // the first measurement's median and MAD (as the runner does).
+  std::vector<double> gbps;
+  gbps.reserve(links.size());
+  for (const auto& l : links) gbps.push_back(l.gbps);
+  const double median = median_of(gbps);
+  const double below = outlier_below_gbps(median, mad_of(gbps, median), t);
   auto judge = [&] {
-    std::vector<double> gbps;
-    gbps.reserve(links.size());
-    for (const auto& l : links) gbps.push_back(l.gbps);
-    const double median = median_of(gbps);
-    const double below = outlier_below_gbps(median, mad_of(gbps, median), t);
     for (auto& l : links) {
       l.failed = l.gbps < t.min_fraction * f.expected_gbps || (links.size() >= 3 && l.gbps < below);
     }

@@ -241,3 +241,27 @@ TEST_CASE("simulation: all pairs finds every slow link too", "[accept][scale]") 
   CHECK(r.links_found == f.slow_links);
   CHECK(r.false_hosts + r.false_nics + r.false_links == 0);
 }
+
+TEST_CASE("verdict: retests are judged against the first measurement's median", "[accept][scale]") {
+  std::vector<LinkMeasurement> links;
+  for (int i = 0; i < 6; ++i) {
+    LinkMeasurement l;
+    l.rank_a = 2 * i;
+    l.rank_b = 2 * i + 1;
+    l.host_a = "a" + std::to_string(i);
+    l.host_b = "b" + std::to_string(i);
+    l.measured_gbps = 10;
+    links.push_back(l);
+  }
+  const AcceptReport first = judge_links(links, Thresholds{});
+  CHECK(first.pass);
+  const FabricReference reference = reference_of(first);
+  CHECK(reference.median_gbps == 10);
+  // A fabric median of 20 (say) makes every 10 GB/s link an outlier; the links' own would not.
+  FabricReference faster = reference;
+  faster.median_gbps = 20;
+  const AcceptReport against = judge_links(links, Thresholds{}, &faster);
+  CHECK_FALSE(against.pass);
+  CHECK(against.median_gbps == 20);
+  CHECK(judge_links(links, Thresholds{}, &reference).pass);
+}
