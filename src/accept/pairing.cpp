@@ -229,6 +229,9 @@ PairPlan plan_pairs(const PairsSpec& spec, const std::vector<std::string>& hosts
       std::sort(round.begin(), round.end());
       plan.rounds.push_back(std::move(round));
     }
+  } else if (plan.mode == PairsMode::kFirst && plan.hosts >= 2) {
+    // Ranks 0 and 1 may share a host: rank 0 with the first rank of the next host instead.
+    plan.rounds = {{{0, layout.ranks[1][0]}}};
   } else {
     plan.rounds = rounds;
   }

@@ -148,6 +148,13 @@ TEST_CASE("pairs: uneven hosts or one host pair ranks instead of rails", "[accep
   CHECK(plan.ranks_per_host == 0);
   CHECK(plan.rounds.size() == 5);  // round robin over 5 ranks
   CHECK(plan.description.find("different numbers of ranks") != std::string::npos);
+  // first: rank 0 with the first rank of another host, not its neighbour on host a.
+  const PairPlan first = plan_pairs(parse_pairs_spec("first"), uneven, 0);
+  REQUIRE(first.rounds.size() == 1);
+  CHECK(first.rounds[0] == PairRound{{0, 1}});
+  const PairPlan first_aab =
+      plan_pairs(parse_pairs_spec("first"), std::vector<std::string>{"a", "a", "b"}, 0);
+  CHECK(first_aab.rounds[0] == PairRound{{0, 2}});
   const PairPlan one_host = plan_pairs(parse_pairs_spec("all"), job(1, 4), 0);
   CHECK_FALSE(one_host.rail_to_rail);
   CHECK(one_host.rounds.size() == 3);
