@@ -68,6 +68,8 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& s
       return {{{0, 1}}};
     case PairSelection::Mode::kList:
       break;
+    case PairSelection::Mode::kRounds:
+      return selection.rounds;
   }
   std::vector<std::vector<std::pair<int, int>>> rounds;
   for (const auto& pair : selection.list) rounds.push_back({pair});

@@ -4,11 +4,14 @@
 
 #include <cstring>
 #include <map>
+#include <random>
 
+#include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/clock_sync.hpp"
+#include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
@@ -36,6 +39,25 @@ std::vector<std::pair<int, int>> broadcast_pairs(bootstrap::Bootstrap& boot,
   std::vector<std::pair<int, int>> out;
   for (std::size_t i = 0; i + 1 < got.size(); i += 2) out.emplace_back(got[i], got[i + 1]);
   return out;
+}
+
+// Rank 0's seed for random pairing (--pairs-seed, or drawn), on every rank: each rank then
+// plans the same rounds from the hosts it already knows, so only 8 bytes cross the bootstrap.
+std::uint64_t broadcast_seed(bootstrap::Bootstrap& boot, const PairsSpec& spec) {
+  std::uint64_t seed = 0;
+  if (boot.rank() == 0) {
+    if (spec.seed) {
+      seed = *spec.seed;
+    } else {
+      std::random_device device;
+      seed = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+    }
+  }
+  const bootstrap::Bytes told = boot.broadcast(
+      std::span(reinterpret_cast<const std::byte*>(&seed), sizeof seed), "accept: pairs seed");
+  if (told.size() != sizeof seed) throw RemoteError("accept: malformed pairs seed from rank 0");
+  std::memcpy(&seed, told.data(), sizeof seed);
+  return seed;
 }
 
 bool broadcast_verdict(bootstrap::Bootstrap& boot, bool pass) {
@@ -108,21 +130,39 @@ AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& 
         pre.no_rdma_reason));
   }
 
+  // Every rank plans from the same host list: the merged topology's (the bootstrap knows every
+  // rank's host on rank 0 only, docs/scale.md).
+  std::vector<std::string> host_of_rank(static_cast<std::size_t>(comm.size()));
+  for (const auto& h : hosts) {
+    for (const int r : h.ranks) {
+      if (r >= 0 && r < comm.size()) host_of_rank[static_cast<std::size_t>(r)] = h.host;
+    }
+  }
+  for (int r = 0; r < comm.size(); ++r) {
+    if (host_of_rank[static_cast<std::size_t>(r)].empty()) {
+      throw RemoteError(fmt::format("accept: the job's topology has no host for rank {}", r));
+    }
+  }
+  const PairPlan plan = plan_pairs(o.pairs, host_of_rank, broadcast_seed(boot, o.pairs));
+  if (sinks.phase && comm.rank() == 0) sinks.phase(plan.description);
+
   const MeasureContext ctx{o, pre, sinks};
-  auto measure = [&](const std::vector<std::pair<int, int>>& only) {
-    return transport == AcceptTransport::kVerbs ? measure_links_verbs(boot, ctx, only)
-                                                : measure_links_ucx(comm, ctx, only);
+  auto measure = [&](const LinkRounds& rounds) {
+    return transport == AcceptTransport::kVerbs ? measure_links_verbs(boot, ctx, rounds)
+                                                : measure_links_ucx(comm, ctx, rounds);
   };
-  LinkSet links = measure({});
+  LinkSet links = measure(LinkRounds{plan.rounds, false});
   AcceptReport report = judge_links(links.links, o.thresholds);
+  // Retests are judged against the first measurement's median and MAD (link_verdict.hpp).
+  const FabricReference reference = reference_of(report);
   int retests = 0;
   for (int k = 0; k < o.retests; ++k) {
     const auto again = broadcast_pairs(boot, suspects(report));
     if (again.empty()) break;
-    const LinkSet retest = measure(again);
+    const LinkSet retest = measure(LinkRounds{measure::disjoint_rounds(again), true});
     if (comm.rank() == 0) {
       merge_link_sets(links, retest);
-      report = judge_links(links.links, o.thresholds);
+      report = judge_links(links.links, o.thresholds, &reference);
     }
     ++retests;
   }
@@ -132,8 +172,8 @@ AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& 
 
   AcceptResult result;
   if (comm.rank() == 0) {
-    SectionInputs in{o,       transport,    pre,          links,   report,
-                     retests, boot.hosts(), std::nullopt, nullptr, 0};
+    SectionInputs in{o,       transport, pre,  links, report, retests, boot.hosts(), std::nullopt,
+                     nullptr, 0,         &plan};
     if (allreduce) {
       std::vector<ArrivalRow> arrivals;
       for (const auto& r : allreduce->rows) {

@@ -39,14 +39,19 @@ struct MeasureContext {
   const AcceptSinks& sinks;
 };
 
-/// Every rank calls it; the result is the same on every rank. `only`: these pairs (a < b),
-/// empty for all pairs.
-LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
-                          const std::vector<std::pair<int, int>>& only);
+/// The rounds of disjoint rank pairs (a < b) to measure, the same on every rank: the plan's
+/// (accept/pairing.hpp) or the suspects' for a retest.
+struct LinkRounds {
+  std::vector<std::vector<std::pair<int, int>>> rounds;
+  bool retest = false;
+};
+
+/// Every rank calls it; the result is the same on every rank.
+LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx, const LinkRounds& rounds);
 
 /// Every rank calls it; the result is complete on rank 0 only.
 LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContext& ctx,
-                            const std::vector<std::pair<int, int>>& only);
+                            const LinkRounds& rounds);
 
 /// Keeps the better figures of every pair measured again (link_verdict.hpp merge_retest).
 void merge_link_sets(LinkSet& into, const LinkSet& retest);

@@ -9,8 +9,7 @@
 namespace ibscope::accept {
 namespace {
 
-measure::P2pOptions p2p_options(const AcceptOptions& o, bool latency,
-                                const std::vector<std::pair<int, int>>& only) {
+measure::P2pOptions p2p_options(const AcceptOptions& o, bool latency, const LinkRounds& rounds) {
   measure::P2pOptions p;
   const std::uint64_t bytes = latency ? o.lat_bytes : o.bw_bytes;
   p.sweep = measure::SweepSpec{.min_bytes = bytes,
@@ -27,8 +26,8 @@ measure::P2pOptions p2p_options(const AcceptOptions& o, bool latency,
   p.window = o.bw_window;
   p.warmup = o.warmup;
   p.timeout_s = o.timeout_s;
-  p.pairs = only.empty() ? measure::PairsMode::kAll : measure::PairsMode::kList;
-  p.pair_list = only;
+  p.pairs = measure::PairsMode::kRounds;
+  p.rounds = rounds.rounds;
   return p;
 }
 
@@ -52,8 +51,7 @@ std::string first_lane_device(const std::string& transports) {
 
 }  // namespace
 
-LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
-                          const std::vector<std::pair<int, int>>& only) {
+LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx, const LinkRounds& rounds) {
   const AcceptOptions& o = ctx.options;
   const bootstrap::Bootstrap& boot = comm.bootstrap();
   struct Figures {
@@ -78,14 +76,14 @@ LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx,
   };
   if (ctx.sinks.phase && comm.rank() == 0) {
     ctx.sinks.phase(
-        fmt::format("{} latency, {} B, UCX", only.empty() ? "all-pairs" : "retest", o.lat_bytes));
+        fmt::format("{} latency, {} B, UCX", rounds.retest ? "retest" : "all-pairs", o.lat_bytes));
   }
-  measure::run_p2p(comm, p2p_options(o, true, only), collect);
+  measure::run_p2p(comm, p2p_options(o, true, rounds), collect);
   if (ctx.sinks.phase && comm.rank() == 0) {
     ctx.sinks.phase(fmt::format("{} bandwidth, both directions, {} B x {} in flight, UCX",
-                                only.empty() ? "all-pairs" : "retest", o.bw_bytes, o.bw_window));
+                                rounds.retest ? "retest" : "all-pairs", o.bw_bytes, o.bw_window));
   }
-  measure::run_p2p(comm, p2p_options(o, false, only), collect);
+  measure::run_p2p(comm, p2p_options(o, false, rounds), collect);
 
   LinkSet set;
   bool missing_rate = false;

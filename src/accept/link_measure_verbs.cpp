@@ -11,7 +11,7 @@ namespace ibscope::accept {
 namespace {
 
 probes::ProbeOptions probe_options(const AcceptOptions& o, std::string_view test_name,
-                                   const std::vector<std::pair<int, int>>& only) {
+                                   const LinkRounds& rounds) {
   probes::ProbeOptions p = o.verbs;
   p.test = &probes::find_probe_test(test_name);
   const bool bw = p.test->metric == probes::Metric::kBandwidth;
@@ -23,12 +23,8 @@ probes::ProbeOptions probe_options(const AcceptOptions& o, std::string_view test
   // Both directions at once: a link slow either way lowers the sum.
   p.bidirectional = bw;
   p.timeout_s = o.timeout_s;
-  if (only.empty()) {
-    p.pairs.mode = probes::PairSelection::Mode::kAll;
-  } else {
-    p.pairs.mode = probes::PairSelection::Mode::kList;
-    p.pairs.list = only;
-  }
+  p.pairs.mode = probes::PairSelection::Mode::kRounds;
+  p.pairs.rounds = rounds.rounds;
   return p;
 }
 
@@ -39,7 +35,7 @@ LinkKind kind_of_link_layer(const std::string& link_layer) {
 }  // namespace
 
 LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContext& ctx,
-                            const std::vector<std::pair<int, int>>& only) {
+                            const LinkRounds& rounds) {
   const AcceptOptions& o = ctx.options;
   std::map<std::pair<int, int>, measure::ProbeRow> latency, bandwidth;
   std::vector<probes::RankPort> ports;
@@ -54,16 +50,16 @@ LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContex
     };
     return s;
   };
-  const char* what = only.empty() ? "all-pairs" : "retest";
+  const char* what = rounds.retest ? "retest" : "all-pairs";
   if (ctx.sinks.phase && bootstrap.rank() == 0) {
     ctx.sinks.phase(fmt::format("{} latency, RDMA WRITE {} B, verbs", what, o.lat_bytes));
   }
-  run_probe(bootstrap, probe_options(o, "write_lat", only), sinks_for(latency));
+  run_probe(bootstrap, probe_options(o, "write_lat", rounds), sinks_for(latency));
   if (ctx.sinks.phase && bootstrap.rank() == 0) {
     ctx.sinks.phase(
         fmt::format("{} bandwidth, RDMA WRITE {} B both directions, verbs", what, o.bw_bytes));
   }
-  run_probe(bootstrap, probe_options(o, "write_bw", only), sinks_for(bandwidth));
+  run_probe(bootstrap, probe_options(o, "write_bw", rounds), sinks_for(bandwidth));
 
   LinkSet set;
   if (bootstrap.rank() != 0) return set;

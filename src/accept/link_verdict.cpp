@@ -22,21 +22,31 @@ double mad_of(const std::vector<double>& values, double median) {
   return median_of(std::move(deviations));
 }
 
-AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresholds& t) {
+double outlier_below_gbps(double median_gbps, double mad_gbps, const Thresholds& t) {
+  // 1.4826 x MAD estimates the standard deviation of normal noise.
+  const double spread = std::max(1.4826 * mad_gbps, t.mad_floor_fraction * median_gbps);
+  return median_gbps - t.mad_k * spread;
+}
+
+FabricReference reference_of(const AcceptReport& report) noexcept {
+  return {report.median_gbps, report.mad_gbps, report.median_latency_us};
+}
+
+AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresholds& t,
+                         const FabricReference* reference) {
   AcceptReport report;
   std::vector<double> measured;
   for (const auto& l : links) measured.push_back(l.measured_gbps);
-  report.median_gbps = median_of(measured);
-  report.mad_gbps = mad_of(measured, report.median_gbps);
-  // 1.4826 x MAD estimates the standard deviation of normal noise.
+  report.median_gbps = reference ? reference->median_gbps : median_of(measured);
+  report.mad_gbps = reference ? reference->mad_gbps : mad_of(measured, report.median_gbps);
   const double spread =
       std::max(1.4826 * report.mad_gbps, t.mad_floor_fraction * report.median_gbps);
-  const double outlier_below = report.median_gbps - t.mad_k * spread;
+  const double outlier_below = outlier_below_gbps(report.median_gbps, report.mad_gbps, t);
   std::vector<double> latencies;
   for (const auto& l : links) {
     if (l.latency_us > 0) latencies.push_back(l.latency_us);
   }
-  report.median_latency_us = median_of(latencies);
+  report.median_latency_us = reference ? reference->median_latency_us : median_of(latencies);
 
   for (const auto& l : links) {
     LinkVerdict v;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
+#include "ibscope/accept/localize.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/units.hpp"
 
@@ -156,8 +158,44 @@ AcceptResult build_section(const SectionInputs& in) {
               : fmt::format(", expected {}", rate(report.links[0].link.expected_gbps))));
     }
   }
+  // NICs slow with every partner on their rail (accept/localize.hpp): one line each, and their
+  // links are theirs, as a culprit host's are.
+  const std::vector<int> rail = local_indices(in.hosts_by_rank);
+  auto rail_of = [&](int rank) {
+    return rank >= 0 && static_cast<std::size_t>(rank) < rail.size()
+               ? rail[static_cast<std::size_t>(rank)]
+               : 0;
+  };
+  std::map<std::string, int> host_index;
+  std::vector<std::string> host_names;
+  std::vector<RailLink> rail_links;
   for (const auto& v : report.links) {
+    for (const std::string* h : {&v.link.host_a, &v.link.host_b}) {
+      if (host_index.emplace(*h, static_cast<int>(host_names.size())).second) {
+        host_names.push_back(*h);
+      }
+    }
+    rail_links.push_back(RailLink{host_index[v.link.host_a], rail_of(v.link.rank_a),
+                                  host_index[v.link.host_b], rail_of(v.link.rank_b), !v.pass});
+  }
+  const Localisation located = localize(rail_links);
+  std::set<std::pair<int, int>> slow_nic;
+  for (const SlowNic& n : located.slow_nics) {
+    const std::string& host = host_names[static_cast<std::size_t>(n.host)];
+    if (culprit[host]) continue;
+    slow_nic.insert({n.host, n.nic});
+    out.failures.push_back(fmt::format(
+        "NIC {} local rank {}: all {} of its links (to {} hosts) failed, its partners' other "
+        "links passed: this NIC or its rail is slow",
+        host, n.nic, n.links, n.partners));
+  }
+  for (std::size_t i = 0; i < report.links.size(); ++i) {
+    const LinkVerdict& v = report.links[i];
     if (v.pass || culprit[v.link.host_a] || culprit[v.link.host_b]) continue;
+    if (slow_nic.count({rail_links[i].host_a, rail_links[i].nic_a}) > 0 ||
+        slow_nic.count({rail_links[i].host_b, rail_links[i].nic_b}) > 0) {
+      continue;
+    }
     out.failures.push_back(fmt::format(
         "link rank {} ({}) <-> rank {} ({}): {}{}", v.link.rank_a, v.link.host_a, v.link.rank_b,
         v.link.host_b, v.reason,
@@ -180,6 +218,15 @@ AcceptResult build_section(const SectionInputs& in) {
   section.median_latency_us = report.median_latency_us;
   section.retest_rounds = in.retests;
   section.notes = in.links.notes;
+  if (in.pairs != nullptr) {
+    // The pairing (mode, seed, rounds): what a rerun needs to measure the same pairs.
+    section.notes.push_back(in.pairs->description);
+    if (!in.pairs->rail_to_rail && in.pairs->hosts >= 2) {
+      out.warnings.push_back(
+          "pairs: the hosts hold different numbers of ranks, so ranks are paired, not rails "
+          "(a pair may cross rails); run the same number of ranks on every host");
+    }
+  }
   if (report.links.empty()) {
     out.warnings.push_back(
         "no link between two hosts was measured (every rank runs on one host): the verdict "

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ibscope/accept/accept_runner.hpp"
+#include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/accept/straggler.hpp"
 #include "link_measure.hpp"
@@ -24,6 +25,7 @@ struct SectionInputs {
   std::optional<StragglerReport> stragglers;
   const std::vector<measure::CollectiveRow>* allreduce_rows = nullptr;
   std::uint64_t allreduce_wrong = 0;
+  const PairPlan* pairs = nullptr;  ///< which pairs were measured (noted in the section)
 };
 
 /// The verdict (pass), the section, and the failure / warning lines.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 
 #include "ibscope/accept/accept_runner.hpp"
@@ -40,6 +41,17 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
   app.add_option("--retests", f.retests,
                  "Measure suspect links again up to this many times; the best attempt counts")
       ->default_val(2);
+  app.add_option("--pairs", f.pairs,
+                 "Which host pairs, rail to rail (local rank i with local rank i): all (h-1 "
+                 "rounds), random:K (K seeded random perfect matchings: K rounds; a given host "
+                 "pair is measured with probability K/(h-1)), log (ceil(log2 h) hypercube "
+                 "rounds), first (the first two hosts), or auto: all up to 128 hosts, random:8 "
+                 "above (docs/acceptance.md)")
+      ->default_val("auto");
+  app.add_option("--pairs-seed", f.pairs_seed,
+                 "Seed of --pairs random:K, to measure the same pairs again (default: drawn, "
+                 "printed and kept in the results' acceptance.notes)")
+      ->type_name("N");
   app.add_option("--lat-size", f.lat_size, "Latency message size")->default_val("8");
   app.add_option("--lat-iters", f.lat_iters, "UCX ping-pongs per pair")->default_val(200);
   app.add_option("--bw-size", f.bw_size, "Bandwidth message size")->default_val("1M");
@@ -86,6 +98,17 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.thresholds.mad_k = f.mad_k;
   o.thresholds.max_latency_ratio = f.max_latency_ratio;
   o.retests = f.retests;
+  o.pairs = accept::parse_pairs_spec(f.pairs);
+  if (!f.pairs_seed.empty()) {
+    std::uint64_t seed = 0;
+    const char* end = f.pairs_seed.data() + f.pairs_seed.size();
+    const auto [ptr, ec] = std::from_chars(f.pairs_seed.data(), end, seed);
+    if (ec != std::errc() || ptr != end) {
+      throw UsageError(
+          fmt::format("--pairs-seed '{}': expected a whole number (0 to 2^64-1)", f.pairs_seed));
+    }
+    o.pairs.seed = seed;
+  }
   o.lat_bytes = units::parse_size_bytes(f.lat_size, "--lat-size");
   o.lat_iters = f.lat_iters;
   o.bw_bytes = units::parse_size_bytes(f.bw_size, "--bw-size");

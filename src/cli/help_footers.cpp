@@ -88,7 +88,9 @@ constexpr CommandHelp kHelp[] = {
      "      --link-kind roce\n"
      "  ibscope accept --np 4 -A ring,dbt --ar-sizes 1M,64M   # one host: the straggler check\n"
      "  srun --mpi=pmix -N 64 ibscope accept \\\n"
-     "      --prometheus-file /var/lib/node_exporter/textfile/ibscope.prom\n",
+     "      --prometheus-file /var/lib/node_exporter/textfile/ibscope.prom\n"
+     "  srun --mpi=pmix -N 1344 --ntasks-per-node=8 ibscope accept --pairs random:8   # 8 rounds,"
+     " rail to rail\n",
      "0 pass, 1 fail (a link, NIC or host failed its tests, a straggler, #wrong > 0, or a "
      "measurement error), 2 usage, 128+N interrupted by signal N (the links measured so far "
      "are kept as p2p/probe rows; no verdict)."},

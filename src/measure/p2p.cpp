@@ -197,6 +197,24 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
       }
       rounds = disjoint_rounds(o.pair_list);
       break;
+    case PairsMode::kRounds:
+      for (const auto& round : o.rounds) {
+        std::vector<bool> busy(static_cast<std::size_t>(comm.size()), false);
+        for (const auto& [a, b] : round) {
+          const bool valid = a >= 0 && b < comm.size() && a < b &&
+                             !busy[static_cast<std::size_t>(a)] &&
+                             !busy[static_cast<std::size_t>(b)];
+          if (!valid) {
+            throw UsageError(
+                fmt::format("p2p round pair {}:{}: expected two ranks a < b below {}, each once a "
+                            "round",
+                            a, b, comm.size()));
+          }
+          busy[static_cast<std::size_t>(a)] = busy[static_cast<std::size_t>(b)] = true;
+        }
+      }
+      rounds = o.rounds;
+      break;
   }
 
   std::vector<Test> tests;

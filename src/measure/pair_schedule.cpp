@@ -4,23 +4,27 @@
 
 namespace ibscope::measure {
 
-std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p) {
-  std::vector<std::vector<std::pair<int, int>>> rounds;
-  if (p < 2) return rounds;
+std::vector<std::pair<int, int>> round_robin_round(int p, int r) {
+  std::vector<std::pair<int, int>> round;
+  if (p < 2) return round;
   // Circle method on an even number of slots; slot n-1 stays fixed, the others rotate. With odd
   // p the extra slot is a "bye".
   const int n = p % 2 == 0 ? p : p + 1;
-  for (int r = 0; r < n - 1; ++r) {
-    std::vector<std::pair<int, int>> round;
-    for (int i = 0; i < n / 2; ++i) {
-      const int a = i == 0 ? n - 1 : (r + i) % (n - 1);
-      const int b = (r + n - 1 - i) % (n - 1);
-      if (a >= p || b >= p) continue;  // paired with the bye
-      round.emplace_back(std::min(a, b), std::max(a, b));
-    }
-    std::sort(round.begin(), round.end());
-    rounds.push_back(std::move(round));
+  for (int i = 0; i < n / 2; ++i) {
+    const int a = i == 0 ? n - 1 : (r + i) % (n - 1);
+    const int b = (r + n - 1 - i) % (n - 1);
+    if (a >= p || b >= p) continue;  // paired with the bye
+    round.emplace_back(std::min(a, b), std::max(a, b));
   }
+  std::sort(round.begin(), round.end());
+  return round;
+}
+
+int round_robin_round_count(int p) noexcept { return p < 2 ? 0 : (p % 2 == 0 ? p - 1 : p); }
+
+std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p) {
+  std::vector<std::vector<std::pair<int, int>>> rounds;
+  for (int r = 0; r < round_robin_round_count(p); ++r) rounds.push_back(round_robin_round(p, r));
   return rounds;
 }
 

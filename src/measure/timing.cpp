@@ -71,13 +71,6 @@ std::vector<std::vector<double>> gather_doubles(bootstrap::Bootstrap& bootstrap,
   return to_doubles(bootstrap.gather(std::span(p, mine.size_bytes()), what));
 }
 
-std::vector<std::vector<double>> allgather_doubles(bootstrap::Bootstrap& bootstrap,
-                                                   std::span<const double> mine,
-                                                   std::string_view what) {
-  const auto* p = reinterpret_cast<const std::byte*>(mine.data());
-  return to_doubles(bootstrap.allgather(std::span(p, mine.size_bytes()), what));
-}
-
 std::uint64_t sum_over_ranks(bootstrap::Bootstrap& bootstrap, std::uint64_t value,
                              std::string_view what) {
   const auto* p = reinterpret_cast<const std::byte*>(&value);

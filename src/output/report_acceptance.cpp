@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/output/csv.hpp"
 #include "report_sections.hpp"
 
 namespace ibscope::output::report {
@@ -52,9 +54,130 @@ struct Matrix {
   }
 };
 
+// Above this many hosts the rank-by-rank matrix is unreadable (and the page huge): failures, NICs
+// and one row per host come first, every link only as a CSV download.
+constexpr std::size_t kMatrixMaxHosts = 64;
+// Failed links listed in the page at most; all of them are in the CSV.
+constexpr std::size_t kFailedLinksShown = 200;
+
+std::string base64_of(const std::string& bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      v = (v << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0U);
+    }
+    for (std::size_t k = 0; k < 4; ++k) {
+      out += k <= n ? kAlphabet[(v >> (18 - 6 * k)) & 63U] : '=';
+    }
+  }
+  return out;
+}
+
+std::string links_csv(const std::vector<results::AcceptLink>& links) {
+  std::string csv =
+      "rank_a,host_a,nic_a,rank_b,host_b,nic_b,measured_gbps,expected_gbps,fraction_of_expected,"
+      "latency_us,attempts,pass,reason\n";
+  for (const results::AcceptLink& l : links) {
+    csv += fmt::format("{},{},{},{},{},{},{:.6g},{:.6g},{:.4g},{:.4g},{},{},{}\n", l.rank_a,
+                       csv_field(l.host_a), csv_field(l.nic_a), l.rank_b, csv_field(l.host_b),
+                       csv_field(l.nic_b), l.measured_gbps, l.expected_gbps, l.fraction_of_expected,
+                       l.latency_us, l.attempts, l.pass ? 1 : 0, csv_field(l.reason));
+  }
+  return csv;
+}
+
+// The acceptance of a large job: failures first, then a row per host, then every link as CSV.
+std::string acceptance_summary(const ReportFile& f, std::size_t i, std::size_t hosts) {
+  const results::Acceptance& a = *f.doc.acceptance;
+  std::size_t failed_links = 0;
+  for (const auto& l : a.links) failed_links += l.pass ? 0 : 1;
+  std::string out = paragraph(fmt::format(
+      "{}: {} links between {} hosts, {} failed; verdict {}. Above {} hosts the pair matrix is "
+      "left out: failures and one row per host here, every link in the CSV below.",
+      f.label, a.links.size(), hosts, failed_links, a.pass ? "PASS" : "FAIL", kMatrixMaxHosts));
+  for (const auto& note : a.notes) {
+    if (note.rfind("pairs ", 0) == 0) out += paragraph(note);
+  }
+  std::vector<std::vector<std::string>> failed_hosts;
+  for (const results::AcceptHost& h : a.hosts) {
+    if (h.pass) continue;
+    failed_hosts.push_back({h.host, fmt::format("{}", h.links), fmt::format("{}", h.failed_links),
+                            h.culprit ? "yes" : "", h.reason});
+  }
+  if (!failed_hosts.empty()) {
+    out += table({"failed host", "links", "failed links", "culprit", "reason"}, failed_hosts);
+  }
+  std::vector<std::vector<std::string>> failed_nics;
+  for (const results::AcceptNic& n : a.nics) {
+    if (n.pass) continue;
+    failed_nics.push_back({n.host, n.nic, fmt::format("{}", n.links),
+                           fmt::format("{}", n.failed_links), n.culprit ? "yes" : ""});
+  }
+  if (!failed_nics.empty()) {
+    out += table({"host", "NIC with failed links", "links", "failed links", "every link failed"},
+                 failed_nics);
+  }
+  std::vector<std::vector<std::string>> failed;
+  for (const results::AcceptLink& l : a.links) {
+    if (l.pass) continue;
+    if (failed.size() == kFailedLinksShown) {
+      out += paragraph(fmt::format("The first {} failed links of {}; all are in the CSV.",
+                                   kFailedLinksShown, failed_links));
+      break;
+    }
+    failed.push_back({rank_label(l.rank_a, l.host_a), rank_label(l.rank_b, l.host_b),
+                      fmt::format("{:.4g}", l.measured_gbps),
+                      fmt::format("{:.4g}", l.expected_gbps),
+                      fmt::format("{:.3g}", l.fraction_of_expected), l.reason});
+  }
+  if (!failed.empty()) {
+    out += table({"rank a (host)", "rank b (host)", "measured (GB/s)", "expected (GB/s)",
+                  "fraction of expected", "reason"},
+                 failed);
+  }
+  // Per host: its links' spread, the failing hosts first.
+  std::map<std::string, std::vector<double>> by_host;
+  for (const results::AcceptLink& l : a.links) {
+    by_host[l.host_a].push_back(l.measured_gbps);
+    by_host[l.host_b].push_back(l.measured_gbps);
+  }
+  std::vector<const results::AcceptHost*> order;
+  for (const auto& h : a.hosts) order.push_back(&h);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* x, const auto* y) { return x->failed_links > y->failed_links; });
+  std::vector<std::vector<std::string>> per_host;
+  for (const results::AcceptHost* h : order) {
+    auto v = by_host[h->host];
+    std::sort(v.begin(), v.end());
+    const std::string lo = v.empty() ? "" : fmt::format("{:.4g}", v.front());
+    const std::string mid = v.empty() ? "" : fmt::format("{:.4g}", v[v.size() / 2]);
+    per_host.push_back({h->host, fmt::format("{}", h->links), fmt::format("{}", h->failed_links),
+                        lo, mid, h->pass ? "pass" : "FAIL"});
+  }
+  out += table(
+      {"host", "links", "failed links", "slowest link (GB/s)", "median link (GB/s)", "verdict"},
+      per_host);
+  out += fmt::format(
+      "<p><a download=\"acceptance-links-{}.csv\" href=\"data:text/csv;base64,{}\">Every link "
+      "as CSV ({} rows)</a></p>",
+      i + 1, base64_of(links_csv(a.links)), a.links.size());
+  return out;
+}
+
 std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
   const auto& links = f.doc.acceptance->links;
   if (links.empty()) return "";
+  std::set<std::string> hosts;
+  for (const results::AcceptLink& l : links) {
+    hosts.insert(l.host_a);
+    hosts.insert(l.host_b);
+  }
+  if (hosts.size() > kMatrixMaxHosts) return acceptance_summary(f, i, hosts.size());
   Matrix m;
   std::vector<std::vector<std::string>> failed;
   for (const results::AcceptLink& l : links) {

@@ -19,6 +19,30 @@ inline std::uint16_t free_port() {
   return ibscope::bootstrap::net::bound_port(fd.get());
 }
 
+/// Starts one rank of `ibscope args...` on each emulated host named in `host_of_rank`
+/// ("emu0", ...; several ranks may share a host) and waits for all of them; results by rank.
+inline std::vector<ProcessResult> run_emulated_ranks(const std::vector<std::string>& host_of_rank,
+                                                     const std::vector<std::string>& args,
+                                                     double limit_s = 120) {
+  const std::string root = fmt::format("127.0.0.1:{}", free_port());
+  const int size = static_cast<int>(host_of_rank.size());
+  std::vector<Running> ranks;
+  for (int r = 0; r < size; ++r) {
+    ranks.push_back(start_process({args,
+                                   {{"IBSCOPE_BOOTSTRAP", "tcp"},
+                                    {"IBSCOPE_RANK", std::to_string(r)},
+                                    {"IBSCOPE_SIZE", std::to_string(size)},
+                                    {"IBSCOPE_ROOT", root},
+                                    {"IBSCOPE_TOKEN", "emulated-hosts-test"},
+                                    {"IBSCOPE_HOSTNAME", host_of_rank[static_cast<std::size_t>(r)]},
+                                    {"UCX_TLS", "tcp"}},
+                                   limit_s}));
+  }
+  std::vector<ProcessResult> out;
+  for (auto& r : ranks) out.push_back(wait_process(r));
+  return out;
+}
+
 /// Starts `hosts` ranks of `ibscope args...` and waits for all of them; results by rank.
 inline std::vector<ProcessResult> run_emulated_hosts(int hosts,
                                                      const std::vector<std::string>& args,

@@ -10,6 +10,7 @@
 
 #include "ibscope/accept/expected_rate.hpp"
 #include "ibscope/accept/link_verdict.hpp"
+#include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/straggler.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/probes/probe_options.hpp"
@@ -35,6 +36,8 @@ struct AcceptOptions {
   Thresholds thresholds;
   StragglerThresholds straggler;
   int retests = 2;  ///< suspect links are measured up to this many more times
+  /// Which pairs (--pairs, --pairs-seed): hosts rail to rail, all / random:K / log / first.
+  PairsSpec pairs;
 
   // All-pairs phase over UCX: latency ping-pong, then bandwidth in both directions.
   std::uint64_t lat_bytes = 8;

@@ -60,8 +60,20 @@ struct AcceptReport {
   bool pass = true;
 };
 
-/// Links between ranks of the same host are judged like the others.
-AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresholds& thresholds);
+/// The fabric's figures the relative tests compare against.
+struct FabricReference {
+  double median_gbps = 0, mad_gbps = 0, median_latency_us = 0;
+};
+
+/// Links between ranks of the same host are judged like the others. `reference`: compare against
+/// these figures instead of the links' own; after retests, the first measurement's, so that a
+/// retest (best of the attempts, only for the failed links) does not move the cut and fail a
+/// link that was never retested.
+AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresholds& thresholds,
+                         const FabricReference* reference = nullptr);
+
+/// The report's median, MAD and median latency.
+FabricReference reference_of(const AcceptReport& report) noexcept;
 
 /// The pairs to measure again before a verdict (failed by either test).
 std::vector<std::pair<int, int>> suspects(const AcceptReport& report);
@@ -69,6 +81,10 @@ std::vector<std::pair<int, int>> suspects(const AcceptReport& report);
 /// Keeps, for every pair in `retest`, the better of the two measurements (higher bandwidth,
 /// lower latency) and counts the attempt: a link fails only when it is slow every time.
 void merge_retest(std::vector<LinkMeasurement>& links, const std::vector<LinkMeasurement>& retest);
+
+/// The relative test's cut: a link below median - k x max(1.4826 x MAD, floor x median) is an
+/// outlier (judge_links; also the simulation's).
+double outlier_below_gbps(double median_gbps, double mad_gbps, const Thresholds& thresholds);
 
 /// Median and median absolute deviation (pure; empty input gives zeros).
 double median_of(std::vector<double> values);

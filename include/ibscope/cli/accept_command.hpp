@@ -18,6 +18,8 @@ struct AcceptFlags {
   double mad_k = 3;
   double max_latency_ratio = 3;
   int retests = 2;
+  std::string pairs = "auto";
+  std::string pairs_seed;  ///< empty: drawn by rank 0
   std::string lat_size = "8";
   int lat_iters = 200;
   std::string bw_size = "1M";

@@ -18,9 +18,10 @@
 namespace ibscope::measure {
 
 enum class PairsMode {
-  kAll,    ///< every pair, in round-robin rounds
-  kFirst,  ///< rank 0 with rank 1 only
-  kList,   ///< P2pOptions::pair_list, grouped into rounds of disjoint pairs
+  kAll,     ///< every pair, in round-robin rounds
+  kFirst,   ///< rank 0 with rank 1 only
+  kList,    ///< P2pOptions::pair_list, grouped into rounds of disjoint pairs
+  kRounds,  ///< P2pOptions::rounds as given (each round disjoint pairs a < b)
 };
 
 struct P2pOptions {
@@ -35,7 +36,8 @@ struct P2pOptions {
   bool bibw = true;
   bool bw_both_directions = false;
   PairsMode pairs = PairsMode::kAll;
-  std::vector<std::pair<int, int>> pair_list;  ///< kList: pairs (a < b)
+  std::vector<std::pair<int, int>> pair_list;            ///< kList: pairs (a < b)
+  std::vector<std::vector<std::pair<int, int>>> rounds;  ///< kRounds
   double timeout_s = 60;
   SweepProgress progress;  ///< optional; called before each (round, test, size)
   /// --mem per side: one entry for every rank, or two (A = rank 0, B = rank 1; --pairs first).

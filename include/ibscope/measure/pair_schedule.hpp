@@ -11,6 +11,11 @@ namespace ibscope::measure {
 /// Pairs (a, b) with a < b, grouped by round.
 std::vector<std::vector<std::pair<int, int>>> round_robin_rounds(int p);
 
+/// How many rounds round_robin_rounds(p) has, and its round r alone (0 <= r < that), sorted:
+/// a few rounds of a large p without building all of them.
+int round_robin_round_count(int p) noexcept;
+std::vector<std::pair<int, int>> round_robin_round(int p, int r);
+
 /// Groups `pairs` (each a < b, no duplicates) into as few rounds of disjoint pairs as a greedy
 /// first-fit finds, keeping their order within a round (retests of a few suspect links).
 std::vector<std::vector<std::pair<int, int>>> disjoint_rounds(

@@ -57,12 +57,6 @@ std::vector<std::vector<double>> gather_doubles(bootstrap::Bootstrap& bootstrap,
                                                 std::span<const double> mine,
                                                 std::string_view what);
 
-/// Every rank's `mine` (any length), indexed by rank, on every rank. Collective over the
-/// bootstrap; costs the root O(n^2) bytes: only where every rank needs every value.
-std::vector<std::vector<double>> allgather_doubles(bootstrap::Bootstrap& bootstrap,
-                                                   std::span<const double> mine,
-                                                   std::string_view what);
-
 /// Sum of one counter over all ranks (e.g. #wrong), on every rank. Collective over the
 /// bootstrap (a gather and a broadcast).
 std::uint64_t sum_over_ranks(bootstrap::Bootstrap& bootstrap, std::uint64_t value,

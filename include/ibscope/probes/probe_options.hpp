@@ -15,10 +15,12 @@
 namespace ibscope::probes {
 
 /// Which rank pairs run: every pair in round-robin rounds of disjoint pairs, rank 0 with rank
-/// 1 only, or an explicit list (each listed pair in its own round).
+/// 1 only, an explicit list (each listed pair in its own round), or explicit rounds of disjoint
+/// pairs (accept's rail-to-rail plans and retests).
 struct PairSelection {
-  enum class Mode { kAll, kFirst, kList } mode = Mode::kAll;
+  enum class Mode { kAll, kFirst, kList, kRounds } mode = Mode::kAll;
   std::vector<std::pair<int, int>> list;
+  std::vector<std::vector<std::pair<int, int>>> rounds;  ///< kRounds
 };
 
 /// Parses "all", "first" or "0:1,2:3". Throws UsageError (also for ranks >= `ranks`).
