@@ -245,6 +245,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
     if (boot->rank() == 0) {
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
+      doc->keep_rank_samples = common.keep_samples;
       results_file = results::ResultsFile::reserve(*doc, common.out_dir);
     }
     output::BannerInfo banner;
