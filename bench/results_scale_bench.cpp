@@ -1,7 +1,8 @@
 // Results at scale (issue 23): for synthetic jobs of 1,024, 4,096 and 10,752 ranks (8 per host;
 // tests/common/synthetic_results.hpp), the results file's size per section and the time to
-// write it, to load it (read, parse, schema check, typed read: what `ibscope validate` and every
-// reader do) and to render `ibscope report`'s page from it. Median of `repeats` runs.
+// serialise it (to_text), to write it (serialise, write, fsync, link: results::write), to load
+// it (read, parse, schema check, typed read: what `ibscope validate` and every reader do) and to
+// render `ibscope report`'s page from it. Median of `repeats` runs.
 //
 //   ibscope_bench_results_scale [repeats (default 3)] [ranks ... (default 1024 4096 10752)]
 //       [--keep-samples]
@@ -63,19 +64,23 @@ int main(int argc, char** argv) {
   fmt::print("results at scale: synthetic accept+sweep+soak documents, 8 ranks per host, "
              "{} per-rank samples, median of {}\n",
              keep ? "every (--keep-samples)" : "summarised", repeats);
-  fmt::print("{:>6} {:>6} {:>10} {:>9} {:>9} {:>9} {:>11}\n", "ranks", "hosts", "file (MB)",
-             "write (s)", "load (s)", "report (s)", "report (MB)");
+  fmt::print("{:>6} {:>6} {:>10} {:>13} {:>9} {:>9} {:>10} {:>11}\n", "ranks", "hosts",
+             "file (MB)", "serialise (s)", "write (s)", "load (s)", "report (s)", "report (MB)");
   for (const int n : ranks) {
     ibscope::testing::SyntheticJob job;
     job.hosts = std::max(1, n / job.ranks_per_host);
     job.keep_rank_samples = keep;
-    std::vector<double> write_s, load_s, report_s;
+    std::vector<double> text_s, write_s, load_s, report_s;
     std::uintmax_t file_bytes = 0;
     std::size_t page_bytes = 0;
     nlohmann::json sections;
     for (int r = 0; r < repeats; ++r) {
       results::Document doc = ibscope::testing::synthetic_results(job);
       auto t0 = Clock::now();
+      const std::size_t text_bytes = results::to_text(doc).size();
+      text_s.push_back(seconds_since(t0));
+      (void)text_bytes;
+      t0 = Clock::now();
       const fs::path path = results::write(doc, dir);
       write_s.push_back(seconds_since(t0));
       file_bytes = fs::file_size(path);
@@ -92,9 +97,9 @@ int main(int argc, char** argv) {
       if (r == 0) sections = nlohmann::json::parse(results::to_text(doc));
       fs::remove(path);
     }
-    fmt::print("{:>6} {:>6} {:>10.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>11.2f}\n", job.ranks(),
-               job.hosts, mb(file_bytes), median(write_s), median(load_s), median(report_s),
-               mb(page_bytes));
+    fmt::print("{:>6} {:>6} {:>10.2f} {:>13.2f} {:>9.2f} {:>9.2f} {:>10.2f} {:>11.2f}\n",
+               job.ranks(), job.hosts, mb(file_bytes), median(text_s), median(write_s),
+               median(load_s), median(report_s), mb(page_bytes));
     std::string parts;
     for (const auto& [key, value] : sections.items()) {
       const std::size_t bytes = value.dump(1).size();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "ibscope/measure/stats.hpp"
 
@@ -88,8 +89,9 @@ measure::Stats stats_of(const std::vector<double>& samples) {
 }
 
 // All-reduce time of a ring-like algorithm over p ranks at 400 Gb/s with 3 us per step.
-double model_time_us(std::uint64_t bytes, int p, std::size_t algorithm) {
-  const double steps = algorithm == 0 ? 2.0 * (p - 1) : 2.0 * std::log2(static_cast<double>(p));
+double model_time_us(std::uint64_t bytes, int p, std::size_t algorithm_index) {
+  const auto algorithm = static_cast<double>(algorithm_index);
+  const double steps = algorithm_index == 0 ? 2.0 * (p - 1) : 2.0 * std::log2(static_cast<double>(p));
   const double wire = 2.0 * (p - 1) / p * static_cast<double>(bytes) / 50e3;  // B / (B/us)
   return steps * (3.0 + 0.5 * static_cast<double>(algorithm)) + wire * (1.0 + 0.05 * algorithm);
 }
@@ -144,8 +146,9 @@ void add_environment(results::Document& d, const SyntheticJob& job) {
   }
   d.environment.ucx_version = "1.17.0";
   d.environment.build = "Release";
-  d.environment.ucx_env = {{"UCX_IB_SL", "1"}};
-  d.environment.ibscope_env = {{"IBSCOPE_TOKEN", "(set; value not recorded)"}};
+  d.environment.ucx_env = std::map<std::string, std::string>{{"UCX_IB_SL", "1"}};
+  d.environment.ibscope_env =
+      std::map<std::string, std::string>{{"IBSCOPE_TOKEN", "(set; value not recorded)"}};
   d.environment.rails.emplace();
   for (int r = 0; r < job.ranks(); ++r) {
     const int l = r % job.ranks_per_host;

@@ -4,6 +4,7 @@
 // here: bench/results_scale_bench.cpp measures them.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -99,9 +100,11 @@ TEST_CASE("results scale: UCX lanes of more than 64 ranks' pairs are grouped by 
   CHECK_FALSE(kept.contains("transport_classes"));
 }
 
-// The bound: 1,344 hosts' topology (~5.5 kB each at indent 1) and rails, links, NICs and
-// straggler ranks (~0.3-0.6 kB per rank each) dominate; see results/README.md for the formula.
-constexpr std::size_t kMaxFileBytes10752 = 40'000'000;
+// results/README.md, "Per-rank data and file size": about 17.5 kB per host (its topology) +
+// 0.67 kB per rank and per link + 1.2 kB per sweep row, 38.7 MB for this job as measured; the
+// bound leaves room for realistic growth (more GIDs per port) and fails on anything growing
+// with ranks x iterations (arrivals alone would add ~26 MB) or ranks^2.
+constexpr std::size_t kMaxFileBytes10752 = 50'000'000;
 constexpr std::size_t kMaxReportBytes = 2'000'000;
 
 TEST_CASE("results scale: a 10752-rank file is bounded and validates and loads and reports",

@@ -88,7 +88,7 @@ struct StragglerRow {
   std::uint64_t size_bytes = 0;
   bool in_place = false;
   std::vector<std::vector<double>> arrival_us;
-  std::vector<ArrivalSummary> arrivals;  ///< read from a file that summarised arrival_us
+  std::vector<ArrivalSummary> arrivals = {};  ///< read from a file that summarised arrival_us
 };
 
 struct NamedStraggler {

@@ -93,7 +93,7 @@ struct Environment {
   std::optional<std::vector<RankRail>> rails;         ///< UCX jobs, one per rank
   /// Read from a file of a large job that grouped `transports` (n^2 pairs) by description; the
   /// writer groups them itself (rank_samples.hpp), so commands fill `transports` only.
-  std::optional<std::vector<TransportClass>> transport_classes;
+  std::optional<std::vector<TransportClass>> transport_classes = {};
 };
 
 struct CollectiveSection {

@@ -29,7 +29,7 @@ struct Soak {
   std::optional<measure::SoakSummary> summary;
   /// Read from a file of a large job that summarised each window's rss_bytes (then empty):
   /// one per window, in the order of `windows`. Empty otherwise.
-  std::vector<RssSummary> window_rss;
+  std::vector<RssSummary> window_rss = {};
 };
 
 }  // namespace ibscope::results
