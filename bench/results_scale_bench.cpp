@@ -8,6 +8,7 @@
 //       [--keep-samples]
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,8 +17,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "common/synthetic_results.hpp"
 #include "ibscope/output/html_report.hpp"
@@ -61,11 +60,12 @@ int main(int argc, char** argv) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("ibscope-scale-bench-{}", getpid());
   fs::create_directories(dir);
 
-  fmt::print("results at scale: synthetic accept+sweep+soak documents, 8 ranks per host, "
-             "{} per-rank samples, median of {}\n",
-             keep ? "every (--keep-samples)" : "summarised", repeats);
-  fmt::print("{:>6} {:>6} {:>10} {:>13} {:>9} {:>9} {:>10} {:>11}\n", "ranks", "hosts",
-             "file (MB)", "serialise (s)", "write (s)", "load (s)", "report (s)", "report (MB)");
+  fmt::print(
+      "results at scale: synthetic accept+sweep+soak documents, 8 ranks per host, "
+      "{} per-rank samples, median of {}\n",
+      keep ? "every (--keep-samples)" : "summarised", repeats);
+  fmt::print("{:>6} {:>6} {:>10} {:>13} {:>9} {:>9} {:>10} {:>11}\n", "ranks", "hosts", "file (MB)",
+             "serialise (s)", "write (s)", "load (s)", "report (s)", "report (MB)");
   for (const int n : ranks) {
     ibscope::testing::SyntheticJob job;
     job.hosts = std::max(1, n / job.ranks_per_host);

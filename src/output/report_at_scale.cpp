@@ -16,7 +16,7 @@
 namespace ibscope::output::report {
 namespace {
 
-constexpr std::size_t kWorstShown = 20;    // worst links / latest ranks, by name
+constexpr std::size_t kWorstShown = 20;     // worst links / latest ranks, by name
 constexpr std::size_t kFailingShown = 100;  // failing links listed
 constexpr std::size_t kCurvePoints = 201;   // points of a sorted (quantile) curve
 
@@ -40,12 +40,14 @@ std::vector<double> finite_sorted(std::vector<double> v) {
 
 std::vector<std::string> quantile_row(const std::string& what, const std::vector<double>& v) {
   const auto s = finite_sorted(v);
-  auto g = [&](double q) { return s.empty() ? std::string("-") : fmt::format("{:.4g}", quantile(s, q)); };
+  auto g = [&](double q) {
+    return s.empty() ? std::string("-") : fmt::format("{:.4g}", quantile(s, q));
+  };
   return {what, std::to_string(s.size()), g(0), g(0.01), g(0.05), g(0.5), g(0.95), g(0.99), g(1)};
 }
 
-const std::vector<std::string> kQuantileHeader = {"figure", "n", "min", "p1", "p5", "p50",
-                                                  "p95", "p99", "max"};
+const std::vector<std::string> kQuantileHeader = {"figure", "n",   "min", "p1", "p5",
+                                                  "p50",    "p95", "p99", "max"};
 
 // The sorted values as a curve: x = percent of the items at or below, y = the value.
 Series sorted_curve(std::string name, const std::vector<double>& values) {
@@ -101,15 +103,17 @@ std::string links_summary(const std::vector<Link>& links, std::size_t ranks, std
     return x->gbps < y->gbps || (x->gbps == y->gbps && std::tie(x->a, x->b) < std::tie(y->a, y->b));
   });
   auto row = [](const Link& l) {
-    return std::vector<std::string>{named_rank(l.a, l.host_a), named_rank(l.b, l.host_b),
+    return std::vector<std::string>{named_rank(l.a, l.host_a),
+                                    named_rank(l.b, l.host_b),
                                     fmt::format("{:.4g}", l.gbps),
                                     l.expected > 0 ? fmt::format("{:.4g}", l.expected) : "-",
                                     l.expected > 0 ? fmt::format("{:.3g}", l.fraction) : "-",
-                                    l.pass ? "pass" : "FAIL", l.reason};
+                                    l.pass ? "pass" : "FAIL",
+                                    l.reason};
   };
-  const std::vector<std::string> header = {"rank a (host)", "rank b (host)", "measured (GB/s)",
-                                           "expected (GB/s)", "fraction of expected", "verdict",
-                                           "reason"};
+  const std::vector<std::string> header = {
+      "rank a (host)",        "rank b (host)", "measured (GB/s)", "expected (GB/s)",
+      "fraction of expected", "verdict",       "reason"};
   std::vector<std::vector<std::string>> worst;
   for (std::size_t k = 0; k < order.size() && k < kWorstShown; ++k) worst.push_back(row(*order[k]));
   out += paragraph(fmt::format("The {} slowest links:", worst.size()));
@@ -161,8 +165,8 @@ std::size_t distinct_hosts_of(const std::vector<Link>& links) {
 std::string links_at_scale(const ReportFile& f, std::size_t i, std::size_t ranks) {
   std::vector<Link> links;
   for (const results::AcceptLink& l : f.doc.acceptance->links) {
-    links.push_back(Link{l.rank_a, l.rank_b, l.host_a, l.host_b, l.measured_gbps,
-                         l.expected_gbps, l.fraction_of_expected, l.latency_us, l.pass, l.reason});
+    links.push_back(Link{l.rank_a, l.rank_b, l.host_a, l.host_b, l.measured_gbps, l.expected_gbps,
+                         l.fraction_of_expected, l.latency_us, l.pass, l.reason});
   }
   return links_summary(links, ranks, distinct_hosts_of(links), fmt::format("pairs-bw-{}", i + 1),
                        fmt::format("{}: acceptance", f.label));
@@ -177,8 +181,8 @@ std::string p2p_at_scale(const ReportFile& f, std::size_t i, std::size_t ranks) 
   }
   std::vector<Link> links;
   for (const auto& [pair, r] : best) {
-    links.push_back(Link{pair.first, pair.second, r->host_a, r->host_b, r->bw_gbps, 0, 0, 0,
-                         true, ""});
+    links.push_back(
+        Link{pair.first, pair.second, r->host_a, r->host_b, r->bw_gbps, 0, 0, 0, true, ""});
   }
   return links_summary(links, ranks, distinct_hosts_of(links), fmt::format("pairs-bw-{}", i + 1),
                        fmt::format("{}: p2p bw (largest size per pair)", f.label));

@@ -38,10 +38,10 @@ std::string runs_table(const std::vector<ReportFile>& files) {
     const std::vector<std::string> hosts = distinct_hosts(d.job.hosts);
     rows.push_back({f.label, f.path, or_dash(d.command.subcommand), or_dash(d.started_utc),
                     d.complete ? "yes" : "no", std::to_string(d.job.ranks),
-                    fmt::format("{}: {}", hosts.size(), some_hosts(hosts)), or_dash(d.job.bootstrap),
-                    d.environment.ucx_version.value_or("-"), or_dash(d.environment.build),
-                    model::file_transport_label(d), or_dash(d.tool.version),
-                    or_dash(d.tool.git_sha)});
+                    fmt::format("{}: {}", hosts.size(), some_hosts(hosts)),
+                    or_dash(d.job.bootstrap), d.environment.ucx_version.value_or("-"),
+                    or_dash(d.environment.build), model::file_transport_label(d),
+                    or_dash(d.tool.version), or_dash(d.tool.git_sha)});
   }
   return table({"label", "file", "command", "started (UTC)", "complete", "ranks", "hosts",
                 "bootstrap", "UCX version", "build", "UCX transports", "ibscope", "git sha"},
@@ -67,9 +67,9 @@ std::vector<std::vector<std::string>> group_by_hosts(std::vector<std::vector<std
   std::vector<std::vector<std::string>> out;
   for (auto& key : order) {
     const auto& names = groups[key];
-    key.insert(key.begin() + 1, names.size() == 1 ? names.front()
-                                                  : fmt::format("{} hosts: {}", names.size(),
-                                                                some_hosts(names)));
+    key.insert(key.begin() + 1, names.size() == 1
+                                    ? names.front()
+                                    : fmt::format("{} hosts: {}", names.size(), some_hosts(names)));
     out.push_back(std::move(key));
   }
   return out;

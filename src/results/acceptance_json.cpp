@@ -265,19 +265,19 @@ json to_json(const Acceptance& a, bool keep_rank_samples) {
   }
   json links = json::array();
   for (const auto& l : a.links) links.push_back(to_json(l));
-  json j = {{"pass", a.pass},
-            {"transport", name_of(a.transport)},
-            {"expect_line_gbit", a.expect_line_gbit},
-            {"links", links},
-            {"hosts", hosts},
-            {"nics", nics},
-            {"median_gbps", a.median_gbps},
-            {"mad_gbps", a.mad_gbps},
-            {"median_latency_us", a.median_latency_us},
-            {"retest_rounds", a.retest_rounds},
-            {"notes", a.notes},
-            {"stragglers",
-             a.stragglers ? to_json(*a.stragglers, keep_rank_samples) : json(nullptr)}};
+  json j = {
+      {"pass", a.pass},
+      {"transport", name_of(a.transport)},
+      {"expect_line_gbit", a.expect_line_gbit},
+      {"links", links},
+      {"hosts", hosts},
+      {"nics", nics},
+      {"median_gbps", a.median_gbps},
+      {"mad_gbps", a.mad_gbps},
+      {"median_latency_us", a.median_latency_us},
+      {"retest_rounds", a.retest_rounds},
+      {"notes", a.notes},
+      {"stragglers", a.stragglers ? to_json(*a.stragglers, keep_rank_samples) : json(nullptr)}};
   if (a.thresholds) j["thresholds"] = to_json(*a.thresholds);
   if (a.preflight) j["preflight"] = to_json(*a.preflight);
   if (a.allreduce) j["allreduce"] = {{"rows", a.allreduce->rows}, {"wrong", a.allreduce->wrong}};

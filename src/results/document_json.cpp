@@ -503,10 +503,9 @@ Environment read_environment(const FieldReader& in, const json& j) {
     env.transport_classes.emplace();
     for (std::size_t i = 0; i < a.size(); ++i) {
       const std::string p = fmt::format("environment.transport_classes[{}]", i);
-      env.transport_classes->push_back(
-          TransportClass{in.get<std::string>(a[i], p, "lanes"),
-                         in.get<std::uint64_t>(a[i], p, "pairs"),
-                         in.get<std::string>(a[i], p, "example")});
+      env.transport_classes->push_back(TransportClass{in.get<std::string>(a[i], p, "lanes"),
+                                                      in.get<std::uint64_t>(a[i], p, "pairs"),
+                                                      in.get<std::string>(a[i], p, "example")});
     }
   }
   if (j.contains("rails")) {

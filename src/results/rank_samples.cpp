@@ -18,8 +18,7 @@ T nearest_rank(const std::vector<T>& sorted, double q) {
 
 }  // namespace
 
-std::vector<ArrivalSummary> summarise_arrivals(
-    const std::vector<std::vector<double>>& arrival_us) {
+std::vector<ArrivalSummary> summarise_arrivals(const std::vector<std::vector<double>>& arrival_us) {
   std::vector<ArrivalSummary> out;
   out.reserve(arrival_us.size());
   std::vector<double> sorted;

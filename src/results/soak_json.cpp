@@ -76,9 +76,9 @@ json to_json(const measure::SoakWindow& w, const RssSummary* rss) {
   }
   json j = {{"index", w.index},
             {"start_s", w.start_s},
-          {"end_s", w.end_s},
-          {"rss_bytes", w.rss_bytes},
-          {"cases", cases}};
+            {"end_s", w.end_s},
+            {"rss_bytes", w.rss_bytes},
+            {"cases", cases}};
   if (rss != nullptr) {
     j["rss_bytes"] = json::array();
     j["rss_summary"] = to_json(*rss);

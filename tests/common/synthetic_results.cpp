@@ -28,9 +28,9 @@ std::string host_name(int h) { return fmt::format("gpu-node-{:04d}", h + 1); }
 
 topo::PciePath pcie(int socket, int slot) {
   const int bus = socket * 0x80 + slot * 0x10;
-  return topo::PciePath{fmt::format("0000:[{:02x}-{:02x}]", socket * 0x80, socket * 0x80 + 0x7f),
-                        {fmt::format("0000:{:02x}:01.0", bus), fmt::format("0000:{:02x}:00.0",
-                                                                           bus + 1)}};
+  return topo::PciePath{
+      fmt::format("0000:[{:02x}-{:02x}]", socket * 0x80, socket * 0x80 + 0x7f),
+      {fmt::format("0000:{:02x}:01.0", bus), fmt::format("0000:{:02x}:00.0", bus + 1)}};
 }
 
 topo::HostTopology host_topology(const SyntheticJob& job, int h) {
@@ -91,7 +91,8 @@ measure::Stats stats_of(const std::vector<double>& samples) {
 // All-reduce time of a ring-like algorithm over p ranks at 400 Gb/s with 3 us per step.
 double model_time_us(std::uint64_t bytes, int p, std::size_t algorithm_index) {
   const auto algorithm = static_cast<double>(algorithm_index);
-  const double steps = algorithm_index == 0 ? 2.0 * (p - 1) : 2.0 * std::log2(static_cast<double>(p));
+  const double steps =
+      algorithm_index == 0 ? 2.0 * (p - 1) : 2.0 * std::log2(static_cast<double>(p));
   const double wire = 2.0 * (p - 1) / p * static_cast<double>(bytes) / 50e3;  // B / (B/us)
   return steps * (3.0 + 0.5 * static_cast<double>(algorithm)) + wire * (1.0 + 0.05 * algorithm);
 }
@@ -153,16 +154,16 @@ void add_environment(results::Document& d, const SyntheticJob& job) {
   for (int r = 0; r < job.ranks(); ++r) {
     const int l = r % job.ranks_per_host;
     const int socket = l / std::max(1, job.ranks_per_host / 2);
-    d.environment.rails->push_back(results::RankRail{
-        .rank = r,
-        .host = host_name(r / job.ranks_per_host),
-        .nic = fmt::format("mlx5_{}:1", l),
-        .netdev = fmt::format("ibp{}s0", 0x18 + l * 0x10),
-        .reason = "closest to the rank's GPU (PIX)",
-        .lane_nics = {fmt::format("mlx5_{}:1", l)},
-        .numa_node = socket,
-        .cpus = socket == 0 ? "0-55,112-167" : "56-111,168-223",
-        .binding = fmt::format("bound to NUMA node {}", socket)});
+    d.environment.rails->push_back(
+        results::RankRail{.rank = r,
+                          .host = host_name(r / job.ranks_per_host),
+                          .nic = fmt::format("mlx5_{}:1", l),
+                          .netdev = fmt::format("ibp{}s0", 0x18 + l * 0x10),
+                          .reason = "closest to the rank's GPU (PIX)",
+                          .lane_nics = {fmt::format("mlx5_{}:1", l)},
+                          .numa_node = socket,
+                          .cpus = socket == 0 ? "0-55,112-167" : "56-111,168-223",
+                          .binding = fmt::format("bound to NUMA node {}", socket)});
   }
   // n(n-1) ordered pairs: what job.cpp gathers (UCX lanes per pair), already grouped here, as a
   // map of 10^8 entries would not fit this generator's memory; see results/README.md.
@@ -220,8 +221,8 @@ void add_acceptance(results::Document& d, const SyntheticJob& job, Noise& noise)
   s.clock_uncertainty_us = 0.9;
   s.reason = "no rank was last in more than half of the iterations";
   for (int r = 0; r < n; ++r) {
-    s.ranks.push_back(results::StragglerRank{r, host_name(r / per), job.straggler_iterations,
-                                             0, 0, 1.5 * noise.uniform(), 0.01});
+    s.ranks.push_back(results::StragglerRank{r, host_name(r / per), job.straggler_iterations, 0, 0,
+                                             1.5 * noise.uniform(), 0.01});
   }
   for (int row = 0; row < job.straggler_rows; ++row) {
     results::StragglerRow sr{"ring", 1ULL << (20 + 3 * row), false, {}, {}};

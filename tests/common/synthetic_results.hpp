@@ -8,8 +8,8 @@
 // plausible (NDR InfiniBand, H100-like GPUs), deterministic, and measure nothing.
 
 #include <cstdint>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "ibscope/results/document.hpp"
 

@@ -2,9 +2,10 @@
 // of bounded size that validates, round-trips and renders a bounded report; per-rank samples
 // above 64 ranks only with --keep-samples (results/rank_samples.hpp). Timings are not tested
 // here: bench/results_scale_bench.cpp measures them.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -77,15 +78,17 @@ TEST_CASE("results scale: per-rank samples are kept up to 64 ranks and with keep
   CHECK(results::to_text(back) == large_text);
 }
 
-TEST_CASE("results scale: UCX lanes of more than 64 ranks' pairs are grouped by description",
-          "[results][scale]") {
+TEST_CASE(
+    "results scale: UCX lanes of the rank pairs of more than 64 ranks are grouped by description",
+    "[results][scale]") {
   results::Document d = synthetic_results(SyntheticJob{.hosts = 9, .max_bytes = 8});
   d.environment.transport_classes.reset();
   d.environment.transports.emplace();
   for (int a = 0; a < 72; ++a) {
     for (int b = 0; b < 72; ++b) {
-      if (a != b) (*d.environment.transports)[fmt::format("{}->{}", a, b)] =
-          a / 8 == b / 8 ? "shm" : "rc_mlx5";
+      if (a != b)
+        (*d.environment.transports)[fmt::format("{}->{}", a, b)] =
+            a / 8 == b / 8 ? "shm" : "rc_mlx5";
     }
   }
   const json grouped = json::parse(results::to_text(d))["environment"];
@@ -103,7 +106,7 @@ TEST_CASE("results scale: UCX lanes of more than 64 ranks' pairs are grouped by 
 // results/README.md, "Per-rank data and file size": about 17.5 kB per host (its topology) +
 // 0.67 kB per rank and per link + 1.2 kB per sweep row, 38.7 MB for this job as measured; the
 // bound leaves room for realistic growth (more GIDs per port) and fails on anything growing
-// with ranks x iterations (arrivals alone would add ~26 MB) or ranks^2.
+// with ranks x iterations (kept arrivals alone add ~23 MB) or ranks^2.
 constexpr std::size_t kMaxFileBytes10752 = 50'000'000;
 constexpr std::size_t kMaxReportBytes = 2'000'000;
 
@@ -125,8 +128,8 @@ TEST_CASE("results scale: a 10752-rank file is bounded and validates and loads a
   CHECK(results::to_text(doc) == text);
 
   // What `ibscope report` renders: bounded, and no table with a row per rank.
-  const std::string page = ibscope::output::html_report(
-      {ibscope::output::ReportFile{"scale.json", "scale", doc}}, {});
+  const std::string page =
+      ibscope::output::html_report({ibscope::output::ReportFile{"scale.json", "scale", doc}}, {});
   INFO("report bytes: " << page.size());
   CHECK(page.size() < kMaxReportBytes);
   CHECK(count_of(page, "<tr>") < 2000);

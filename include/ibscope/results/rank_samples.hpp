@@ -25,17 +25,16 @@ constexpr bool summarise_ranks(std::size_t ranks, bool keep_rank_samples) noexce
 
 /// One all-reduce iteration's arrivals over the ranks (µs after the first rank, rank 0's clock).
 struct ArrivalSummary {
-  int ranks = 0;         ///< ranks whose arrival was recorded (NaN ones left out)
-  double p50_us = 0;     ///< median lateness
-  double p99_us = 0;     ///< 99th percentile (nearest rank)
-  double max_us = 0;     ///< the last rank's lateness
-  int last_rank = -1;    ///< the rank that arrived last (-1: none recorded)
+  int ranks = 0;       ///< ranks whose arrival was recorded (NaN ones left out)
+  double p50_us = 0;   ///< median lateness
+  double p99_us = 0;   ///< 99th percentile (nearest rank)
+  double max_us = 0;   ///< the last rank's lateness
+  int last_rank = -1;  ///< the rank that arrived last (-1: none recorded)
   bool operator==(const ArrivalSummary&) const = default;
 };
 
 /// One summary per iteration of `arrival_us[iteration][rank]`. Never throws (but bad_alloc).
-std::vector<ArrivalSummary> summarise_arrivals(
-    const std::vector<std::vector<double>>& arrival_us);
+std::vector<ArrivalSummary> summarise_arrivals(const std::vector<std::vector<double>>& arrival_us);
 
 /// Every rank's resident memory at the end of a soak window, summarised.
 struct RssSummary {
