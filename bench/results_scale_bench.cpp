@@ -5,7 +5,7 @@
 // render `ibscope report`'s page from it. Median of `repeats` runs.
 //
 //   ibscope_bench_results_scale [repeats (default 3)] [ranks ... (default 1024 4096 10752)]
-//       [--keep-samples]
+//       [--keep-samples] [--out DIR (keep the last file of each size there)]
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -45,11 +45,14 @@ double mb(std::uintmax_t bytes) { return static_cast<double>(bytes) / 1e6; }
 int main(int argc, char** argv) {
   int repeats = 3;
   bool keep = false;
+  fs::path out_dir;
   std::vector<int> ranks;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--keep-samples") {
       keep = true;
+    } else if (a == "--out" && i + 1 < argc) {
+      out_dir = argv[++i];
     } else if (i == 1) {
       repeats = std::max(1, std::atoi(argv[i]));
     } else {
@@ -95,6 +98,11 @@ int main(int argc, char** argv) {
       report_s.push_back(seconds_since(t0));
       page_bytes = page.size();
       if (r == 0) sections = nlohmann::json::parse(results::to_text(doc));
+      if (r + 1 == repeats && !out_dir.empty()) {
+        fs::create_directories(out_dir);
+        fs::copy_file(path, out_dir / fmt::format("scale-{}-ranks.json", job.ranks()),
+                      fs::copy_options::overwrite_existing);
+      }
       fs::remove(path);
     }
     fmt::print("{:>6} {:>6} {:>10.2f} {:>13.2f} {:>9.2f} {:>9.2f} {:>10.2f} {:>11.2f}\n",
