@@ -57,8 +57,8 @@ constexpr double kTimeoutS = 300;
 constexpr int kRanksPerHost = 8;
 
 enum Phase : int { kJoin, kAddress, kBarrier, kGather, kAllgather, kPhaseCount };
-constexpr std::array<const char*, kPhaseCount> kPhaseName = {"join", "address", "barrier",
-                                                             "gather", "allgather"};
+constexpr std::array<const char*, kPhaseCount> kPhaseName = {"join", "address", "barrier", "gather",
+                                                             "allgather"};
 
 struct Options {
   std::vector<int> ranks = {1024, 4096, 10752};
@@ -73,7 +73,8 @@ double now_s() { return seconds_between(Clock::time_point{}, Clock::now()); }
 std::uint64_t kib_of(const char* field) {
   std::ifstream in("/proc/self/status");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind(field, 0) == 0) return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10);
+    if (line.rfind(field, 0) == 0)
+      return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10);
   }
   return 0;
 }
@@ -133,7 +134,8 @@ class ClientProcess {
         break;
     }
     rep.end_s = now_s();
-    for (const auto& t : ranks_) rep.max_rank_received = std::max(rep.max_rank_received, t.received);
+    for (const auto& t : ranks_)
+      rep.max_rank_received = std::max(rep.max_rank_received, t.received);
     return rep;
   }
 
@@ -181,12 +183,14 @@ class ClientProcess {
       send(t, wire::encode(wire::Contrib{seq_, mode, what, payload ? mine : Bytes()}));
     }
     ++seq_;
-    const auto type = mode == wire::RoundMode::kHosts ? wire::MsgType::kLayout
-                                                      : wire::MsgType::kResult;
+    const auto type =
+        mode == wire::RoundMode::kHosts ? wire::MsgType::kLayout : wire::MsgType::kResult;
     await(type, [&](const ThinRank& t) { return all_wait || t.rank == 0; });
   }
 
-  void send(ThinRank& t, const Bytes& frame) { net::write_all(t.fd.get(), frame.data(), frame.size()); }
+  void send(ThinRank& t, const Bytes& frame) {
+    net::write_all(t.fd.get(), frame.data(), frame.size());
+  }
 
   template <typename Waits>
   void await(wire::MsgType type, Waits waits) {
@@ -213,13 +217,14 @@ class ClientProcess {
         }
         std::size_t pos = 0;
         while (t.inbuf.size() - pos >= wire::kHeaderBytes) {
-          const auto h = wire::decode_header(
-              std::span<const std::byte, wire::kHeaderBytes>(t.inbuf.data() + pos, wire::kHeaderBytes),
-              wire::kMaxFrameBytes);
+          const auto h = wire::decode_header(std::span<const std::byte, wire::kHeaderBytes>(
+                                                 t.inbuf.data() + pos, wire::kHeaderBytes),
+                                             wire::kMaxFrameBytes);
           if (t.inbuf.size() - pos - wire::kHeaderBytes < h.payload_bytes) break;
           if (h.type == wire::MsgType::kAbort) {
             throw RemoteError(
-                wire::decode_abort(std::span(t.inbuf.data() + pos + wire::kHeaderBytes, h.payload_bytes))
+                wire::decode_abort(
+                    std::span(t.inbuf.data() + pos + wire::kHeaderBytes, h.payload_bytes))
                     .reason);
           }
           if (h.type == type && waits(t) && t.answers++ == 0) --missing;
@@ -336,7 +341,7 @@ void run_size(const Options& o, int n, int out_fd) {
     }
     // Non-waiting senders (a gather) may be answered after their process reported: let the
     // store's counters settle before reading them.
-    for (auto t = store.traffic(); ; ) {
+    for (auto t = store.traffic();;) {
       ::usleep(20000);
       const auto again = store.traffic();
       if (again.frames_received == t.frames_received && again.bytes_sent == t.bytes_sent) break;
@@ -393,12 +398,19 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) throw UsageError(fmt::format("{} needs a value", a));
         return argv[++i];
       };
-      if (a == "--ranks") o.ranks = parse_ints(value());
-      else if (a == "--procs") o.procs = std::atoi(value());
-      else if (a == "--address-bytes") o.address_bytes = std::strtoull(value(), nullptr, 10);
-      else if (a == "--stats-bytes") o.stats_bytes = std::strtoull(value(), nullptr, 10);
-      else if (a == "--allgather-up-to") o.allgather_up_to = std::atoi(value());
-      else throw UsageError(fmt::format("unknown option {} (see the comment atop bootstrap_scale.cpp)", a));
+      if (a == "--ranks")
+        o.ranks = parse_ints(value());
+      else if (a == "--procs")
+        o.procs = std::atoi(value());
+      else if (a == "--address-bytes")
+        o.address_bytes = std::strtoull(value(), nullptr, 10);
+      else if (a == "--stats-bytes")
+        o.stats_bytes = std::strtoull(value(), nullptr, 10);
+      else if (a == "--allgather-up-to")
+        o.allgather_up_to = std::atoi(value());
+      else
+        throw UsageError(
+            fmt::format("unknown option {} (see the comment atop bootstrap_scale.cpp)", a));
     }
     rlimit lim{};
     ::getrlimit(RLIMIT_NOFILE, &lim);
@@ -406,9 +418,10 @@ int main(int argc, char** argv) {
     ::setrlimit(RLIMIT_NOFILE, &lim);
     const int largest = *std::max_element(o.ranks.begin(), o.ranks.end());
     if (static_cast<rlim_t>(largest) + 64 > lim.rlim_cur) {
-      throw UsageError(fmt::format("{} ranks need {} descriptors in the store process; the limit "
-                                   "is {} (ulimit -n)",
-                                   largest, largest + 64, lim.rlim_cur));
+      throw UsageError(
+          fmt::format("{} ranks need {} descriptors in the store process; the limit "
+                      "is {} (ulimit -n)",
+                      largest, largest + 64, lim.rlim_cur));
     }
 
     std::vector<SizeResult> results;
@@ -437,9 +450,10 @@ int main(int argc, char** argv) {
       results.push_back(r);
     }
 
-    fmt::print("# bootstrap at scale: real TcpStoreServer, thin-client ranks ({} processes), "
-               "{} B addresses, {} B stats, {} ranks per host\n",
-               o.procs, o.address_bytes, o.stats_bytes, kRanksPerHost);
+    fmt::print(
+        "# bootstrap at scale: real TcpStoreServer, thin-client ranks ({} processes), "
+        "{} B addresses, {} B stats, {} ranks per host\n",
+        o.procs, o.address_bytes, o.stats_bytes, kRanksPerHost);
     fmt::print("{:>7} {:>9} {:>9} {:>14} {:>14} {:>12} {:>12} {:>16} {:>11}\n", "ranks", "phase",
                "time(ms)", "root_sent(B)", "root_recv(B)", "sent/rank(B)", "root_frames",
                "max_rank_recv(B)", "store_MiB");
@@ -449,8 +463,7 @@ int main(int argc, char** argv) {
         if (!ph.ran) continue;
         fmt::print("{:>7} {:>9} {:>9.1f} {:>14} {:>14} {:>12.0f} {:>12} {:>16} {:>11}\n", r.ranks,
                    kPhaseName[static_cast<std::size_t>(p)], ph.time_s * 1e3, ph.root.bytes_sent,
-                   ph.root.bytes_received,
-                   static_cast<double>(ph.root.bytes_sent) / r.ranks,
+                   ph.root.bytes_received, static_cast<double>(ph.root.bytes_sent) / r.ranks,
                    ph.root.frames_sent + ph.root.frames_received, ph.max_rank_received,
                    p == 0 ? fmt::format("{:.1f}", r.store_rss_growth_mib) : std::string("-"));
       }
@@ -458,9 +471,10 @@ int main(int argc, char** argv) {
     if (results.size() >= 2) {
       const SizeResult& a = results.front();
       const SizeResult& b = results.back();
-      fmt::print("\n# growth between {} and {} ranks (value ~ n^k) and the power law taken to "
-                 "100,000 ranks\n",
-                 a.ranks, b.ranks);
+      fmt::print(
+          "\n# growth between {} and {} ranks (value ~ n^k) and the power law taken to "
+          "100,000 ranks\n",
+          a.ranks, b.ranks);
       fmt::print("{:>9} {:>13} {:>10} {:>20} {:>18}\n", "phase", "k(root_sent)", "k(time)",
                  "root_sent@100k(B)", "time@100k(s)");
       for (int p = 0; p < kPhaseCount; ++p) {

@@ -36,6 +36,17 @@ std::string Bootstrap::describe(int rank) const {
 
 void Bootstrap::set_rank_details(std::vector<std::string> details) {
   details_ = std::move(details);
+  details_.resize(static_cast<std::size_t>(size_));
+  detail_known_.assign(static_cast<std::size_t>(size_), true);
+}
+
+void Bootstrap::publish_detail(const std::string& detail) {
+  publish(kDetailKey, std::span(reinterpret_cast<const std::byte*>(detail.data()), detail.size()));
+  details_published_ = true;
+  details_.assign(static_cast<std::size_t>(size_), std::string());
+  detail_known_.assign(static_cast<std::size_t>(size_), false);
+  details_[static_cast<std::size_t>(rank_)] = detail;
+  detail_known_[static_cast<std::size_t>(rank_)] = true;
 }
 
 void Bootstrap::barrier(std::string_view what) { (void)allgather({}, what); }
@@ -52,18 +63,33 @@ Bytes Bootstrap::broadcast(std::span<const std::byte> mine, std::string_view wha
 }
 
 void Bootstrap::learn_hosts(std::span<const int> ranks) {
-  std::vector<int> unknown;
+  std::vector<int> unknown, no_detail;
   for (const int r : ranks) {
-    if (r >= 0 && r < size_ && hosts_[static_cast<std::size_t>(r)].empty()) unknown.push_back(r);
+    if (r < 0 || r >= size_) continue;
+    if (hosts_[static_cast<std::size_t>(r)].empty()) unknown.push_back(r);
+    if (details_published_ && !detail_known_[static_cast<std::size_t>(r)]) no_detail.push_back(r);
   }
-  if (unknown.empty()) return;
-  std::sort(unknown.begin(), unknown.end());
-  unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
-  const auto values = lookup(wire::kHostKey, unknown, "hosts of peers");
-  for (std::size_t i = 0; i < unknown.size(); ++i) {
-    const Bytes& b = values[i];
-    hosts_[static_cast<std::size_t>(unknown[i])] =
-        std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  auto distinct = [](std::vector<int>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  distinct(unknown);
+  distinct(no_detail);
+  auto text = [](const Bytes& b) {
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  };
+  if (!unknown.empty()) {
+    const auto values = lookup(wire::kHostKey, unknown, "hosts of peers");
+    for (std::size_t i = 0; i < unknown.size(); ++i) {
+      hosts_[static_cast<std::size_t>(unknown[i])] = text(values[i]);
+    }
+  }
+  if (!no_detail.empty()) {
+    const auto values = lookup(kDetailKey, no_detail, "details of peers");
+    for (std::size_t i = 0; i < no_detail.size(); ++i) {
+      details_[static_cast<std::size_t>(no_detail[i])] = text(values[i]);
+      detail_known_[static_cast<std::size_t>(no_detail[i])] = true;
+    }
   }
 }
 

@@ -31,6 +31,10 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
   app.add_flag("--stop-on-usr1", f.stop_on_usr1,
                "SIGUSR1 stops the run cleanly as SIGTERM does, keeping the rows measured "
                "(sbatch --signal=USR1@120: stop before the time limit); exit status 138");
+  app.add_flag("--keep-samples", f.keep_samples,
+               "Write every per-rank sample (straggler arrivals, soak RSS, UCX lanes per rank "
+               "pair) even above 64 ranks, where the results file otherwise keeps summaries "
+               "over the ranks (results/README.md)");
 }
 
 void add_rail_flags(CLI::App& app, CommonFlags& f) {

@@ -142,7 +142,9 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
     rails = measure::gather_rails(boot, *rail, lanes);
     std::vector<std::string> details;
     for (const auto& r : rails->ranks) details.push_back(r.nic.empty() ? "" : "nic " + r.nic);
-    boot.set_rank_details(std::move(details));  // a stall then names the NICs too
+    // Rank 0 knows every rank's NIC; the others know theirs and learn their peers'
+    // (publish_detail, learn_hosts).
+    if (boot.rank() == 0) boot.set_rank_details(std::move(details));  // stalls name the NICs
   }
 
   banner.ranks = boot.size();
@@ -285,11 +287,15 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     set_interrupt_identity(boot->describe(boot->rank()));
     if (transport == JobTransport::kUcx) {
       rail = measure::set_up_rail(*boot, measure::RailRequest{common.nic, !common.no_bind});
+      // Every rank's own NIC, for the messages of the peers that talk to it (the Comm's barrier
+      // makes it visible).
+      boot->publish_detail(rail->rail ? "nic " + rail->rail->device_port() : std::string());
       comm.emplace(*boot);
     }
     ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
     if (boot->rank() == 0) {
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
+      doc->keep_rank_samples = common.keep_samples;
       results_file = results::ResultsFile::reserve(*doc, common.out_dir);
     }
     output::BannerInfo banner;

@@ -257,6 +257,12 @@ std::string file_transport_label(const results::Document& results) {
       if (std::ranges::find(labels, label) == labels.end()) labels.push_back(std::move(label));
     }
   }
+  if (results.environment.transport_classes) {  // a large job's pairs, grouped (issue 23)
+    for (const auto& c : *results.environment.transport_classes) {
+      std::string label = transport_label(c.lanes);
+      if (std::ranges::find(labels, label) == labels.end()) labels.push_back(std::move(label));
+    }
+  }
   if (labels.empty()) return "unknown";
   return fmt::format("{}", fmt::join(labels, ","));
 }

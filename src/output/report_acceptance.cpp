@@ -169,6 +169,16 @@ std::string acceptance_summary(const ReportFile& f, std::size_t i, std::size_t h
   return out;
 }
 
+template <typename Links>
+std::size_t ranks_joined(const Links& links) {
+  std::set<int> ranks;
+  for (const auto& l : links) {
+    ranks.insert(l.rank_a);
+    ranks.insert(l.rank_b);
+  }
+  return ranks.size();
+}
+
 std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
   const auto& links = f.doc.acceptance->links;
   if (links.empty()) return "";
@@ -177,7 +187,10 @@ std::string acceptance_matrix(const ReportFile& f, std::size_t i) {
     hosts.insert(l.host_a);
     hosts.insert(l.host_b);
   }
-  if (hosts.size() > kMatrixMaxHosts) return acceptance_summary(f, i, hosts.size());
+  // Many hosts, or many ranks on few hosts: a rank-by-rank matrix would be unreadable and huge.
+  if (hosts.size() > kMatrixMaxHosts || ranks_joined(links) > kPerRankChartMaxRanks) {
+    return acceptance_summary(f, i, hosts.size());
+  }
   Matrix m;
   std::vector<std::vector<std::string>> failed;
   for (const results::AcceptLink& l : links) {
@@ -221,6 +234,7 @@ std::string p2p_matrix(const ReportFile& f, std::size_t i) {
     if (size >= cell.first) cell = {size, r.bw_gbps};
   }
   if (best.empty()) return "";
+  if (m.ranks.size() > kPerRankChartMaxRanks) return p2p_at_scale(f, i, m.ranks.size());
   std::set<std::int64_t> sizes;
   for (const auto& [pair, v] : best) {
     m.value[pair] = v.second;
@@ -239,6 +253,7 @@ std::string straggler_charts(const ReportFile& f, std::size_t i) {
   if (!f.doc.acceptance->stragglers) return "";
   const results::Stragglers& s = *f.doc.acceptance->stragglers;
   if (s.ranks.empty()) return "";
+  if (s.ranks.size() > kPerRankChartMaxRanks) return stragglers_at_scale(f, i);
   const int straggler = s.straggler ? s.straggler->rank : -1;
   StackedBars bars{fmt::format("stragglers-{}", i + 1),
                    fmt::format("{}: median lateness per rank", f.label),

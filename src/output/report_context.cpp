@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "ibscope/core/hosts.hpp"
 #include "ibscope/model/results_fits.hpp"
@@ -20,6 +22,15 @@ std::string join(const std::vector<std::string>& v) {
   return out.empty() ? "-" : out;
 }
 
+// At most kHostsNamed names, then how many in all: a 1,344-host job's list would fill the page.
+constexpr std::size_t kHostsNamed = 8;
+
+std::string some_hosts(const std::vector<std::string>& hosts) {
+  if (hosts.size() <= kHostsNamed) return join(hosts);
+  std::vector<std::string> first(hosts.begin(), hosts.begin() + kHostsNamed - 1);
+  return fmt::format("{}, ..., {}", join(first), hosts.back());
+}
+
 std::string runs_table(const std::vector<ReportFile>& files) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& f : files) {
@@ -27,14 +38,41 @@ std::string runs_table(const std::vector<ReportFile>& files) {
     const std::vector<std::string> hosts = distinct_hosts(d.job.hosts);
     rows.push_back({f.label, f.path, or_dash(d.command.subcommand), or_dash(d.started_utc),
                     d.complete ? "yes" : "no", std::to_string(d.job.ranks),
-                    fmt::format("{}: {}", hosts.size(), join(hosts)), or_dash(d.job.bootstrap),
-                    d.environment.ucx_version.value_or("-"), or_dash(d.environment.build),
-                    model::file_transport_label(d), or_dash(d.tool.version),
-                    or_dash(d.tool.git_sha)});
+                    fmt::format("{}: {}", hosts.size(), some_hosts(hosts)),
+                    or_dash(d.job.bootstrap), d.environment.ucx_version.value_or("-"),
+                    or_dash(d.environment.build), model::file_transport_label(d),
+                    or_dash(d.tool.version), or_dash(d.tool.git_sha)});
   }
   return table({"label", "file", "command", "started (UTC)", "complete", "ranks", "hosts",
                 "bootstrap", "UCX version", "build", "UCX transports", "ibscope", "git sha"},
                rows);
+}
+
+// Rows equal but for the host (column 1) become one row naming the hosts, when there are more
+// than kHostsNamed hosts: a 1,344-host job has a few distinct NIC ports, not 10,752. The PCI bus
+// id (the note) stays in the key: a NIC in another slot is a row of its own.
+std::vector<std::vector<std::string>> group_by_hosts(std::vector<std::vector<std::string>> rows) {
+  std::set<std::string> hosts;
+  for (const auto& r : rows) hosts.insert(r[1]);
+  if (hosts.size() <= kHostsNamed) return rows;
+  std::map<std::vector<std::string>, std::vector<std::string>> groups;  // key: row without host
+  std::vector<std::vector<std::string>> order;
+  for (auto& r : rows) {
+    std::vector<std::string> key = r;
+    key.erase(key.begin() + 1);
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    it->second.push_back(std::move(r[1]));
+  }
+  std::vector<std::vector<std::string>> out;
+  for (auto& key : order) {
+    const auto& names = groups[key];
+    key.insert(key.begin() + 1, names.size() == 1
+                                    ? names.front()
+                                    : fmt::format("{} hosts: {}", names.size(), some_hosts(names)));
+    out.push_back(std::move(key));
+  }
+  return out;
 }
 
 std::string nics_table(const std::vector<ReportFile>& files) {
@@ -69,6 +107,7 @@ std::string nics_table(const std::vector<ReportFile>& files) {
     }
   }
   if (rows.empty()) return "";
+  rows = group_by_hosts(std::move(rows));
   return table({"label", "host", "device", "port", "state", "link layer", "width x speed",
                 "line rate (Gb/s)", "data rate (GB/s)", "note"},
                rows);

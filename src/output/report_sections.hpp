@@ -34,6 +34,13 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
 Section pairs_section(const std::vector<ReportFile>& files);
 Section stragglers_section(const std::vector<ReportFile>& files);
 
+// report_at_scale.cpp: the all-pairs and straggler figures of jobs of more than
+// kPerRankChartMaxRanks ranks, as distributions and the worst links and ranks by name (a
+// matrix or a bar per rank would not fit a page). `ranks`: the ranks the links join.
+inline constexpr std::size_t kPerRankChartMaxRanks = 64;
+std::string p2p_at_scale(const ReportFile& f, std::size_t i, std::size_t ranks);
+std::string stragglers_at_scale(const ReportFile& f, std::size_t i);
+
 // report_fits.cpp: measured vs fitted (model/results_fits.hpp).
 Section fits_section(const std::vector<ReportFile>& files);
 

@@ -129,7 +129,15 @@ AcceptLink read_link(const FieldReader& in, const json& j, const std::string& p)
   return l;
 }
 
-json to_json(const Stragglers& s) {
+json to_json(const ArrivalSummary& a) {
+  return {{"ranks", a.ranks},
+          {"p50_us", a.p50_us},
+          {"p99_us", a.p99_us},
+          {"max_us", a.max_us},
+          {"last_rank", a.last_rank}};
+}
+
+json to_json(const Stragglers& s, bool keep_rank_samples) {
   json ranks = json::array();
   for (const auto& r : s.ranks) {
     ranks.push_back({{"rank", r.rank},
@@ -142,10 +150,22 @@ json to_json(const Stragglers& s) {
   }
   json rows = json::array();
   for (const auto& r : s.rows) {
-    rows.push_back({{"algorithm", r.algorithm},
-                    {"size_bytes", r.size_bytes},
-                    {"in_place", r.in_place},
-                    {"arrival_us", r.arrival_us}});
+    const std::size_t ranks = r.arrival_us.empty() ? 0 : r.arrival_us.front().size();
+    json row = {{"algorithm", r.algorithm}, {"size_bytes", r.size_bytes}, {"in_place", r.in_place}};
+    // ranks x iterations: a 10,752-rank job would write ~10^5 numbers per row; a summary per
+    // iteration instead (and what a summarised file was read with stays as it was).
+    const bool summarise = !r.arrivals.empty() || summarise_ranks(ranks, keep_rank_samples);
+    if (summarise) {
+      row["arrival_us"] = json::array();
+      json arrivals = json::array();
+      for (const auto& a : r.arrivals.empty() ? summarise_arrivals(r.arrival_us) : r.arrivals) {
+        arrivals.push_back(to_json(a));
+      }
+      row["arrivals"] = std::move(arrivals);
+    } else {
+      row["arrival_us"] = r.arrival_us;
+    }
+    rows.push_back(std::move(row));
   }
   json j = {{"clock_uncertainty_us", s.clock_uncertainty_us},
             {"ranks", ranks},
@@ -196,6 +216,17 @@ Stragglers read_stragglers(const FieldReader& in, const json& j, const std::stri
           r.arrival_us.push_back(std::move(per_rank));
         }
       }
+      if (a[i].contains("arrivals")) {
+        const json& it = a[i]["arrivals"];
+        for (std::size_t k = 0; k < it.size(); ++k) {
+          const std::string ap = fmt::format("{}.arrivals[{}]", rp, k);
+          r.arrivals.push_back(ArrivalSummary{.ranks = in.get<int>(it[k], ap, "ranks"),
+                                              .p50_us = in.number_or_nan_or(it[k], ap, "p50_us", 0),
+                                              .p99_us = in.number_or_nan_or(it[k], ap, "p99_us", 0),
+                                              .max_us = in.number_or_nan_or(it[k], ap, "max_us", 0),
+                                              .last_rank = in.get<int>(it[k], ap, "last_rank")});
+        }
+      }
       s.rows.push_back(std::move(r));
     }
   }
@@ -213,7 +244,7 @@ const char* name_of(AcceptTransport t) noexcept {
   return t == AcceptTransport::kVerbs ? "verbs" : "ucx";
 }
 
-json to_json(const Acceptance& a) {
+json to_json(const Acceptance& a, bool keep_rank_samples) {
   json hosts = json::array();
   for (const auto& h : a.hosts) {
     hosts.push_back({{"host", h.host},
@@ -234,18 +265,19 @@ json to_json(const Acceptance& a) {
   }
   json links = json::array();
   for (const auto& l : a.links) links.push_back(to_json(l));
-  json j = {{"pass", a.pass},
-            {"transport", name_of(a.transport)},
-            {"expect_line_gbit", a.expect_line_gbit},
-            {"links", links},
-            {"hosts", hosts},
-            {"nics", nics},
-            {"median_gbps", a.median_gbps},
-            {"mad_gbps", a.mad_gbps},
-            {"median_latency_us", a.median_latency_us},
-            {"retest_rounds", a.retest_rounds},
-            {"notes", a.notes},
-            {"stragglers", a.stragglers ? to_json(*a.stragglers) : json(nullptr)}};
+  json j = {
+      {"pass", a.pass},
+      {"transport", name_of(a.transport)},
+      {"expect_line_gbit", a.expect_line_gbit},
+      {"links", links},
+      {"hosts", hosts},
+      {"nics", nics},
+      {"median_gbps", a.median_gbps},
+      {"mad_gbps", a.mad_gbps},
+      {"median_latency_us", a.median_latency_us},
+      {"retest_rounds", a.retest_rounds},
+      {"notes", a.notes},
+      {"stragglers", a.stragglers ? to_json(*a.stragglers, keep_rank_samples) : json(nullptr)}};
   if (a.thresholds) j["thresholds"] = to_json(*a.thresholds);
   if (a.preflight) j["preflight"] = to_json(*a.preflight);
   if (a.allreduce) j["allreduce"] = {{"rows", a.allreduce->rows}, {"wrong", a.allreduce->wrong}};

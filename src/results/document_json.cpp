@@ -413,12 +413,44 @@ RankRail read_rank_rail(const FieldReader& in, const json& j, const std::string&
   return r;
 }
 
-json to_json(const Environment& env) {
+json to_json(const TransportClass& c) {
+  return {{"lanes", c.lanes}, {"pairs", c.pairs}, {"example", c.example}};
+}
+
+// The n(n-1) rank pairs' lanes grouped by description (jobs have a handful of distinct ones).
+std::vector<TransportClass> transport_classes(const std::map<std::string, std::string>& pairs) {
+  std::vector<TransportClass> out;
+  std::map<std::string, std::size_t> index;
+  for (const auto& [pair, lanes] : pairs) {
+    const auto [it, fresh] = index.try_emplace(lanes, out.size());
+    if (fresh) out.push_back(TransportClass{lanes, 0, pair});
+    ++out[it->second].pairs;
+  }
+  return out;
+}
+
+// n ranks have n(n-1) ordered pairs: more than kRankSamplesKeptUpToRanks ranks' worth.
+bool summarise_transports(std::size_t pairs, bool keep_rank_samples) {
+  const std::size_t k = kRankSamplesKeptUpToRanks;
+  return !keep_rank_samples && pairs > k * (k - 1);
+}
+
+json to_json(const Environment& env, bool keep_rank_samples) {
   json j = {{"build", env.build}, {"ucx_env", env.ucx_env}};
   if (env.ibscope_env) j["ibscope_env"] = *env.ibscope_env;
   if (env.ucx_env_set) j["ucx_env_set"] = *env.ucx_env_set;
   if (env.ucx_version) j["ucx_version"] = *env.ucx_version;
-  if (env.transports) j["transports"] = *env.transports;
+  std::optional<std::vector<TransportClass>> classes = env.transport_classes;
+  if (env.transports && summarise_transports(env.transports->size(), keep_rank_samples)) {
+    classes = transport_classes(*env.transports);
+  } else if (env.transports) {
+    j["transports"] = *env.transports;
+  }
+  if (classes) {
+    json a = json::array();
+    for (const auto& c : *classes) a.push_back(to_json(c));
+    j["transport_classes"] = std::move(a);
+  }
   if (env.verbs_ports) {
     json ports = json::array();
     for (const auto& p : *env.verbs_ports) ports.push_back(to_json(p));
@@ -463,6 +495,17 @@ Environment read_environment(const FieldReader& in, const json& j) {
     for (std::size_t i = 0; i < ports.size(); ++i) {
       env.verbs_ports->push_back(
           read_verbs_port(in, ports[i], fmt::format("environment.verbs_ports[{}]", i)));
+    }
+  }
+  if (j.contains("transport_classes")) {
+    const json& a = j["transport_classes"];
+    if (!a.is_array()) in.fail("environment.transport_classes", "expected an array");
+    env.transport_classes.emplace();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const std::string p = fmt::format("environment.transport_classes[{}]", i);
+      env.transport_classes->push_back(TransportClass{in.get<std::string>(a[i], p, "lanes"),
+                                                      in.get<std::uint64_t>(a[i], p, "pairs"),
+                                                      in.get<std::string>(a[i], p, "example")});
     }
   }
   if (j.contains("rails")) {
@@ -581,7 +624,7 @@ json to_json(const Document& d) {
   j["error"] =
       d.error ? json{{"kind", d.error->kind}, {"message", d.error->message}} : json(nullptr);
   j["job"] = to_json(d.job);
-  j["environment"] = to_json(d.environment);
+  j["environment"] = to_json(d.environment, d.keep_rank_samples);
   j["warnings"] = d.warnings;
   auto rows = [](const auto& v) {
     json a = json::array();
@@ -596,8 +639,8 @@ json to_json(const Document& d) {
   }
   if (d.topology) j["topology"] = topology_section_json(*d.topology);
   if (d.tuning) j["tuning"] = to_json(*d.tuning);
-  if (d.acceptance) j["acceptance"] = to_json(*d.acceptance);
-  if (d.soak) j["soak"] = to_json(*d.soak);
+  if (d.acceptance) j["acceptance"] = to_json(*d.acceptance, d.keep_rank_samples);
+  if (d.soak) j["soak"] = to_json(*d.soak, d.keep_rank_samples);
   return j;
 }
 

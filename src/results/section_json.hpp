@@ -10,10 +10,14 @@
 
 namespace ibscope::results {
 
-nlohmann::json to_json(const Acceptance& a);
+/// `keep_rank_samples` false: the straggler arrivals of a job of more than
+/// kRankSamplesKeptUpToRanks ranks are written as per-iteration summaries (rank_samples.hpp).
+nlohmann::json to_json(const Acceptance& a, bool keep_rank_samples = true);
 Acceptance acceptance_from_json(const nlohmann::json& j, std::string_view source);
 
-nlohmann::json to_json(const Soak& s);
+/// `keep_rank_samples` false: the windows' RSS of more than kRankSamplesKeptUpToRanks ranks is
+/// written as a summary per window.
+nlohmann::json to_json(const Soak& s, bool keep_rank_samples = true);
 Soak soak_from_json(const nlohmann::json& j, std::string_view source);
 
 }  // namespace ibscope::results

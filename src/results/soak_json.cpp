@@ -44,7 +44,24 @@ SoakParams read_params(const FieldReader& in, const json& j, const std::string& 
   return o;
 }
 
-json to_json(const measure::SoakWindow& w) {
+json to_json(const RssSummary& r) {
+  return {{"ranks", r.ranks},
+          {"min_bytes", r.min_bytes},
+          {"p50_bytes", r.p50_bytes},
+          {"max_bytes", r.max_bytes},
+          {"max_rank", r.max_rank}};
+}
+
+RssSummary read_rss_summary(const FieldReader& in, const json& j, const std::string& p) {
+  return RssSummary{.ranks = in.get<int>(j, p, "ranks"),
+                    .min_bytes = in.get<std::uint64_t>(j, p, "min_bytes"),
+                    .p50_bytes = in.get<std::uint64_t>(j, p, "p50_bytes"),
+                    .max_bytes = in.get<std::uint64_t>(j, p, "max_bytes"),
+                    .max_rank = in.get<int>(j, p, "max_rank")};
+}
+
+// `rss` non-null: the window's per-rank RSS is written as this summary (rss_bytes empty).
+json to_json(const measure::SoakWindow& w, const RssSummary* rss) {
   json cases = json::array();
   for (const auto& c : w.cases) {
     cases.push_back({{"algorithm", c.algorithm},
@@ -57,11 +74,16 @@ json to_json(const measure::SoakWindow& w) {
                      {"busbw_gbps", c.busbw_gbps},
                      {"wrong", c.wrong}});
   }
-  return {{"index", w.index},
-          {"start_s", w.start_s},
-          {"end_s", w.end_s},
-          {"rss_bytes", w.rss_bytes},
-          {"cases", cases}};
+  json j = {{"index", w.index},
+            {"start_s", w.start_s},
+            {"end_s", w.end_s},
+            {"rss_bytes", w.rss_bytes},
+            {"cases", cases}};
+  if (rss != nullptr) {
+    j["rss_bytes"] = json::array();
+    j["rss_summary"] = to_json(*rss);
+  }
+  return j;
 }
 
 measure::SoakWindow read_window(const FieldReader& in, const json& j, const std::string& p) {
@@ -147,9 +169,21 @@ measure::SoakSummary read_summary(const FieldReader& in, const json& j, const st
 
 }  // namespace
 
-json to_json(const Soak& s) {
+json to_json(const Soak& s, bool keep_rank_samples) {
   json windows = json::array();
-  for (const auto& w : s.windows) windows.push_back(to_json(w));
+  for (std::size_t i = 0; i < s.windows.size(); ++i) {
+    const measure::SoakWindow& w = s.windows[i];
+    // ranks x windows: a day's soak of 10,752 ranks would be ~10^7 numbers; one summary per
+    // window instead (the summary's rss_growth_bytes keeps each rank's growth, once).
+    if (i < s.window_rss.size()) {
+      windows.push_back(to_json(w, &s.window_rss[i]));
+    } else if (summarise_ranks(w.rss_bytes.size(), keep_rank_samples)) {
+      const RssSummary rss = summarise_rss(w.rss_bytes);
+      windows.push_back(to_json(w, &rss));
+    } else {
+      windows.push_back(to_json(w, nullptr));
+    }
+  }
   return {{"params", to_json(s.params)},
           {"windows", windows},
           {"summary", s.summary ? to_json(*s.summary) : json(nullptr)}};
@@ -161,7 +195,14 @@ Soak soak_from_json(const json& j, std::string_view source) {
   s.params = read_params(in, in.at(j, "soak", "params"), "soak.params");
   const json& windows = in.at(j, "soak", "windows");
   for (std::size_t i = 0; i < windows.size(); ++i) {
-    s.windows.push_back(read_window(in, windows[i], fmt::format("soak.windows[{}]", i)));
+    const std::string p = fmt::format("soak.windows[{}]", i);
+    s.windows.push_back(read_window(in, windows[i], p));
+    if (windows[i].contains("rss_summary")) {
+      s.window_rss.push_back(read_rss_summary(in, windows[i]["rss_summary"], p + ".rss_summary"));
+    }
+  }
+  if (!s.window_rss.empty() && s.window_rss.size() != s.windows.size()) {
+    in.fail("soak.windows", "rss_summary in some windows only: every window has one or none");
   }
   if (const json& summary = in.at(j, "soak", "summary"); !summary.is_null()) {
     s.summary = read_summary(in, summary, "soak.summary");

@@ -20,7 +20,8 @@ namespace {
 // rank -> the peers its "UCX endpoints: connected N of M peers (a,b,...)" line names.
 std::map<int, std::set<int>> connected_peers(const std::string& err) {
   std::map<int, std::set<int>> out;
-  const std::regex line(R"(ibscope\[rank (\d+) [^\]]*\]: debug: UCX endpoints: connected (\d+) of (\d+) peers \(([0-9,]*)\))");
+  const std::regex line(
+      R"(ibscope\[rank (\d+) [^\]]*\]: debug: UCX endpoints: connected (\d+) of (\d+) peers \(([0-9,]*)\))");
   for (std::sregex_iterator it(err.begin(), err.end(), line), end; it != end; ++it) {
     std::set<int> peers;
     std::stringstream list((*it)[4].str());
@@ -31,9 +32,8 @@ std::map<int, std::set<int>> connected_peers(const std::string& err) {
 }
 
 ProcessResult run_np(int np, const std::string& algorithm) {
-  return run_process({{"allreduce", "-A", algorithm, "--np", std::to_string(np), "--sizes",
-                       "8,64K", "-n", "2", "-w", "1", "--timeout", "30", "--out",
-                       make_temp_dir()},
+  return run_process({{"allreduce", "-A", algorithm, "--np", std::to_string(np), "--sizes", "8,64K",
+                       "-n", "2", "-w", "1", "--timeout", "30", "--out", make_temp_dir()},
                       {{"IBSCOPE_LOG_LEVEL", "debug"}, {"UCX_TLS", "sm,self"}},
                       120});
 }

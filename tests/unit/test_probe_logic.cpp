@@ -55,7 +55,8 @@ TEST_CASE("pair rounds cover every pair once with no rank twice in a round") {
     }
     CHECK(static_cast<int>(seen.size()) == p * (p - 1) / 2);
   }
-  CHECK(pair_rounds(PairSelection{.mode = PairSelection::Mode::kFirst, .list = {}}, 5).size() == 1);
+  CHECK(pair_rounds(PairSelection{.mode = PairSelection::Mode::kFirst, .list = {}, .rounds = {}}, 5)
+            .size() == 1);
   CHECK(pair_rounds(PairSelection{}, 1).empty());
   const auto listed = pair_rounds(parse_pair_selection("3:0,1:2", 4), 4);
   REQUIRE(listed.size() == 2);

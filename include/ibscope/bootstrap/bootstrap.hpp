@@ -27,6 +27,9 @@ namespace ibscope::bootstrap {
 
 using Bytes = std::vector<std::byte>;
 
+/// The key under which each rank publishes its describe() detail (Bootstrap::publish_detail).
+inline constexpr std::string_view kDetailKey = "ibscope.detail";
+
 /// Rank 0 is gone (its bootstrap connection closed without a goodbye): it cannot write the
 /// results, so what it measured is only in its checkpoint (results/results_file.hpp).
 class RootLostError : public RemoteError {
@@ -59,8 +62,11 @@ class Bootstrap {
   /// messages name a peer.
   std::string describe(int rank) const;
   /// One short detail per rank that describe() adds after the host (e.g. the rank's NIC; ""
-  /// for none). Every rank must pass the same list (it comes from an allgather).
+  /// for none), for every rank (rank 0, which gathers them).
   void set_rank_details(std::vector<std::string> details);
+  /// This rank's own detail, published so that the peers that learn its host (learn_hosts())
+  /// learn it too. Call before a barrier (ucx::Comm's constructor has one), on every rank.
+  void publish_detail(const std::string& detail);
 
   /// Every rank contributes `mine`; returns all contributions indexed by rank. `what` names the
   /// phase in error messages. Throws TimeoutError / RemoteError.
@@ -108,6 +114,8 @@ class Bootstrap {
   int host_count_ = 1;
   std::vector<std::string> hosts_;
   std::vector<std::string> details_;  ///< per rank, or empty
+  std::vector<bool> detail_known_;    ///< per rank, once details are published
+  bool details_published_ = false;
 };
 
 /// Bootstrap of a single process (rank 0 of 1), used when there is no launcher and --np 1.

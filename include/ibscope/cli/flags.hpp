@@ -20,6 +20,7 @@ struct CommonFlags {
   std::string nic;            ///< --nic (accept: -d/--ib-dev): each rank's UCX rail; "" = chosen
   bool no_bind = false;       ///< --no-bind: leave CPUs and memory unbound
   bool stop_on_usr1 = false;  ///< --stop-on-usr1: SIGUSR1 stops the run as SIGTERM does
+  bool keep_samples = false;  ///< --keep-samples: every per-rank sample, whatever the job size
 };
 
 struct CollectiveFlags {

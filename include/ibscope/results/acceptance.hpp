@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/results/rank_samples.hpp"
+
 namespace ibscope::results {
 
 enum class AcceptTransport { kUcx, kVerbs };
@@ -79,11 +81,14 @@ struct StragglerRank {
 };
 
 /// One all-reduce row's arrivals: [iteration][rank] lateness in µs on rank 0's time axis.
+/// A file of a large job keeps, instead of arrival_us (then empty), one summary over the ranks
+/// per iteration (rank_samples.hpp); a file that kept arrival_us has no `arrivals`.
 struct StragglerRow {
   std::string algorithm;
   std::uint64_t size_bytes = 0;
   bool in_place = false;
   std::vector<std::vector<double>> arrival_us;
+  std::vector<ArrivalSummary> arrivals = {};  ///< read from a file that summarised arrival_us
 };
 
 struct NamedStraggler {

@@ -14,6 +14,7 @@
 #include "ibscope/measure/records.hpp"
 #include "ibscope/results/acceptance.hpp"
 #include "ibscope/results/params.hpp"
+#include "ibscope/results/rank_samples.hpp"
 #include "ibscope/results/schema.hpp"
 #include "ibscope/results/soak.hpp"
 #include "ibscope/topo/host_topology.hpp"
@@ -90,6 +91,9 @@ struct Environment {
   std::optional<std::map<std::string, std::string>> ibscope_env;
   std::optional<std::vector<VerbsPort>> verbs_ports;  ///< probe runs
   std::optional<std::vector<RankRail>> rails;         ///< UCX jobs, one per rank
+  /// Read from a file of a large job that grouped `transports` (n^2 pairs) by description; the
+  /// writer groups them itself (rank_samples.hpp), so commands fill `transports` only.
+  std::optional<std::vector<TransportClass>> transport_classes = {};
 };
 
 struct CollectiveSection {
@@ -125,6 +129,10 @@ struct Document {
   std::optional<collectives::TuningTable> tuning;           ///< sweeps of several algorithms
   std::optional<Acceptance> acceptance;                     ///< `ibscope accept`
   std::optional<Soak> soak;                                 ///< `ibscope soak`
+  /// `--keep-samples`: write every per-rank sample whatever the job's size. Otherwise jobs of
+  /// more than kRankSamplesKeptUpToRanks ranks get summaries (rank_samples.hpp). Not in the
+  /// file: a reader sees which form each section has.
+  bool keep_rank_samples = false;
 
   /// A document for `subcommand`, stamped with this build and the current UTC time.
   static Document start(std::string subcommand, std::vector<std::string> argv);

@@ -10,6 +10,7 @@
 
 #include "ibscope/measure/soak.hpp"
 #include "ibscope/results/params.hpp"
+#include "ibscope/results/rank_samples.hpp"
 
 namespace ibscope::results {
 
@@ -26,6 +27,9 @@ struct Soak {
   SoakParams params;
   std::vector<measure::SoakWindow> windows;
   std::optional<measure::SoakSummary> summary;
+  /// Read from a file of a large job that summarised each window's rss_bytes (then empty):
+  /// one per window, in the order of `windows`. Empty otherwise.
+  std::vector<RssSummary> window_rss = {};
 };
 
 }  // namespace ibscope::results
