@@ -8,7 +8,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "ibscope/bootstrap/launch_env.hpp"
 #include "ibscope/bootstrap/local_launcher.hpp"
@@ -17,6 +16,7 @@
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/interrupt.hpp"
 #include "ibscope/core/log.hpp"
+#include "ibscope/core/rank_ranges.hpp"
 #include "ibscope/measure/rail_setup.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
@@ -84,14 +84,7 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
   std::vector<std::string> merged;
   if (boot.rank() == 0) {
     for (const auto& h : merge_fault_hooks(per_rank)) {
-      std::string ranks;
-      for (std::size_t i = 0; i < h.ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < h.ranks.size() && h.ranks[j + 1] == h.ranks[j] + 1) ++j;
-        ranks += fmt::format("{}{}-{}", ranks.empty() ? "" : " ", h.ranks[i], h.ranks[j]);
-        i = j + 1;
-      }
-      merged.push_back(fmt::format("{}\t{}\t{}", h.name, h.value, ranks));
+      merged.push_back(fmt::format("{}\t{}\t{}", h.name, h.value, format_rank_ranges(h.ranks)));
     }
   }
   std::vector<FaultHook> hooks;
@@ -100,14 +93,8 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
     const auto tab1 = line.find('\t');
     const auto tab2 = line.find('\t', tab1 + 1);
     if (tab1 == std::string::npos || tab2 == std::string::npos) continue;
-    FaultHook h{line.substr(0, tab1), line.substr(tab1 + 1, tab2 - tab1 - 1), {}};
-    std::istringstream ranges(line.substr(tab2 + 1));
-    for (std::string range; ranges >> range;) {
-      const int first = std::atoi(range.c_str());
-      const int last = std::atoi(range.c_str() + range.find('-') + 1);
-      for (int r = first; r <= last; ++r) h.ranks.push_back(r);
-    }
-    hooks.push_back(std::move(h));
+    hooks.push_back(FaultHook{line.substr(0, tab1), line.substr(tab1 + 1, tab2 - tab1 - 1),
+                              parse_rank_ranges(std::string_view(line).substr(tab2 + 1))});
   }
   return hooks;
 }

@@ -117,7 +117,11 @@ int run_body(JobContext& ctx, const RunPlan& plan) {
   }
   int status = 0;
   if (!f.skip_p2p && ctx.comm().size() >= 2) {
-    if (links_over_verbs(f, hosts)) {
+    // Rank 0 has the whole topology; it decides for every rank.
+    const std::byte verbs{static_cast<unsigned char>(
+        ctx.bootstrap.rank() == 0 && links_over_verbs(f, hosts) ? 1 : 0)};
+    const bootstrap::Bytes told = ctx.bootstrap.broadcast(std::span(&verbs, 1), "links over verbs");
+    if (!told.empty() && told[0] == std::byte{1}) {
       for (const char* test : {"write_lat", "write_bw"}) {
         ProbeFlags probe;
         probe.test = test;

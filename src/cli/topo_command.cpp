@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <sstream>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/rank_ranges.hpp"
 #include "ibscope/output/topology_table.hpp"
 #include "ibscope/results/topology.hpp"
 #include "ibscope/topo/discover.hpp"
@@ -27,7 +29,7 @@ std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap)
   // To rank 0, which merges them by host; then the merged list (one entry per host, not per
   // rank) to every rank: O(n x hosts) bytes at the root rather than O(n^2) (docs/scale.md).
   const auto all = bootstrap.gather(std::span<const std::byte>(bytes, mine.size()), "topology");
-  std::string merged;
+  std::vector<topo::HostTopology> hosts;
   if (bootstrap.rank() == 0) {
     std::vector<topo::HostTopology> per_rank;
     for (int r = 0; r < static_cast<int>(all.size()); ++r) {
@@ -40,25 +42,26 @@ std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap)
             fmt::format("malformed topology from {}: {}", bootstrap.describe(r), e.what()));
       }
     }
-    for (const auto& h : topo::merge_by_host(std::move(per_rank))) {
-      const std::string text = results::encode_host_topology(h);
-      merged += fmt::format("{}\n{}", text.size(), text);
-    }
+    hosts = topo::merge_by_host(std::move(per_rank));
+  }
+  // The others get each host's name and ranks only ("host<TAB>0-7 12"): a whole topology is
+  // about 17 kB per host, which to every rank of a 1,344-host job would be 240 GB from rank 0.
+  // What they decide from the topology, rank 0 decides and broadcasts (accept's preflight).
+  std::string layout;
+  for (const auto& h : hosts) {
+    layout += fmt::format("{}\t{}\n", h.host, format_rank_ranges(h.ranks));
   }
   const bootstrap::Bytes told = bootstrap.broadcast(
-      std::span(reinterpret_cast<const std::byte*>(merged.data()), merged.size()), "topology");
-  const std::string_view text(reinterpret_cast<const char*>(told.data()), told.size());
-  std::vector<topo::HostTopology> hosts;
-  for (std::size_t pos = 0; pos < text.size();) {
-    const auto eol = text.find('\n', pos);
-    const std::size_t n =
-        eol == std::string_view::npos ? 0 : std::strtoull(text.data() + pos, nullptr, 10);
-    if (eol == std::string_view::npos || n > text.size() - eol - 1) {
-      throw RemoteError("malformed merged topology from rank 0");
-    }
-    hosts.push_back(
-        results::decode_host_topology(std::string(text.substr(eol + 1, n)), "rank 0's merge"));
-    pos = eol + 1 + n;
+      std::span(reinterpret_cast<const std::byte*>(layout.data()), layout.size()), "topology");
+  if (bootstrap.rank() == 0) return hosts;
+  std::istringstream lines(std::string(reinterpret_cast<const char*>(told.data()), told.size()));
+  for (std::string line; std::getline(lines, line);) {
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos) throw RemoteError("malformed host layout from rank 0");
+    topo::HostTopology h;
+    h.host = line.substr(0, tab);
+    h.ranks = parse_rank_ranges(std::string_view(line).substr(tab + 1));
+    hosts.push_back(std::move(h));
   }
   return hosts;
 }

@@ -16,7 +16,8 @@ namespace ibscope::cli {
 /// GPU<->NIC classes. Throws SystemError when hwloc fails; no RDMA device is not an error.
 topo::HostTopology local_topology(const std::string& host, int rank);
 
-/// Collective (every rank calls it): every rank's topology, one entry per host, on every rank.
+/// Collective (every rank calls it): every rank's topology, one entry per host, on rank 0; on
+/// the other ranks one entry per host with its name and ranks only (O(n) bytes, docs/scale.md).
 /// Throws TimeoutError/RemoteError from the bootstrap, RemoteError when a rank sent a
 /// malformed topology.
 std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap);

@@ -47,6 +47,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case wire::MsgType::kResult:
           IBSCOPE_FUZZ_CHECK(same(wire::encode(wire::decode_result(payload)), frame));
           break;
+        case wire::MsgType::kLayout:
+          IBSCOPE_FUZZ_CHECK(same(wire::encode(wire::decode_layout(payload)), frame));
+          break;
+        case wire::MsgType::kPut:
+          IBSCOPE_FUZZ_CHECK(same(wire::encode(wire::decode_put(payload)), frame));
+          break;
+        case wire::MsgType::kGet:
+          IBSCOPE_FUZZ_CHECK(same(wire::encode(wire::decode_get(payload)), frame));
+          break;
+        case wire::MsgType::kValues:
+          IBSCOPE_FUZZ_CHECK(same(wire::encode(wire::decode_values(payload)), frame));
+          break;
         case wire::MsgType::kAbort: {
           const wire::Abort m = wire::decode_abort(payload);
           // Unknown kinds read as kRemote, so only the two known spellings round-trip.
