@@ -9,24 +9,11 @@
 #include <set>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/splitmix64.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 
 namespace ibscope::accept {
 namespace {
-
-// splitmix64: a fixed, documented sequence, so a seed gives the same pairs on every build and
-// every rank (std::uniform_int_distribution and std::shuffle are implementation-defined).
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() noexcept {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Below n (> 0); the modulo bias is below n / 2^64.
-  std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
-};
 
 template <typename T>
 void seeded_shuffle(std::vector<T>& v, SplitMix64& rng) {

@@ -7,22 +7,17 @@
 #include <set>
 
 #include "ibscope/accept/localize.hpp"
+#include "ibscope/core/splitmix64.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 
 namespace ibscope::accept {
 namespace {
 
-// splitmix64 and Box-Muller: a fixed sequence for a seed on every platform.
-struct SimRng {
-  std::uint64_t state;
-  std::uint64_t next() noexcept {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+// splitmix64 (core/splitmix64.hpp) and Box-Muller: a fixed sequence for a seed everywhere.
+struct SimRng : SplitMix64 {
+  int below(int n) noexcept {
+    return static_cast<int>(SplitMix64::below(static_cast<std::uint64_t>(n)));
   }
-  double uniform() noexcept { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
-  int below(int n) noexcept { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
   double gaussian() noexcept {
     return std::sqrt(-2 * std::log(uniform())) * std::cos(6.283185307179586 * uniform());
   }
