@@ -82,22 +82,14 @@ class TcpBootstrap final : public Bootstrap {
   std::vector<Bytes> allgather(std::span<const std::byte> mine, std::string_view what) override {
     const std::uint64_t seq = contribute(wire::RoundMode::kAllgather, mine, what);
     auto blobs = await(results_, seq, what);
-    if (blobs.size() != static_cast<std::size_t>(size())) {
-      throw wire::ProtocolError(
-          fmt::format("bootstrap '{}': {} contributions for {} ranks", what, blobs.size(), size()));
-    }
-    return blobs;
+    return one_per_rank(std::move(blobs), what);
   }
 
   std::vector<Bytes> gather(std::span<const std::byte> mine, std::string_view what) override {
     const std::uint64_t seq = contribute(wire::RoundMode::kGather, mine, what);
     if (rank() != 0) return {};  // only the root is answered; the others go on
     auto blobs = await(results_, seq, what);
-    if (blobs.size() != static_cast<std::size_t>(size())) {
-      throw wire::ProtocolError(
-          fmt::format("bootstrap '{}': {} contributions for {} ranks", what, blobs.size(), size()));
-    }
-    return blobs;
+    return one_per_rank(std::move(blobs), what);
   }
 
   Bytes broadcast(std::span<const std::byte> mine, std::string_view what) override {
@@ -237,6 +229,14 @@ class TcpBootstrap final : public Bootstrap {
     }
     set_layout(static_cast<int>(l.local_rank), static_cast<int>(l.local_size),
                static_cast<int>(l.host_count), std::move(hosts));
+  }
+
+  std::vector<Bytes> one_per_rank(std::vector<Bytes> blobs, std::string_view what) const {
+    if (blobs.size() != static_cast<std::size_t>(size())) {
+      throw wire::ProtocolError(
+          fmt::format("bootstrap '{}': {} contributions for {} ranks", what, blobs.size(), size()));
+    }
+    return blobs;
   }
 
   std::uint64_t contribute(wire::RoundMode mode, std::span<const std::byte> mine,

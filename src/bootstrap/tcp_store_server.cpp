@@ -266,15 +266,18 @@ class TcpStoreServer::Impl {
   }
 
   void closed(Connection& c) {
+    lost(c, wire::AbortKind::kRemote, "exited or crashed: its bootstrap connection closed", false);
+  }
+
+  // Closes a rank's connection and, unless it had said goodbye (or `even_after_bye`), stops the
+  // job naming it: "<rank (host)> <how>". A stranger's connection is only closed.
+  void lost(Connection& c, wire::AbortKind kind, std::string_view how, bool even_after_bye) {
     const int rank = c.rank;
     const bool bye = c.bye;
     drop(c);
     if (rank < 0) return;
     connected_[static_cast<std::size_t>(rank)] = false;
-    if (!bye) {
-      abort_all(wire::AbortKind::kRemote,
-                fmt::format("{} exited or crashed: its bootstrap connection closed", name(rank)));
-    }
+    if (!bye || even_after_bye) abort_all(kind, fmt::format("{} {}", name(rank), how));
   }
 
   void parse_frames(Connection& c) {
@@ -498,14 +501,9 @@ class TcpStoreServer::Impl {
       // A rank that has not read what it was sent for the job timeout is lost.
       if (!c->out.empty() && c->out_blocked_since != Clock::time_point{} &&
           seconds_between(c->out_blocked_since, now) > timeout_s_) {
-        const int rank = c->rank;
-        drop(*c);
-        if (rank >= 0) {
-          connected_[static_cast<std::size_t>(rank)] = false;
-          abort_all(wire::AbortKind::kTimeout,
-                    fmt::format("{} stopped reading its bootstrap connection for {:.0f} s",
-                                name(rank), timeout_s_));
-        }
+        lost(*c, wire::AbortKind::kTimeout,
+             fmt::format("stopped reading its bootstrap connection for {:.0f} s", timeout_s_),
+             true);
       }
     }
     refusals_.flush(now);
@@ -563,16 +561,8 @@ class TcpStoreServer::Impl {
         return;
       }
       if (n < 0) {
-        // The peer vanished; reading its closed socket says who (closed()).
-        if (c.rank >= 0) connected_[static_cast<std::size_t>(c.rank)] = false;
-        const int rank = c.rank;
-        const bool bye = c.bye;
-        drop(c);
-        if (rank >= 0 && !bye) {
-          abort_all(
-              wire::AbortKind::kRemote,
-              fmt::format("{} exited or crashed: its bootstrap connection failed", name(rank)));
-        }
+        lost(c, wire::AbortKind::kRemote, "exited or crashed: its bootstrap connection failed",
+             false);
         return;
       }
       bytes_out_ += static_cast<std::uint64_t>(n);
