@@ -92,6 +92,7 @@ AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
   if (c.algorithms.empty()) {
     for (const auto& a : collectives::algorithms_for(Collective::kAllreduce))
       c.algorithms.emplace_back(a.name);
+    c.skip_unavailable = true;  // the default list: what cannot run here is left out
   }
   c.timeout_s = o.timeout_s;
   c.record_arrivals = true;

@@ -198,6 +198,8 @@ collectives::CollectiveSweepOptions to_options(const CollectiveFlags& f, Collect
     if (a == collectives::kAutoAlgorithm) return a;
     return std::string(collectives::find_algorithm(c, a).name);
   });
+  const auto asked = split_list(f.algo);
+  o.skip_unavailable = std::find(asked.begin(), asked.end(), "all") != asked.end();
   if (!f.tuning.empty()) {
     if (std::find(o.algorithms.begin(), o.algorithms.end(), collectives::kAutoAlgorithm) ==
         o.algorithms.end()) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
+#include "ibscope/collectives/algorithms/hier_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_allgather.hpp"
@@ -38,6 +39,10 @@ const std::vector<CollectiveAlgorithmInfo>& allreduce_algorithms() {
        "double binary tree: two complementary pipelined trees, half the data each; log steps, "
        "ring-like bandwidth",
        dbt_allreduce_cost_s, make_algorithm<DbtAllreduce>},
+      {"hier",
+       "hierarchical: reduce-scatter in shared memory, reading local peers' buffers in place; a "
+       "ring per rail between hosts; all-gather in shared memory (host memory)",
+       hier_allreduce_one_tier_cost_s, make_algorithm<HierAllreduce>},
   };
   return kAlgorithms;
 }

@@ -169,7 +169,11 @@ TEST_CASE("a rank delayed before every call raises the average time by the delay
         late_rows[i]["time_us"].get<double>() - base_rows[i]["time_us"].get<double>();
     INFO("row " << i << ": the delay added " << added_us << " us");
     CHECK(late_rows[i]["average"] == "avg");
-    CHECK(added_us > 0.9 * kDelayUs);
+    // Every call waits for the late rank, so it takes the delay at least; the difference to
+    // the undelayed run also carries that run's noise (0.89 x the delay in 2 of 6 runs here
+    // on 2026-12-06), so it is held to a looser bound.
+    CHECK(late_rows[i]["time_us"].get<double>() > 0.95 * kDelayUs);
+    CHECK(added_us > 0.75 * kDelayUs);
     const double time_us = late_rows[i]["time_us"].get<double>();
     const double calls_mean_us = late_rows[i]["iteration_us"]["mean"].get<double>();
     CHECK(time_us == Approx(calls_mean_us).epsilon(0.1));

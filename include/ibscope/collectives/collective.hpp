@@ -31,6 +31,9 @@ class Comm;
 namespace ibscope::memory {
 class MemorySpace;
 }  // namespace ibscope::memory
+namespace ibscope::collectives::intra_host {
+class LocalArena;
+}  // namespace ibscope::collectives::intra_host
 
 namespace ibscope::collectives {
 
@@ -54,6 +57,9 @@ struct AlgorithmOptions {
   /// Where the buffers live: scratch is allocated, reductions and copies done there. Null:
   /// host memory.
   std::shared_ptr<memory::MemorySpace> memory;
+  /// The intra-host arena the harness allocated the buffers in (host memory, when an algorithm
+  /// that reads local peers' buffers in place may run: -A hier or auto); null otherwise.
+  std::shared_ptr<intra_host::LocalArena> arena;
 };
 
 /// The options' memory space (host when none is set).

@@ -17,6 +17,16 @@ struct LinkCost {
 /// 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma.
 double ring_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
+/// Hierarchical all-reduce (algorithms/hier_allreduce.hpp) over two tiers, L ranks on each of
+/// H hosts: 3 alpha_intra + (L-1)/L n (gamma_intra + beta_intra) + the ring all-reduce of n/L
+/// over H ranks at the inter-host cost.
+double hier_allreduce_cost_s(const LinkCost& intra, const LinkCost& inter, double n_bytes,
+                             int ranks_per_host, int hosts) noexcept;
+
+/// The same with one link class for every pair of ranks (the registry's cost_s shape): every
+/// rank counts as its own host, where hier is the ring.
+double hier_allreduce_one_tier_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
+
 /// nccl-tests bus bandwidth factor for all-reduce: 2(p-1)/p (0 for p == 1).
 double allreduce_busbw_factor(int p) noexcept;
 

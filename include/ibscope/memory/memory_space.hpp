@@ -13,6 +13,7 @@
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/datatype.hpp"
 #include "ibscope/gpu/cuda.hpp"
+#include "ibscope/memory/shm_segment.hpp"
 
 namespace ibscope::memory {
 
@@ -25,18 +26,20 @@ MemKind parse_mem_kind(std::string_view text);
 
 class CopyEngine;
 
-/// Memory of one space: host (page-aligned, touched) or device (cudaMalloc). Move-only.
+/// Memory of one space: host (page-aligned, touched; or a shared segment that the ranks of one
+/// host map, collectives/intra_host) or device (cudaMalloc). Move-only.
 class SpaceBuffer {
  public:
   SpaceBuffer() = default;
   explicit SpaceBuffer(AlignedBuffer host) noexcept : mem_(std::move(host)) {}
   explicit SpaceBuffer(gpu::DeviceMemory device) noexcept : mem_(std::move(device)) {}
+  explicit SpaceBuffer(ShmSegment shared) noexcept : mem_(std::move(shared)) {}
 
   std::byte* data() const noexcept;
   std::size_t size() const noexcept;
 
  private:
-  std::variant<AlignedBuffer, gpu::DeviceMemory> mem_;
+  std::variant<AlignedBuffer, gpu::DeviceMemory, ShmSegment> mem_;
 };
 
 class MemorySpace {

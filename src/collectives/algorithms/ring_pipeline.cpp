@@ -11,8 +11,17 @@ RingPipeline::RingPipeline(ucx::Comm& comm, const AlgorithmOptions& options)
 
 void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, ReduceOp op,
                        const Deadline& deadline, const std::string& what) {
-  const int p = comm_.size();
   const int me = comm_.rank();
+  const int p = plan.group.empty() ? comm_.size() : static_cast<int>(plan.group.size());
+  // This rank's position in the ring and its neighbours' ranks.
+  int pos = me;
+  if (!plan.group.empty()) {
+    pos =
+        static_cast<int>(std::find(plan.group.begin(), plan.group.end(), me) - plan.group.begin());
+  }
+  const auto rank_at = [&](int i) {
+    return plan.group.empty() ? i : plan.group[static_cast<std::size_t>(i)];
+  };
   const std::size_t es = size_of(type);
   const std::size_t chunk_elems = std::max<std::size_t>(1, chunk_bytes_ / es);
   // A slot holds one chunk, rounded up to a cache line so every slot stays aligned (a --chunk
@@ -21,8 +30,8 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
   scratch_.reserve(kScratchSlots * slot_bytes);
   const int rs_steps = plan.rs_steps;
   const int total_steps = plan.rs_steps + plan.ag_steps;
-  const int next = pattern::ring_next(me, p);
-  const int prev = pattern::ring_prev(me, p);
+  const int next = rank_at(pattern::ring_next(pos, p));
+  const int prev = rank_at(pattern::ring_prev(pos, p));
   const std::uint32_t seq = comm_.next_op_seq();
   const auto* in = static_cast<const std::byte*>(plan.in);
   auto* work = static_cast<std::byte*>(plan.work);

@@ -127,7 +127,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   std::size_t total_steps = 0, steps_done = 0;
   for (DataType type : o.types) {
     total_steps +=
-        ops.size() * measure::sweep_sizes(o.sweep, size_of(type)).size() * o.algorithms.size();
+        ops.size() * measure::sweep_sizes(o.sweep, size_of(type)).size() * ws.algorithms().size();
   }
   for (DataType type : o.types) {
     const std::size_t es = size_of(type);
@@ -135,7 +135,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
       const VerifiablePattern pattern = pattern_for(c, type, op, comm.size());
       for (std::uint64_t bytes : measure::sweep_sizes(o.sweep, es)) {
         const std::size_t count = bytes / es;
-        for (const std::string& asked : o.algorithms) {
+        for (const std::string& asked : ws.algorithms()) {
           if (o.progress) {
             o.progress(fmt::format("{} {} {} {} {}", name_of(c), asked, name_of(type), name_of(op),
                                    units::format_size(bytes)),

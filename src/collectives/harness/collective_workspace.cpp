@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "ibscope/collectives/harness/tuning.hpp"
+#include "ibscope/core/error.hpp"
+#include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
@@ -21,6 +23,59 @@ std::uint64_t checked_max_bytes(const ucx::Comm& comm, const CollectiveSweepOpti
                 fmt::format("{} up to {}", what, units::format_size(max_bytes)),
                 std::move(size_flag), max_bytes, space_of(o.algorithm_options).kind()));
   return max_bytes;
+}
+
+constexpr std::string_view kHier = "hier";
+
+// The sweep's algorithms that can run on this job (collective over `comm`): hier needs host
+// memory and ranks placed in blocks per host. What cannot run fails the run (UsageError) when
+// the user named it, else it is left out with a warning on rank 0.
+std::vector<std::string> usable_algorithms(ucx::Comm& comm, const CollectiveSweepOptions& o) {
+  std::vector<std::string> usable = o.algorithms;
+  if (std::find(usable.begin(), usable.end(), kHier) == usable.end()) return usable;
+  const bool plain_host = space_of(o.algorithm_options).kind() == memory::MemKind::kHost &&
+                          o.mem_path == memory::MemPath::kHost;
+  std::string problem =
+      !plain_host ? "-A hier reads local peers' buffers in place: host memory on the host path "
+                    "only (--mem host, --mem-path host); GPU buffers keep -A ring, tree or dbt"
+                  : intra_host::block_placement_problem(comm);
+  if (problem.empty()) return usable;
+  if (!o.skip_unavailable) throw UsageError(problem);
+  if (comm.rank() == 0) log::warn("hier left out of the algorithms: {}", problem);
+  usable.erase(std::remove(usable.begin(), usable.end(), kHier), usable.end());
+  return usable;
+}
+
+// Whether -A auto may pick hier: the tuning table names it for this collective.
+bool auto_may_pick_hier(const CollectiveSweepOptions& o) {
+  const auto& a = o.algorithms;
+  if (!o.tuning || std::find(a.begin(), a.end(), kAutoAlgorithm) == a.end()) return false;
+  for (const auto& e : o.tuning->entries) {
+    if (e.collective != name_of(o.collective)) continue;
+    for (const auto& r : e.ranges) {
+      if (r.algorithm == kHier) return true;
+    }
+  }
+  return false;
+}
+
+// The arena when an algorithm that reads local peers' buffers in place may run (named, or in
+// auto's tuning table on a placement that allows it), else null. Collective over `comm`.
+std::shared_ptr<intra_host::LocalArena> arena_if_needed(ucx::Comm& comm,
+                                                        const CollectiveSweepOptions& o,
+                                                        const std::vector<std::string>& a) {
+  if (std::find(a.begin(), a.end(), kHier) != a.end()) return intra_host::LocalArena::create(comm);
+  if (space_of(o.algorithm_options).kind() != memory::MemKind::kHost ||
+      o.mem_path != memory::MemPath::kHost || !auto_may_pick_hier(o)) {
+    return nullptr;
+  }
+  if (!intra_host::block_placement_problem(comm).empty()) return nullptr;
+  return intra_host::LocalArena::create(comm);
+}
+
+AlgorithmOptions with_arena(AlgorithmOptions o, std::shared_ptr<intra_host::LocalArena> arena) {
+  o.arena = std::move(arena);
+  return o;
 }
 
 }  // namespace
@@ -40,8 +95,11 @@ CollectiveWorkspace::CollectiveWorkspace(ucx::Comm& comm, const CollectiveSweepO
       max_bytes_(checked_max_bytes(comm, options, what, std::move(size_flag))),
       space_(space_of(options.algorithm_options)),
       on_host_(space_.kind() == memory::MemKind::kHost),
-      send_(space_.allocate(max_bytes_)),
-      recv_(space_.allocate(max_bytes_)),
+      algorithms_(usable_algorithms(comm, options)),
+      arena_(arena_if_needed(comm, options, algorithms_)),
+      algorithm_options_(with_arena(options.algorithm_options, arena_)),
+      send_(arena_ ? arena_->allocate(max_bytes_) : space_.allocate(max_bytes_)),
+      recv_(arena_ ? arena_->allocate(max_bytes_) : space_.allocate(max_bytes_)),
       host_send_(on_host_ ? 0 : max_bytes_),
       host_recv_(on_host_ ? 0 : max_bytes_),
       check_send_(on_host_ ? send_.data() : host_send_.data()),
@@ -53,14 +111,17 @@ AlgorithmChoice CollectiveWorkspace::choose(const std::string& asked, std::uint6
   const Collective c = options_.collective;
   std::optional<std::string> pick;
   if (options_.tuning) pick = select_algorithm(*options_.tuning, c, comm_.size(), hosts_, bytes);
-  if (pick) return {*pick, fmt::format("auto: tuning table from {}", options_.tuning->source)};
+  // hier needs the arena, which this job could not have (device memory, or ranks not placed
+  // in blocks): then the default rule picks.
+  if (pick && (*pick != kHier || arena_)) {
+    return {*pick, fmt::format("auto: tuning table from {}", options_.tuning->source)};
+  }
   return {default_algorithm(c, comm_.size(), bytes), "auto: default rule"};
 }
 
 CollectiveAlgorithm& CollectiveWorkspace::instance(const std::string& name) {
   auto& slot = instances_[name];
-  if (!slot)
-    slot = find_algorithm(options_.collective, name).create(comm_, options_.algorithm_options);
+  if (!slot) slot = find_algorithm(options_.collective, name).create(comm_, algorithm_options_);
   return *slot;
 }
 

@@ -99,7 +99,7 @@ std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& op
   for (DataType type : o.types) {
     for (ReduceOp op : ops) {
       for (std::uint64_t bytes : measure::sweep_sizes(o.sweep, size_of(type))) {
-        for (const std::string& asked : o.algorithms) {
+        for (const std::string& asked : ws.algorithms()) {
           const std::string name = ws.choose(asked, bytes).name;
           CollectiveAlgorithm& algo = ws.instance(name);
           const std::size_t count = bytes / size_of(type);

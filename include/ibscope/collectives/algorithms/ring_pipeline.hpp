@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,10 @@ class RingPipeline {
   /// Where the data of one run comes from and goes to. Offsets are in elements of the full
   /// vector; pointers marked "full" are indexed by them.
   struct Plan {
-    int vrank = 0;             ///< position in the ring arithmetic (a rotation of the rank)
+    int vrank = 0;  ///< position in the ring arithmetic (a rotation of the rank)
+    /// The ranks of the ring in ring order, this rank among them (a sub-ring, e.g. one rank
+    /// per host: -A hier); empty: every rank of the communicator in rank order.
+    std::span<const int> group;
     int rs_steps = 0;          ///< reduce-scatter steps: p-1 or 0
     int ag_steps = 0;          ///< all-gather steps: p-1 or 0
     const void* in = nullptr;  ///< full: each rank's contribution (reduce-scatter steps)

@@ -42,6 +42,10 @@ struct CollectiveSweepOptions {
   std::vector<ReduceOp> ops{ReduceOp::kSum};  ///< ignored by collectives that do not reduce
   /// Names from the registry, or kAutoAlgorithm; with several, each size runs them in turn.
   std::vector<std::string> algorithms{"ring"};
+  /// The list is "all" (or a command's default), not names the user chose: an algorithm that
+  /// cannot run on this job (hier on device memory or on ranks not placed in blocks per host)
+  /// is left out with a warning instead of failing the run with a usage error.
+  bool skip_unavailable = false;
   AlgorithmOptions algorithm_options;  ///< its memory: where the buffers live (--mem)
   memory::MemPath mem_path = memory::MemPath::kHost;  ///< how they meet UCX (the rows' label)
   /// What the command line asked for; the CLI turns it into the two fields above per rank.

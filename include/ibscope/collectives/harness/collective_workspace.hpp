@@ -13,6 +13,7 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
+#include "ibscope/collectives/intra_host/local_arena.hpp"
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/memory/memory_space.hpp"
 
@@ -49,6 +50,10 @@ class CollectiveWorkspace {
   /// Their host mirrors, which verification fills and reads.
   std::byte* check_send() const noexcept { return check_send_; }
   std::byte* check_recv() const noexcept { return check_recv_; }
+  /// The options' algorithms that run on this job (see skip_unavailable), in order.
+  const std::vector<std::string>& algorithms() const noexcept { return algorithms_; }
+  /// Whether the buffers are in the intra-host arena (local peers map them).
+  bool shared() const noexcept { return arena_ != nullptr; }
   /// Distinct hosts of the job (the tuning table's key beside the rank count).
   int hosts() const noexcept { return hosts_; }
 
@@ -65,6 +70,11 @@ class CollectiveWorkspace {
   std::uint64_t max_bytes_;
   memory::MemorySpace& space_;
   bool on_host_;
+  std::vector<std::string> algorithms_;
+  // Set when an algorithm of the sweep reads local peers' buffers in place (-A hier): the
+  // buffers below are then the arena's, and the algorithms get it in their options.
+  std::shared_ptr<intra_host::LocalArena> arena_;
+  AlgorithmOptions algorithm_options_;
   memory::SpaceBuffer send_, recv_;
   AlignedBuffer host_send_, host_recv_;
   std::byte* check_send_;
