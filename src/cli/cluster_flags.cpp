@@ -131,7 +131,10 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
   c.allreduce_algorithm = f.allreduce_algorithm;
   c.reduce_scatter_algorithm = f.reduce_scatter_algorithm;
   c.allgather_algorithm = f.allgather_algorithm;
-  const std::string algorithm = fit_algorithm.empty() ? f.allreduce_algorithm : fit_algorithm;
+  std::string algorithm = fit_algorithm.empty() ? f.allreduce_algorithm : fit_algorithm;
+  // hier composes the two tiers (docs/model.md, "Tiers"): each tier is fitted from the files'
+  // ring rows, whose one-tier formula is what hier's rail rings and the tiers share.
+  if (algorithm == "hier") algorithm = "ring";
   collectives::find_algorithm(Collective::kAllreduce,
                               algorithm);  // unknown names fail before any file
 

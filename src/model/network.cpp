@@ -85,6 +85,23 @@ class TieredNetwork final : public NetworkModel {
                       "node",
                       g.ranks_per_node, c_.gpus_per_node));
     }
+    // The hierarchical all-reduce prices each tier apart: its shared-memory steps at the
+    // intra-node cost, the ring per rail at the inter-node cost, on 1/ranks_per_node of the
+    // bytes (collectives/cost.hpp, hier_allreduce_cost_s).
+    if (coll == Collective::kAllreduce && algorithm_of(c_, coll) == "hier" && inside_nodes) {
+      check_tier(c_.intra, "intra-node");
+      if (crosses_nodes) check_tier(c_.inter, "inter-node");
+      collectives::LinkCost intra{c_.intra.latency_s, 1 / (c_.intra.bw_gbps * kBytesPerGB),
+                                  c_.gamma_s_per_byte};
+      // One ring per local rank runs at once, each on its rank's rail (none inside one node).
+      const double share =
+          crosses_nodes ? inter_share_gbps(c_.inter, 1, g.concurrent_per_node * g.ranks_per_node)
+                        : 1.0;
+      collectives::LinkCost inter{c_.inter.latency_s, 1 / (share * kBytesPerGB),
+                                  c_.gamma_s_per_byte};
+      return collectives::hier_allreduce_cost_s(intra, inter, bytes, g.ranks_per_node,
+                                                g.ranks / g.ranks_per_node);
+    }
     // Every step of the algorithm waits for its slowest hop: the latency and the per-byte time
     // of a step are the worse of the tiers the group's hops cross.
     collectives::LinkCost link;

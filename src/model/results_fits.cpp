@@ -45,6 +45,14 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
     note = "no per-link parameters: one rank crosses no link";
     return std::nullopt;
   }
+  if (key.algorithm == "hier" && key.ranks > key.hosts) {
+    // Its local steps run in shared memory and its rings on the network: two tiers, which one
+    // per-link fit cannot separate (docs/model.md, "Tiers").
+    note =
+        "no per-link parameters: hier with several ranks per host spans two tiers (shared "
+        "memory, network)";
+    return std::nullopt;
+  }
   const collectives::CollectiveAlgorithmInfo* info = nullptr;
   for (const auto& a : collectives::algorithms_for(*c)) {
     if (a.name == key.algorithm) info = &a;

@@ -148,3 +148,27 @@ TEST_CASE("link fit: results layout and rows", "[model]") {
   doc.job.hosts = {"a", "a", "b"};
   CHECK(measured_tier(doc) == MeasuredTier::kMixed);
 }
+
+TEST_CASE("network: hier prices its shared-memory steps and its rail rings on their own tiers",
+          "[model][hier]") {
+  auto c = two_tier_cluster();
+  c.gamma_s_per_byte = 1e-12;
+  c.allreduce_algorithm = "hier";
+  const auto net = make_network_model(c);
+  // 8 ranks per node on 4 nodes, n = 32e9 B. Intra: 3 * 2us + 7/8 n (1e-12 + 1/400e9).
+  // Rails: 8 rings at once on 8 NICs, each 50 GB/s: ring p = 4 over n/8 = 4e9:
+  // 2*3*10us + 2*3/4 * 4e9 / 50e9 + 3/4 * 4e9 * 1e-12.
+  const double intra_s = 6e-6 + 7.0 / 8 * 32e9 * (1e-12 + 1 / 400e9);
+  const double rails_s = 60e-6 + 0.12 + 0.75 * 4e9 * 1e-12;
+  CHECK(net->collective_s(Collective::kAllreduce, 32e9, {32, 8, 1}) ==
+        Approx(intra_s + rails_s).epsilon(1e-12));
+  // Inside one node: the shared-memory steps only, 3 * 2us + 7/8 * 8e9 (1e-12 + 1/400e9).
+  CHECK(net->collective_s(Collective::kAllreduce, 8e9, {8, 8, 1}) ==
+        Approx(6e-6 + 7.0 / 8 * 8e9 * (1e-12 + 1 / 400e9)).epsilon(1e-12));
+  // One rank per node: hier is the ring.
+  auto ring = c;
+  ring.allreduce_algorithm = "ring";
+  const auto ring_net = make_network_model(ring);
+  CHECK(net->collective_s(Collective::kAllreduce, 4e9, {4, 1, 8}) ==
+        Approx(ring_net->collective_s(Collective::kAllreduce, 4e9, {4, 1, 8})));
+}

@@ -59,6 +59,27 @@ void HierAllreduce::reduce_local_block(const CollectiveArgs& a, pattern::Span bl
   }
 }
 
+void HierAllreduce::run_small(const CollectiveArgs& a, const Deadline& deadline) {
+  const auto& pl = arena_->placement();
+  memory::MemorySpace& space = inter_.space();
+  const std::size_t bytes = a.count * size_of(a.type);
+  const std::uint64_t seq = arena_->next_seq();
+  // Slot seq % 2 was last read by the peers in call seq - 2; each of them has finished that
+  // call once it arrived at seq - 1 (usually long ago).
+  if (seq > 2) arena_->wait_local(Phase::kArrived, seq - 1, what_, deadline);
+  std::byte* mine = arena_->slot(pl.local_index, seq);
+  space.copy(mine, a.sendbuf, bytes);
+  arena_->signal(Phase::kArrived, seq);
+  arena_->wait_local(Phase::kArrived, seq, what_, deadline);
+  // Every rank folds every input, in local-rank order, so that every rank's output is the
+  // same bits. The input is already in the slot, so in place may overwrite it.
+  auto* out = static_cast<std::byte*>(a.recvbuf);
+  space.reduce(a.type, a.op, out, arena_->slot(0, seq), arena_->slot(1, seq), a.count);
+  for (int j = 2; j < pl.local_size; ++j) {
+    space.reduce(a.type, a.op, out, out, arena_->slot(j, seq), a.count);
+  }
+}
+
 void HierAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   if (allreduce_without_peers(a, comm_.size(), inter_.space())) return;
   if (what_count_ != a.count) {
@@ -71,6 +92,10 @@ void HierAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
     throw UsageError(fmt::format("{}: the buffers are not in the intra-host arena", what_));
   }
   const auto& pl = arena_->placement();
+  if (pl.hosts == 1 && pl.local_size > 1 && bytes <= intra_host::LocalArena::kSlotBytes) {
+    run_small(a, deadline);
+    return;
+  }
   const pattern::Span mine = block_of(a.count, pl.local_size, pl.local_index);
   const std::uint64_t seq = arena_->next_seq();
 

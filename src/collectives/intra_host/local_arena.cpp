@@ -156,12 +156,22 @@ void LocalArena::signal(Phase phase, std::uint64_t seq) noexcept {
       .seq.store(seq, std::memory_order_release);
 }
 
+std::byte* LocalArena::slot(int i, std::uint64_t seq) const noexcept {
+  return control(i).slots[seq & 1];
+}
+
 void LocalArena::wait_local(Phase phase, std::uint64_t seq, std::string_view what,
                             const Deadline& deadline) {
+  // Spin on the flag alone for a while (a peer on another core sets it within a cache-line
+  // transfer), then also progress UCX and check the deadline and the job's health.
+  constexpr int kSpinsBetweenChecks = 64;
   for (int i = 0; i < placement_.local_size; ++i) {
     if (i == placement_.local_index) continue;
     const auto& flag = control(i).flags[static_cast<int>(phase)].seq;
+    int spins = 0;
     while (flag.load(std::memory_order_acquire) < seq) {
+      if (++spins < kSpinsBetweenChecks) continue;
+      spins = 0;
       comm_.progress();
       comm_.poll_health(what, deadline, placement_.local_rank_of(i));
     }

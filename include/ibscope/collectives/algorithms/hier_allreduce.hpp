@@ -14,6 +14,11 @@
 ///      i (ring_pipeline.hpp over that rail), chunked like -A ring;
 ///   4. reduced: every block is final; all-gather: copy block j from local rank j's output;
 ///   5. done: no local peer reads this rank's buffers any more, so the caller may reuse them.
+/// Small messages on one host (up to LocalArena::kSlotBytes, 16 KiB) take a shorter path with
+/// one wait instead of three: each rank copies its input into its shared slot for the call
+/// (two slots, alternating by call number, so the next call never overwrites what a slow peer
+/// still reads), signals, waits for every local peer's signal, and folds all the slots in
+/// local-rank order into its output (the same bits on every rank).
 /// Every wait has the call's deadline and ends naming the local peer that did not arrive, or
 /// the rank the bootstrap saw die.
 ///
@@ -47,6 +52,8 @@ class HierAllreduce final : public CollectiveAlgorithm {
 
  private:
   void reduce_local_block(const CollectiveArgs& a, pattern::Span block);
+  // One host, at most LocalArena::kSlotBytes: copy in, one wait, every rank folds everything.
+  void run_small(const CollectiveArgs& a, const Deadline& deadline);
 
   ucx::Comm& comm_;
   std::shared_ptr<intra_host::LocalArena> arena_;

@@ -88,6 +88,13 @@ class LocalArena {
   /// A fresh call number, the same on every local rank as long as they make the same calls.
   std::uint64_t next_seq() noexcept { return ++seq_; }
 
+  /// Bytes of each of a rank's two small-message slots: shared staging for calls too small to
+  /// be worth the three phases of the in-place path (a call copies its input into slot
+  /// seq % 2; see HierAllreduce).
+  static constexpr std::size_t kSlotBytes = 16 * 1024;
+  /// Local rank `i`'s slot for call `seq` (this rank's own for i == local_index()).
+  std::byte* slot(int i, std::uint64_t seq) const noexcept;
+
  private:
   struct Allocation {
     std::byte* mine = nullptr;
@@ -99,6 +106,7 @@ class LocalArena {
   };
   struct Control {
     Flag flags[kPhases];
+    alignas(64) std::byte slots[2][kSlotBytes];
   };
 
   LocalArena(ucx::Comm& comm, BlockPlacement placement, std::uint64_t job_id);
