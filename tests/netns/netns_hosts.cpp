@@ -71,21 +71,24 @@ void NetnsHosts::link(int host, bool up) const {
 }
 
 NetnsJob::NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s,
-                   int ranks)
+                   int ranks, int ranks_per_host)
     : hosts_(hosts),
       args_(std::move(args)),
       limit_s_(limit_s),
-      ranks_(ranks > 0 ? ranks : hosts.size()),
+      per_host_(ranks_per_host),
+      ranks_(ranks > 0 ? ranks : hosts.size() * ranks_per_host),
       root_(hosts.address(0) + ":" + std::to_string(kRootPort)),
       running_(static_cast<std::size_t>(ranks_)),
       ended_at_s_(static_cast<std::size_t>(ranks_), 0.0) {
-  REQUIRE(ranks_ <= hosts.size());
+  REQUIRE(per_host_ >= 1);
+  REQUIRE(ranks_ <= hosts.size() * per_host_);
   std::random_device rd;
   token_ = std::to_string((static_cast<std::uint64_t>(rd()) << 32) | rd());
 }
 
 void NetnsJob::start(int rank) {
-  std::vector<std::string> argv{"netns", "exec", hosts_.host(rank), ibscope_binary()};
+  const std::string& host = hosts_.host(rank / per_host_);
+  std::vector<std::string> argv{"netns", "exec", host, ibscope_binary()};
   argv.insert(argv.end(), args_.begin(), args_.end());
   running_.at(static_cast<std::size_t>(rank)) =
       start_process({argv,
@@ -96,7 +99,7 @@ void NetnsJob::start(int rank) {
                       {"IBSCOPE_TOKEN", token_},
                       {"UCX_TLS", "tcp"},
                       {"UCX_NET_DEVICES", hosts_.device()},
-                      {"IBSCOPE_HOSTNAME", hosts_.host(rank)},
+                      {"IBSCOPE_HOSTNAME", host},
                       {"IBSCOPE_YIELD_WHEN_IDLE", "1"}},
                      limit_s_,
                      "/bin/ip"});

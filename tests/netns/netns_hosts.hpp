@@ -45,13 +45,15 @@ class NetnsHosts {
   int n_ = 0;
 };
 
-/// One ibscope rank per host: rank i runs `ip netns exec <host i> ibscope ARGS` with the TCP
-/// store bootstrap (root on host 0), UCX_TLS=tcp on the host's device, IBSCOPE_HOSTNAME=<host i>.
+/// ibscope ranks on the hosts, `ranks_per_host` on each in blocks (default one): rank i runs
+/// `ip netns exec <host i / ranks_per_host> ibscope ARGS` with the TCP store bootstrap (root on
+/// host 0), UCX_TLS=tcp on the host's device, IBSCOPE_HOSTNAME=<that host>.
 /// `ip netns exec` execs the command itself, so the pid is ibscope's (signals reach it).
 class NetnsJob {
  public:
-  /// `ranks` ranks on hosts 0..ranks-1 (0: one on every host).
-  NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s, int ranks = 0);
+  /// `ranks` ranks on the first hosts (0: ranks_per_host on every host).
+  NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s, int ranks = 0,
+           int ranks_per_host = 1);
 
   /// Starts rank r (ranks may be left out: a rank that never starts).
   void start(int rank);
@@ -72,6 +74,7 @@ class NetnsJob {
   const NetnsHosts& hosts_;
   std::vector<std::string> args_;
   double limit_s_;
+  int per_host_;
   int ranks_;
   std::string root_, token_;
   std::vector<Running> running_;

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Starts one ibscope rank per emulated host (tests/netns/hosts.sh) and waits for all of them.
 #
-#   run_ranks.sh [--prefix P] [--np K] [--timeout S] [--port PORT] [--no-prefix-output]
-#                [--env NAME=VALUE]... [--] IBSCOPE ARGS...
+#   run_ranks.sh [--prefix P] [--np K] [--ranks-per-host R] [--timeout S] [--port PORT]
+#                [--no-prefix-output] [--env NAME=VALUE]... [--] IBSCOPE ARGS...
 #
-# Rank i runs in host namespace P-hi (i = 0..K-1; K defaults to every host that is up) as
-#   ip netns exec P-hi env IBSCOPE_BOOTSTRAP=tcp IBSCOPE_RANK=i IBSCOPE_SIZE=K
+# Rank i runs in host namespace P-hh, h = i / R (R ranks per host, in blocks, as srun and
+# mpirun place them; R defaults to 1; K defaults to R x every host that is up) as
+#   ip netns exec P-hh env IBSCOPE_BOOTSTRAP=tcp IBSCOPE_RANK=i IBSCOPE_SIZE=K
 #       IBSCOPE_ROOT=<address of host 0>:PORT IBSCOPE_TOKEN=<random> UCX_TLS=tcp
-#       UCX_NET_DEVICES=<hosts.sh device> IBSCOPE_HOSTNAME=P-hi IBSCOPE_YIELD_WHEN_IDLE=1
+#       UCX_NET_DEVICES=<hosts.sh device> IBSCOPE_HOSTNAME=P-hh IBSCOPE_YIELD_WHEN_IDLE=1
 #       [--env ...] IBSCOPE ARGS...
 # Everything after IBSCOPE_TOKEN is a default that --env NAME=VALUE overrides (the later
 # assignment wins). UCX_TLS=tcp: every namespace looks like the same node to UCX, which would
@@ -33,6 +34,7 @@ die() { echo "$SELF: error: $*" >&2; exit 2; }
 
 prefix=${IBSCOPE_NETNS_PREFIX:-ibs}
 np=""
+per_host=1
 timeout_s=600
 port=""
 prefix_output=1
@@ -41,6 +43,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --prefix) prefix=${2:?}; shift 2 ;;
     --np) np=${2:?}; shift 2 ;;
+    --ranks-per-host) per_host=${2:?}; shift 2 ;;
     --timeout) timeout_s=${2:?}; shift 2 ;;
     --port) port=${2:?}; shift 2 ;;
     --env) [[ ${2:-} == *=* ]] || die "--env needs NAME=VALUE"; extra_env+=("$2"); shift 2 ;;
@@ -56,8 +59,10 @@ done
 
 info=$("$HOSTS" --prefix "$prefix" info) || exit 2
 eval "$info"  # N DEV SUBNET ... NS_i ADDR_i (values are checked names and addresses)
-np=${np:-$N}
-[[ $np =~ ^[0-9]+$ ]] && (( np >= 1 && np <= N )) || die "--np '$np': 1..$N (hosts that are up)"
+[[ $per_host =~ ^[0-9]+$ ]] && (( per_host >= 1 )) || die "--ranks-per-host '$per_host': 1 or more"
+np=${np:-$((N * per_host))}
+[[ $np =~ ^[0-9]+$ ]] && (( np >= 1 && np <= N * per_host )) ||
+  die "--np '$np': 1..$((N * per_host)) ($N hosts up x $per_host ranks per host)"
 if [[ -z $port ]]; then port=$((20000 + RANDOM % 30000)); fi
 token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n')
 
@@ -91,7 +96,7 @@ on_signal() { echo "$SELF: interrupted: ending all ranks" >&2; end_all; exit 130
 trap on_signal INT TERM
 
 for ((i = 0; i < np; i++)); do
-  ns_var=NS_$i
+  ns_var=NS_$((i / per_host))
   envs=(IBSCOPE_BOOTSTRAP=tcp IBSCOPE_RANK=$i IBSCOPE_SIZE=$np "IBSCOPE_ROOT=$ADDR_0:$port"
         "IBSCOPE_TOKEN=$token" UCX_TLS=tcp "UCX_NET_DEVICES=$DEV"
         "IBSCOPE_HOSTNAME=${!ns_var}" IBSCOPE_YIELD_WHEN_IDLE=1 "${extra_env[@]}")

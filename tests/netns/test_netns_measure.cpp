@@ -99,3 +99,33 @@ TEST_CASE("netns: a 2 s outage during a long all-reduce is a stall, not a failur
   CHECK(long_one);
   CHECK_FALSE(lines_with(res[0].err, "warning: stall:").empty());
 }
+
+TEST_CASE("netns: hier across 4 hosts x 2 ranks verifies every row beside the flat ring",
+          "[netns][measure][hier]") {
+  NetnsHosts hosts(4, "1gbit", "nh");
+  const std::string out = make_temp_dir();
+  // Local steps in shared memory inside each namespace host, a ring per rail over the shaped
+  // links; the flat ring of the same 8 ranks runs beside it. Speed is bench/ring_vs_link.sh's.
+  NetnsJob job(hosts,
+               {"allreduce", "-A", "hier,ring", "--sizes", "0,4,1K,65540,1M", "-d", "float,int32",
+                "-n", "2", "-w", "1", "--timeout", "30", "--out", out, "-q"},
+               120, 0, 2);
+  job.start_all();
+  const auto res = job.wait_all();
+  for (const auto& p : res) {
+    INFO(describe(p));
+    REQUIRE(p.exit_code == 0);
+  }
+  const auto doc = load_run_results(res[0]);
+  CHECK(doc["complete"].get<bool>());
+  const auto& rows = doc["collectives"]["rows"];
+  CHECK(rows.size() == 2 * 5 * 2 * 2);  // algorithms x sizes x types x placements
+  int hier_rows = 0;
+  for (const auto& row : rows) {
+    INFO(row.dump());
+    CHECK(row["wrong"].get<int>() == 0);
+    CHECK(row["ranks"].get<int>() == 8);
+    if (row["algorithm"] == "hier") ++hier_rows;
+  }
+  CHECK(hier_rows == 5 * 2 * 2);
+}
