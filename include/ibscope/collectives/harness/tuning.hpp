@@ -53,7 +53,8 @@ std::optional<std::string> select_algorithm(const TuningTable& table, Collective
 
 /// The built-in rule, from measurements on one host (docs/performance.md): for all-reduce,
 /// recursive doubling up to 16 KiB, Rabenseifner up to 512 KiB, ring above (when those
-/// algorithms are registered); the ring for the other collectives.
+/// algorithms are registered); the ring for the other collectives. The collective workspace
+/// picks hier before this rule where it can run and every rank is on one host.
 std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes);
 
 }  // namespace ibscope::collectives
