@@ -31,12 +31,14 @@ TEST_CASE("netns: accept passes hosts whose links are all equal", "[netns][accep
   // Equal links here still differ by up to ~9 % in one direction (TCP over tbf on a 2-core VM;
   // one pair measured 0.914 of the shaped rate in all 3 attempts with nothing else running),
   // which the default band, median - 3 x 1.4826 x MAD with the MAD floored at 2 % (-8.9 %),
-  // calls an outlier. The test widens the band to -14.8 % (--mad-k 5); the quarter-rate host
-  // below is judged with the default.
+  // calls an outlier. The test widens the band to -14 % (--mad-k 7: with a MAD under the 2 %
+  // floor the band is k x 2 %; -10 % at k 5 failed on 2026-12-06 when one direction measured
+  // 0.875 of the links' median in all 3 attempts); the quarter-rate host below is judged with
+  // the default.
   // The absolute test too: one direction of an equal link measured 0.85 of the shaped rate in
   // all 3 attempts in a full-suite run here (2026-12-05), so 0.8 (the srun variant's band).
   auto args = accept_args(out);
-  args.insert(args.end() - 2, {"--mad-k", "5", "--min-fraction", "0.8"});
+  args.insert(args.end() - 2, {"--mad-k", "7", "--min-fraction", "0.8"});
   NetnsJob job(hosts, args, 150);
   job.start_all();
   const auto res = job.wait_all();
