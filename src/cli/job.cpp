@@ -328,6 +328,14 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     return status;
   } catch (const Error& e) {
     std::string message = e.what();
+    // A scheduler signals every task at once (scancel, a time limit): a peer that acted on its
+    // signal first looks lost to this rank, whose own signal is the cause of the stop.
+    const auto* interrupted = dynamic_cast<const InterruptedError*>(&e);
+    const int sig = interrupted != nullptr ? interrupted->signal() : interrupt_signal();
+    const ErrorKind kind = sig != 0 ? ErrorKind::kInterrupted : e.kind();
+    if (sig != 0 && interrupted == nullptr) {
+      message = fmt::format("interrupted by {} ({})", signal_name(sig), message);
+    }
     if (rail) {
       // A stall or peer failure whose cause is this rank's own link: say so on its line.
       if (const auto link = measure::rail_link_problem(*rail)) message += "; " + *link;
@@ -344,7 +352,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     // (mpirun, srun) kill every rank, rank 0 included.
     if (doc) {
       try {
-        doc->fail(std::string(to_string(e.kind())), message);
+        doc->fail(std::string(to_string(kind)), message);
         const auto path =
             results_file ? results_file->write(*doc) : results::write(*doc, common.out_dir);
         print_results_path(fmt::format("# partial results (incomplete): {}", path.string()), table);
@@ -354,10 +362,8 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     }
     if (boot) boot->abort_job(message);
     comm.reset();
-    if (const auto* interrupted = dynamic_cast<const InterruptedError*>(&e)) {
-      return 128 + interrupted->signal();
-    }
-    return exit_status(e.kind());
+    if (sig != 0) return 128 + sig;
+    return exit_status(kind);
   } catch (const std::exception& e) {
     log::error("internal error: {}", e.what());
     if (boot) boot->abort_job(e.what());
