@@ -20,6 +20,7 @@
 #include "ibscope/cli/soak_command.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/cli/topo_command.hpp"
+#include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
@@ -47,8 +48,11 @@ int list_algorithms() {
   fmt::print(
       "# cost@ref: the alpha-beta model of each algorithm's file for 8 ranks, 1 MiB, "
       "alpha 2 us, 10 GB/s per link, no reduction cost.\n"
-      "# -A auto without --tuning: all-reduce uses rd up to 16 KiB, rhd up to 512 KiB, "
-      "ring above (where registered); the other collectives use ring.\n");
+      "# -A auto without --tuning: all-reduce uses hier with several ranks on one host, and "
+      "from {} across hosts with several ranks per host (host memory, ranks in equal blocks "
+      "per host); else rd up to 16 KiB, rhd up to 512 KiB, ring above (where registered); "
+      "the other collectives use ring.\n",
+      units::format_size(collectives::kHierAcrossHostsMinBytes));
   return 0;
 }
 

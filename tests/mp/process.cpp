@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace ibscope::test {
 namespace {
@@ -105,6 +106,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
   return wait_process(r);
 }
 
+ProcessResult run_cli(std::vector<std::string> args, double limit_s) {
+  return run_process({std::move(args), {}, limit_s, ""});
+}
+
 std::vector<int> children_of(int pid) {
   std::vector<int> out;
   const std::string path =
@@ -112,6 +117,27 @@ std::vector<int> children_of(int pid) {
   std::ifstream in(path);
   for (int c; in >> c;) out.push_back(c);
   return out;
+}
+
+namespace {
+
+int rank_of_pid(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto pos = all.find("IBSCOPE_RANK=");
+  return pos == std::string::npos ? -1 : std::atoi(all.c_str() + pos + 13);
+}
+
+}  // namespace
+
+int rank_pid(const Running& job, int rank) {
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int pid : children_of(job.pid)) {
+      if (rank_of_pid(pid) == rank) return pid;
+    }
+  }
+  return -1;
 }
 
 std::string results_path(const ProcessResult& r) {

@@ -27,6 +27,9 @@ struct ProcessSpec {
 /// Starts the process; `on_started(pid)` is called right after the fork (may be empty).
 ProcessResult run_process(const ProcessSpec& spec);
 
+/// Runs the ibscope under test with `args`, the environment unchanged, for at most `limit_s`.
+ProcessResult run_cli(std::vector<std::string> args, double limit_s = 60);
+
 /// Starts without waiting; returns the pid. Use wait_process to collect.
 struct Running {
   int pid = -1;
@@ -39,6 +42,10 @@ ProcessResult wait_process(Running& running);
 
 /// Direct children of `pid` (from /proc).
 std::vector<int> children_of(int pid);
+
+/// The pid of the child of `job` (a local launcher) whose environment says IBSCOPE_RANK=`rank`,
+/// looked for every 100 ms for up to 10 s; -1 when none appeared.
+int rank_pid(const Running& job, int rank);
 
 /// The "# results: PATH" (or "partial results") path printed by ibscope, or "".
 std::string results_path(const ProcessResult& r);

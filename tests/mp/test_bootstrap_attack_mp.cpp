@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "../common/text_lines.hpp"
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/bootstrap/wire.hpp"
 #include "ibscope/build_info.hpp"
@@ -29,14 +30,9 @@ namespace wire = ibscope::bootstrap::wire;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // The value of `name` in /proc/<pid>/environ, or "".
 std::string env_of(int pid, const std::string& name) {
-  const std::string all = read_file(fmt::format("/proc/{}/environ", pid));
+  const std::string all = read_text_file(fmt::format("/proc/{}/environ", pid));
   const std::string key = name + "=";
   for (std::size_t pos = 0; pos < all.size();) {
     const std::size_t end = all.find('\0', pos);
@@ -50,7 +46,7 @@ std::string env_of(int pid, const std::string& name) {
 
 // VmHWM (peak resident memory) of a process, in bytes; 0 if unknown.
 std::uint64_t peak_rss_bytes(int pid) {
-  const std::string status = read_file(fmt::format("/proc/{}/status", pid));
+  const std::string status = read_text_file(fmt::format("/proc/{}/status", pid));
   const auto pos = status.find("VmHWM:");
   if (pos == std::string::npos) return 0;
   return std::stoull(status.substr(pos + 6)) * 1024;

@@ -16,10 +16,6 @@ using namespace ibscope::test;
 
 namespace {
 
-ProcessResult run_cli(std::vector<std::string> args) {
-  return run_process({std::move(args), {}, 30});
-}
-
 // The names under "Subcommands:" in `ibscope --help` (aliases follow a name after a comma).
 std::vector<std::string> listed_subcommands() {
   const auto r = run_cli({"--help"});

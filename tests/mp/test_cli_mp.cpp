@@ -9,11 +9,7 @@
 
 using namespace ibscope::test;
 
-namespace {
-ProcessResult run_cli(std::vector<std::string> args) {
-  return run_process({std::move(args), {}, 30});
-}
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("usage errors exit 2 with a clear message", "[mp][cli]") {
   struct Case {

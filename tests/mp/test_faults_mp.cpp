@@ -23,14 +23,6 @@ std::uint16_t free_port() {
   return ibscope::bootstrap::net::bound_port(fd.get());
 }
 
-int rank_of_pid(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto pos = all.find(std::string("IBSCOPE_RANK="));
-  if (pos == std::string::npos) return -1;
-  return std::atoi(all.c_str() + pos + 13);
-}
-
 }  // namespace
 
 TEST_CASE("a rank that never starts makes the others stop in time naming it", "[mp][faults]") {
@@ -64,13 +56,7 @@ TEST_CASE("a rank killed mid-run makes the others exit non-zero naming it", "[mp
                                {},
                                90});
   // Wait until all three ranks are up and measuring, then kill rank 1.
-  int victim = -1;
-  for (int i = 0; i < 100 && victim < 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    for (int pid : children_of(job.pid)) {
-      if (rank_of_pid(pid) == 1) victim = pid;
-    }
-  }
+  const int victim = rank_pid(job, 1);
   REQUIRE(victim > 0);
   std::this_thread::sleep_for(std::chrono::seconds(2));
   const auto killed_at = std::chrono::steady_clock::now();

@@ -21,8 +21,8 @@ using namespace ibscope::test;
 
 namespace {
 
-constexpr std::size_t kSizes = 6;
-constexpr std::size_t kPlacements = 2;
+constexpr std::size_t kHierSizes = 6;
+constexpr std::size_t kHierPlacements = 2;
 
 std::vector<std::string> hier_args(const std::string& sizes, const std::string& type,
                                    const std::string& op, const std::string& out) {
@@ -48,26 +48,13 @@ std::vector<std::string> arena_segments_left() {
   return left;
 }
 
-int rank_of_pid(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto pos = all.find("IBSCOPE_RANK=");
-  return pos == std::string::npos ? -1 : std::atoi(all.c_str() + pos + 13);
-}
-
 // Starts a long 3-rank hier run and returns the job and the pid of rank 1 once it measures.
 std::pair<Running, int> start_long_run_and_find_rank1(const std::string& timeout_s) {
   Running job = start_process({{"allreduce", "-A", "hier", "--np", "3", "--sizes", "1M", "-n",
                                 "1000000", "--timeout", timeout_s, "--out", make_temp_dir()},
                                {},
                                90});
-  int victim = -1;
-  for (int i = 0; i < 100 && victim < 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    for (int pid : children_of(job.pid)) {
-      if (rank_of_pid(pid) == 1) victim = pid;
-    }
-  }
+  const int victim = rank_pid(job, 1);
   std::this_thread::sleep_for(std::chrono::seconds(2));  // well into the timed iterations
   return {std::move(job), victim};
 }
@@ -81,7 +68,7 @@ TEST_CASE("hier over shared memory with 1 to 8 local ranks", "[mp][hier][shm]") 
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
-      check_all_rows_verified(doc, kSizes * kPlacements);
+      check_all_rows_verified(doc, kHierSizes * kHierPlacements);
       for (const auto& row : doc["collectives"]["rows"]) CHECK(row["algorithm"] == "hier");
     }
   }
@@ -94,7 +81,7 @@ TEST_CASE("hier verifies every type and op in and out of place", "[mp][hier][typ
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
   const auto& rows = doc["collectives"]["rows"];
-  CHECK(rows.size() > 5 * kPlacements * 8);  // every type and op at 5 sizes
+  CHECK(rows.size() > 5 * kHierPlacements * 8);  // every type and op at 5 sizes
   for (const auto& row : rows) {
     INFO(row.dump());
     CHECK(row["wrong"].get<int>() == 0);
@@ -115,7 +102,7 @@ TEST_CASE("hier between emulated hosts: a ring per rail, every row verified", "[
         REQUIRE(r.exit_code == 0);
       }
       const auto doc = load_run_results(res[0]);
-      check_all_rows_verified(doc, kSizes * kPlacements);
+      check_all_rows_verified(doc, kHierSizes * kHierPlacements);
       CHECK(doc["job"]["hosts"] == nlohmann::json(hosts));  // by rank
     }
   }

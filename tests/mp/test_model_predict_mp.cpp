@@ -11,11 +11,7 @@
 
 using namespace ibscope::test;
 
-namespace {
-ProcessResult run_cli(std::vector<std::string> args) {
-  return run_process({std::move(args), {}, 60, ""});
-}
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("predict with given tiers prints the ring formula's time", "[mp][model]") {
   const std::string dir = make_temp_dir();

@@ -6,22 +6,9 @@
 #include <filesystem>
 
 #include "results_json.hpp"
+#include "run_files.hpp"
 
 using namespace ibscope::test;
-
-namespace {
-
-std::size_t files_in(const std::string& dir) {
-  std::error_code ec;
-  std::size_t n = 0;
-  for (auto it = std::filesystem::directory_iterator(dir, ec);
-       it != std::filesystem::directory_iterator(); ++it) {
-    ++n;
-  }
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("probe on a host without RDMA says so with the remedy", "[mp][probe]") {
   if (host_has_rdma_devices()) {
@@ -61,5 +48,5 @@ TEST_CASE("probe usage errors stop before any rank starts", "[mp][probe]") {
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(message));
   }
-  CHECK(files_in(out) == 0);
+  CHECK(files_in(out).empty());
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/text_lines.hpp"
 #include "emulated_hosts.hpp"
 #include "results_json.hpp"
 
@@ -17,13 +18,6 @@ using namespace ibscope::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Every line is a HELP/TYPE comment or a sample the text format 0.0.4 accepts.
 void check_exposition(const std::string& text) {
@@ -74,7 +68,7 @@ TEST_CASE("accept writes a Prometheus textfile, export-prometheus converts its r
   INFO(describe(res[0]) << "\n" << describe(res[1]));
   // The link passes; on a loaded machine the all-reduce may still name a straggler (exit 1).
   REQUIRE((res[0].exit_code == 0 || res[0].exit_code == 1));
-  const std::string from_accept = read_file(prom);
+  const std::string from_accept = read_text_file(prom);
   INFO(from_accept);
   check_exposition(from_accept);
   CHECK(from_accept.find(fmt::format("ibscope_accept_pass{{transport=\"ucx\"}} {}\n",
@@ -99,7 +93,7 @@ TEST_CASE("accept writes a Prometheus textfile, export-prometheus converts its r
     INFO(describe(o));
     CHECK(o.exit_code == 0);
     CHECK(o.out.empty());
-    CHECK(read_file(prom) == out.out);
+    CHECK(read_text_file(prom) == out.out);
     for (const auto& e : fs::directory_iterator(dir)) {
       INFO(e.path());
       CHECK(e.path().filename().string().find(".new.") == std::string::npos);
@@ -124,7 +118,7 @@ TEST_CASE("accept writes a Prometheus textfile, export-prometheus converts its r
       CHECK(r.exit_code == 2);
       CHECK(r.err.find(message) != std::string::npos);
       CHECK(r.out.empty());
-      CHECK(read_file(prom) == from_accept);
+      CHECK(read_text_file(prom) == from_accept);
     }
     CHECK_FALSE(fs::exists(dir + "/ibscope.txt"));
   }

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../common/text_lines.hpp"
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/build_info.hpp"
 #include "results_json.hpp"
@@ -34,11 +35,6 @@ namespace {
 bool slurm_required() {
   const char* v = std::getenv("IBSCOPE_SLURM_REQUIRED");
   return v != nullptr && std::string(v) == "1";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 /// The throw-away cluster; stopped (jobs cancelled, daemons killed, dir removed) on scope exit.
@@ -110,7 +106,7 @@ class SlurmCluster {
       std::error_code ec2;
       const auto exe = std::filesystem::read_symlink(entry.path() / "exe", ec2);
       if (ec2 || exe.filename() != "ibscope") continue;
-      const std::string env = read_file(entry.path() / "environ");
+      const std::string env = read_text_file(entry.path() / "environ");
       std::string conf_var = "SLURM_CONF=" + conf_;
       conf_var.push_back('\0');
       std::string rank_var = "SLURM_PROCID=" + std::to_string(rank);

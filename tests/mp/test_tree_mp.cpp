@@ -31,14 +31,6 @@ ProcessResult run_trees(int np, const std::string& sizes, const std::string& typ
   return run_process({std::move(args), std::move(env), 180});
 }
 
-int rank_of_pid(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto pos = all.find("IBSCOPE_RANK=");
-  if (pos == std::string::npos) return -1;
-  return std::atoi(all.c_str() + pos + 13);
-}
-
 }  // namespace
 
 TEST_CASE("tree and dbt over shared memory with 1 to 8 local ranks", "[mp][tree][shm]") {
@@ -118,13 +110,7 @@ TEST_CASE("a rank killed during dbt makes the others exit naming it", "[mp][tree
                                 "1000000", "--timeout", "30", "--out", make_temp_dir()},
                                {},
                                90});
-  int victim = -1;
-  for (int i = 0; i < 100 && victim < 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    for (int pid : children_of(job.pid)) {
-      if (rank_of_pid(pid) == 2) victim = pid;
-    }
-  }
+  const int victim = rank_pid(job, 2);
   REQUIRE(victim > 0);
   std::this_thread::sleep_for(std::chrono::seconds(2));
   const auto killed_at = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/byte_sizes.hpp"
 #include "ibscope/core/memory_budget.hpp"
 #include "ibscope/core/resident_memory.hpp"
 #include "ibscope/transport/ucx/endpoint.hpp"
@@ -10,9 +11,9 @@
 using namespace ibscope;
 using ibscope::ucx::uses_nic_registration;
 
-namespace {
+using ibscope::test::kGiB;
 
-constexpr std::uint64_t kGiB = 1ULL << 30;
+namespace {
 
 MemoryDemand sweep_demand(std::uint64_t per_rank, int ranks) {
   return MemoryDemand{.what = "allreduce sweep up to 8 GiB",

@@ -15,7 +15,7 @@ using namespace ibscope::probes;
 
 namespace {
 
-bootstrap::Bytes bytes_of(const std::string& s) {
+bootstrap::Bytes blob_of(const std::string& s) {
   const auto* p = reinterpret_cast<const std::byte*>(s.data());
   return bootstrap::Bytes(p, p + s.size());
 }
@@ -52,7 +52,7 @@ bootstrap::Bytes port_with(const std::string& name, const std::string& value) {
       std::string(reinterpret_cast<const char*>(encode_rank_port(sample_port()).data()),
                   encode_rank_port(sample_port()).size()));
   j[name] = nlohmann::json::parse(value);
-  return bytes_of(j.dump());
+  return blob_of(j.dump());
 }
 
 }  // namespace
@@ -67,10 +67,10 @@ TEST_CASE("peer info: a port description round-trips", "[probe][peer]") {
 }
 
 TEST_CASE("peer info: a malformed port description names the rank and the field", "[probe][peer]") {
-  CHECK_THAT(remote_error(bytes_of("[1,2]")), Contains("rank 3") && Contains("JSON object"));
-  CHECK_THAT(remote_error(bytes_of("{\"device\":")), Contains("rank 3") && Contains("not JSON"));
+  CHECK_THAT(remote_error(blob_of("[1,2]")), Contains("rank 3") && Contains("JSON object"));
+  CHECK_THAT(remote_error(blob_of("{\"device\":")), Contains("rank 3") && Contains("not JSON"));
   // A number too large for a double: nlohmann throws out_of_range, not parse_error (fuzz).
-  CHECK_THAT(remote_error(bytes_of("88e8888888")), Contains("rank 3") && Contains("not JSON"));
+  CHECK_THAT(remote_error(blob_of("88e8888888")), Contains("rank 3") && Contains("not JSON"));
   CHECK_THAT(remote_error(port_with("gid", "7")), Contains("gid: expected a string"));
   CHECK_THAT(remote_error(port_with("gid_index", "4294967297")),
              Contains("gid_index: expected an integer in -1..2147483647"));
@@ -81,7 +81,7 @@ TEST_CASE("peer info: a malformed port description names the rank and the field"
       std::string(reinterpret_cast<const char*>(encode_rank_port(sample_port()).data()),
                   encode_rank_port(sample_port()).size()));
   missing.erase("binding");
-  CHECK_THAT(remote_error(bytes_of(missing.dump())), Contains("binding: missing"));
+  CHECK_THAT(remote_error(blob_of(missing.dump())), Contains("binding: missing"));
 }
 
 TEST_CASE("peer info: QP addresses are whole structs with valid PSN and MTU code",

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text_lines.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/output/prometheus.hpp"
 #include "ibscope/results/loader.hpp"
@@ -76,16 +77,9 @@ ibscope::results::Acceptance typed(const json& acceptance) {
   return *results::parse(doc.dump(), "x.json").acceptance;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 std::vector<std::string> samples_named(const std::string& text, const std::string& name) {
   std::vector<std::string> out;
-  for (const auto& l : lines_of(text)) {
+  for (const auto& l : ibscope::test::lines_of(text)) {
     if (l.rfind(name + "{", 0) == 0 || l.rfind(name + " ", 0) == 0) out.push_back(l);
   }
   return out;
@@ -127,7 +121,7 @@ TEST_CASE("acceptance metrics: one sample per link, host, NIC and rank, parseabl
   INFO(text);
   const std::regex sample(
       R"(^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [0-9eE.+-]+$)");
-  for (const auto& l : lines_of(text)) {
+  for (const auto& l : ibscope::test::lines_of(text)) {
     if (l.rfind("# HELP ", 0) == 0 || l.rfind("# TYPE ", 0) == 0) continue;
     INFO(l);
     CHECK(std::regex_match(l, sample));
@@ -167,7 +161,7 @@ TEST_CASE("acceptance metrics: one sample per link, host, NIC and rank, parseabl
   CHECK(samples_named(text, "ibscope_accept_allreduce_wrong") ==
         std::vector<std::string>{"ibscope_accept_allreduce_wrong 0"});
   // Every family's HELP and TYPE precede its samples, once.
-  for (const auto& l : lines_of(text)) {
+  for (const auto& l : ibscope::test::lines_of(text)) {
     if (l.rfind("# TYPE ", 0) == 0) CHECK(l.ends_with(" gauge"));
   }
 }

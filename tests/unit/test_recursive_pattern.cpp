@@ -13,21 +13,15 @@
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
+#include "unit/pattern_fixtures.hpp"
 
 namespace pattern = ibscope::collectives::pattern;
 using pattern::PrePostRole;
 using pattern::Span;
 
+using namespace ibscope::test::pattern_sim;
+
 namespace {
-
-constexpr int kMaxRanks = 64;
-
-std::uint64_t full_mask(int p) { return p == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p) - 1; }
-
-std::vector<std::size_t> counts_for(int p) {
-  const auto up = static_cast<std::size_t>(p);
-  return {0, 1, up - 1, up, up + 1, 1009};
-}
 
 struct Message {
   int from = -1;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text_lines.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/records.hpp"
@@ -55,24 +56,10 @@ std::vector<std::string> list_dir(const fs::path& dir) {
   return names;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << text;
   REQUIRE(out.good());
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 std::size_t fields_in(const std::string& csv_line) {
@@ -138,7 +125,7 @@ results::Document sample_document() {
 // The file as JSON, after the loader accepted it.
 json load_json(const fs::path& path) {
   (void)results::load(path);
-  return json::parse(read_text(path));
+  return json::parse(ibscope::test::read_text_file(path));
 }
 
 json as_json(const results::Document& doc) { return json::parse(results::to_text(doc)); }
@@ -283,7 +270,7 @@ TEST_CASE("results: write_file_exclusive never replaces an existing file", "[res
   TempDir tmp;
   const fs::path target = tmp.path() / "out.json";
   ibscope::write_file_exclusive(target, "first\n");
-  CHECK(read_text(target) == "first\n");
+  CHECK(ibscope::test::read_text_file(target) == "first\n");
   try {
     ibscope::write_file_exclusive(target, "second\n");
     FAIL("overwrote an existing file");
@@ -292,7 +279,7 @@ TEST_CASE("results: write_file_exclusive never replaces an existing file", "[res
     CHECK(e.kind() == ibscope::ErrorKind::kSystem);
     CHECK(std::string(e.what()).find("out.json") != std::string::npos);
   }
-  CHECK(read_text(target) == "first\n");
+  CHECK(ibscope::test::read_text_file(target) == "first\n");
   CHECK(list_dir(tmp.path()) == std::vector<std::string>{"out.json"});
 
   // Empty content is a valid (empty) file.
@@ -318,7 +305,7 @@ TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
   CHECK(csv_path.stem() == json_path.stem());
   CHECK(csv_path.extension() == ".csv");
 
-  const auto lines = lines_of(read_text(csv_path));
+  const auto lines = ibscope::test::lines_of(ibscope::test::read_text_file(csv_path));
   REQUIRE(lines.size() == 5);  // collective header + 2 rows, p2p header + 1 row
   CHECK(lines[0].rfind("section,collective,algorithm,type,op,", 0) == 0);
   CHECK(lines[1].rfind("collectives,allreduce,ring,float,sum,1,1048576,262144,8,", 0) == 0);
@@ -360,7 +347,7 @@ TEST_CASE("results: write_csv has a header and one line per row", "[results]") {
   auto p2p_only = results::Document::start("p2p", {"ibscope", "p2p"});
   p2p_only.add_row(sample_p2p_row());
   p2p_only.add_row(sample_p2p_row());
-  const auto p2p_lines = lines_of(read_text(
+  const auto p2p_lines = ibscope::test::lines_of(ibscope::test::read_text_file(
       ibscope::output::write_results_csv(p2p_only, results::write(p2p_only, tmp2.path()))));
   REQUIRE(p2p_lines.size() == 3);
   CHECK(p2p_lines[0].rfind("section,test,", 0) == 0);
@@ -497,7 +484,8 @@ TEST_CASE("results: acceptance and soak sections read back to the same document"
   REQUIRE(back.soak);
   CHECK(back.soak->windows.size() == 1);
   CHECK(back.soak->summary->reasons == std::vector<std::string>{"drift"});
-  CHECK(json::parse(read_text(path))["acceptance"]["links"][0]["expected_gbps"].is_null());
+  CHECK(json::parse(ibscope::test::read_text_file(path))["acceptance"]["links"][0]["expected_gbps"]
+            .is_null());
 }
 
 TEST_CASE("a checkpoint holds every row added so far and is a loadable incomplete run",

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/text_lines.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/results/loader.hpp"
 #include "ibscope/results/writer.hpp"
@@ -145,14 +146,6 @@ results::Soak filled_soak() {
   return s;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 template <typename F>
 std::string message_of(F&& read) {
   try {
@@ -225,17 +218,19 @@ TEST_CASE("results sections: files written by ibscope accept and soak write back
   const std::string seeds = IBSCOPE_RESULTS_SEEDS;
   for (const char* name : {"accept-2-ranks-one-host.json", "soak-2-ranks.json"}) {
     INFO(name);
-    const std::string text = read_text(seeds + "/" + name);  // the whole file, loaded and written
+    const std::string text =
+        ibscope::test::read_text_file(seeds + "/" + name);  // the whole file, loaded and written
     CHECK(results::to_text(results::parse(text, name)) == text);
   }
   SECTION("acceptance") {
-    const json file = json::parse(read_text(seeds + "/accept-2-ranks-one-host.json"));
+    const json file =
+        json::parse(ibscope::test::read_text_file(seeds + "/accept-2-ranks-one-host.json"));
     REQUIRE(file.contains("acceptance"));
     const json& a = file["acceptance"];
     CHECK(results::to_json(results::acceptance_from_json(a, "accept.json")).dump(1) == a.dump(1));
   }
   SECTION("soak") {
-    const json file = json::parse(read_text(seeds + "/soak-2-ranks.json"));
+    const json file = json::parse(ibscope::test::read_text_file(seeds + "/soak-2-ranks.json"));
     REQUIRE(file.contains("soak"));
     const json& s = file["soak"];
     CHECK(results::to_json(results::soak_from_json(s, "soak.json")).dump(1) == s.dump(1));

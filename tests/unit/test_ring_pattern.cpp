@@ -9,19 +9,13 @@
 #include <vector>
 
 #include "ibscope/collectives/pattern/ring.hpp"
+#include "unit/pattern_fixtures.hpp"
 
 namespace pattern = ibscope::collectives::pattern;
 
+using namespace ibscope::test::pattern_sim;
+
 namespace {
-
-constexpr int kMaxRanks = 64;
-
-std::uint64_t full_mask(int p) { return p == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p) - 1; }
-
-std::vector<std::size_t> counts_for(int p) {
-  const auto up = static_cast<std::size_t>(p);
-  return {0, 1, up - 1, up, up + 1, 1009};
-}
 
 // Copies a span out of a rank's buffer in chunks of `chunk_elems`, as the transport would.
 std::vector<std::uint64_t> send_span(const std::vector<std::uint64_t>& buf, pattern::Span span,

@@ -5,12 +5,15 @@
 #include <random>
 #include <vector>
 
+#include "common/byte_sizes.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/resident_memory.hpp"
 #include "ibscope/measure/soak.hpp"
 #include "ibscope/measure/stats.hpp"
 
 using namespace ibscope;
+
+using ibscope::test::kMiB;
 
 namespace {
 
@@ -27,8 +30,6 @@ measure::SoakWindow window(int index, double p50_us, std::vector<std::uint64_t> 
   w.rss_bytes = std::move(rss);
   return w;
 }
-
-constexpr std::uint64_t kMiB = 1 << 20;
 
 }  // namespace
 

@@ -17,15 +17,14 @@
 #include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
 #include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/collectives/pattern/tree.hpp"
+#include "unit/pattern_fixtures.hpp"
 
 namespace pattern = ibscope::collectives::pattern;
 using pattern::kNoRank;
 
+using namespace ibscope::test::pattern_sim;
+
 namespace {
-
-constexpr int kMaxRanks = 64;
-
-std::uint64_t full_mask(int p) { return p == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p) - 1; }
 
 int floor_log2(int p) {
   int d = 0;

@@ -90,6 +90,27 @@ TEST_CASE("tuning: the default rule", "[tuning]") {
   CHECK(collectives::default_algorithm(Collective::kAllgather, 8, 1 << 30) == "ring");
 }
 
+TEST_CASE("tuning: the default rule picks hier on one host and for large sizes across hosts",
+          "[tuning]") {
+  using collectives::default_rule_picks_hier;
+  constexpr auto kMin = collectives::kHierAcrossHostsMinBytes;
+  constexpr auto kAr = Collective::kAllreduce;
+  // One host, several ranks: every size.
+  CHECK(default_rule_picks_hier(kAr, 2, 1, 8));
+  CHECK(default_rule_picks_hier(kAr, 8, 1, 1ULL << 30));
+  CHECK_FALSE(default_rule_picks_hier(kAr, 1, 1, 1ULL << 30));
+  // 4 hosts x 2 ranks: from the threshold only.
+  CHECK_FALSE(default_rule_picks_hier(kAr, 8, 4, kMin - 1));
+  CHECK(default_rule_picks_hier(kAr, 8, 4, kMin));
+  // One rank per host: nothing to share in a host, the flat algorithms stay.
+  CHECK_FALSE(default_rule_picks_hier(kAr, 4, 4, 1ULL << 30));
+  CHECK_FALSE(collectives::default_rule_may_pick_hier(kAr, 4, 4));
+  CHECK(collectives::default_rule_may_pick_hier(kAr, 8, 4));
+  // Only all-reduce has hier.
+  CHECK_FALSE(default_rule_picks_hier(Collective::kBroadcast, 8, 1, 8));
+  CHECK_FALSE(collectives::default_rule_may_pick_hier(Collective::kAllgather, 8, 1));
+}
+
 TEST_CASE("tuning: JSON round trip", "[tuning]") {
   const auto t = collectives::derive_tuning(
       {row("rd", 8, 1), row("ring", 8, 2), row("rd", 4096, 9), row("ring", 4096, 3)}, 2);

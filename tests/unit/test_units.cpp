@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "common/byte_sizes.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 
@@ -15,12 +16,12 @@ using ibscope::units::format_size;
 using ibscope::units::parse_duration_s;
 using ibscope::units::parse_size_bytes;
 
-namespace {
+using ibscope::test::kGiB;
+using ibscope::test::kKiB;
+using ibscope::test::kMiB;
+using ibscope::test::kTiB;
 
-constexpr std::uint64_t kKiB = 1ULL << 10;
-constexpr std::uint64_t kMiB = 1ULL << 20;
-constexpr std::uint64_t kGiB = 1ULL << 30;
-constexpr std::uint64_t kTiB = 1ULL << 40;
+namespace {
 
 // The UsageError message for `text`, or "" if it parsed.
 std::string size_error(const std::string& text, const std::string& flag = "--size") {

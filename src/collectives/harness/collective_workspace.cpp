@@ -59,12 +59,6 @@ bool auto_may_pick_hier(const CollectiveSweepOptions& o) {
   return false;
 }
 
-// Whether auto's default rule picks hier: all-reduce, every rank on one host, several of them
-// (docs/performance.md: there hier was the fastest at every size measured).
-bool default_rule_picks_hier(Collective c, int ranks, int hosts) {
-  return c == Collective::kAllreduce && hosts == 1 && ranks > 1;
-}
-
 // The arena when an algorithm that reads local peers' buffers in place may run (named, or
 // picked by auto on a placement that allows it), else null. Collective over `comm`.
 std::shared_ptr<intra_host::LocalArena> arena_if_needed(ucx::Comm& comm,
@@ -73,8 +67,9 @@ std::shared_ptr<intra_host::LocalArena> arena_if_needed(ucx::Comm& comm,
   if (std::find(a.begin(), a.end(), kHier) != a.end()) return intra_host::LocalArena::create(comm);
   const bool has_auto = std::find(a.begin(), a.end(), kAutoAlgorithm) != a.end();
   const bool auto_may_pick =
-      has_auto && (auto_may_pick_hier(o) || default_rule_picks_hier(o.collective, comm.size(),
-                                                                    comm.bootstrap().host_count()));
+      has_auto &&
+      (auto_may_pick_hier(o) ||
+       default_rule_may_pick_hier(o.collective, comm.size(), comm.bootstrap().host_count()));
   if (space_of(o.algorithm_options).kind() != memory::MemKind::kHost ||
       o.mem_path != memory::MemPath::kHost || !auto_may_pick) {
     return nullptr;
@@ -126,7 +121,7 @@ AlgorithmChoice CollectiveWorkspace::choose(const std::string& asked, std::uint6
   if (pick && (*pick != kHier || arena_)) {
     return {*pick, fmt::format("auto: tuning table from {}", options_.tuning->source)};
   }
-  if (arena_ && default_rule_picks_hier(c, comm_.size(), hosts_)) {
+  if (arena_ && default_rule_picks_hier(c, comm_.size(), hosts_, bytes)) {
     return {std::string(kHier), "auto: default rule"};
   }
   return {default_algorithm(c, comm_.size(), bytes), "auto: default rule"};

@@ -77,6 +77,15 @@ std::optional<std::string> select_algorithm(const TuningTable& table, Collective
   return std::nullopt;
 }
 
+bool default_rule_may_pick_hier(Collective c, int ranks, int hosts) {
+  return c == Collective::kAllreduce && ranks > 1 && ranks > hosts;
+}
+
+bool default_rule_picks_hier(Collective c, int ranks, int hosts, std::uint64_t bytes) {
+  if (!default_rule_may_pick_hier(c, ranks, hosts)) return false;
+  return hosts == 1 || bytes >= kHierAcrossHostsMinBytes;
+}
+
 std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes) {
   struct Rule {
     std::uint64_t max_bytes;

@@ -54,7 +54,20 @@ std::optional<std::string> select_algorithm(const TuningTable& table, Collective
 /// The built-in rule, from measurements on one host (docs/performance.md): for all-reduce,
 /// recursive doubling up to 16 KiB, Rabenseifner up to 512 KiB, ring above (when those
 /// algorithms are registered); the ring for the other collectives. The collective workspace
-/// picks hier before this rule where it can run and every rank is on one host.
+/// asks default_rule_picks_hier first, where hier can run.
 std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes);
+
+/// The smallest all-reduce for which the default rule picks hier across hosts (4 netns hosts x
+/// 2 ranks at 200 Mbit and 1 Gbit: hier 1.18x and 1.31x the flat ring at 8 MiB, 0.86-1.06x at
+/// 1-4 MiB; docs/performance.md).
+inline constexpr std::uint64_t kHierAcrossHostsMinBytes = 8ULL << 20;
+
+/// Whether the default rule picks hier (when this job can run it: host memory, ranks placed in
+/// equal blocks per host): all-reduce with several ranks on one host at every size; across
+/// hosts with several ranks per host from kHierAcrossHostsMinBytes.
+bool default_rule_picks_hier(Collective c, int ranks, int hosts, std::uint64_t bytes);
+
+/// Whether default_rule_picks_hier holds for some size: the job needs hier's arena.
+bool default_rule_may_pick_hier(Collective c, int ranks, int hosts);
 
 }  // namespace ibscope::collectives
