@@ -11,13 +11,16 @@
 # (IBSCOPE_UCX_ERR_MODE=peer) and with IBSCOPE_UCX_ERR_MODE=cma (peer error handling towards
 # other hosts only). The table gives the median over --reps (default 3) and the issue-25 targets
 # (bandwidth >= 0.98x tag_bw, latency <= 1.05x tag_lat) for each ibscope mode against
-# ucx_perftest's defaults. Raw outputs go to --out (default a new folder under /tmp).
+# ucx_perftest's defaults, then the same for the best rep of each (this VM's runs are bimodal:
+# the same binary measures 0.2 or 0.6 us from one start to the next, both tools alike).
+# --lat-iters round trips at 8 B (default 100000), a fiftieth of them (at least 1000) at 1 MiB.
+# Raw outputs go to --out (default a new folder under /tmp).
 # Exit status: 0 table printed, 1 a run failed, 2 usage or missing binaries. A missed target is
 # reported (MISS), not turned into an exit status.
 set -u -o pipefail
 
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -25,7 +28,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 BUILD=""
 OUT=""
 REPS=3
-LAT_ITERS=20000
+LAT_ITERS=100000
 BW_MSGS=20000
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -53,9 +56,19 @@ RESULTS="$OUT/results.tsv"  # tool mode test size_bytes rep value (us or GB/s)
 : >"$RESULTS"
 port=$((20000 + RANDOM % 20000))
 
+# Round trips per latency run: --lat-iters at 8 B, a fiftieth of it (>= 1000) above 64 KiB.
+lat_iters() {
+  if (($1 > 65536)); then
+    echo $((LAT_ITERS / 50 > 1000 ? LAT_ITERS / 50 : 1000))
+  else
+    echo "$LAT_ITERS"
+  fi
+}
+
 # ucx_perftest MODE(default|e) TEST(tag_lat|tag_bw) SIZE REP
 perftest() {
-  local mode=$1 test=$2 size=$3 rep=$4 flag="" iters=$LAT_ITERS out
+  local mode=$1 test=$2 size=$3 rep=$4 flag="" iters out
+  iters=$(lat_iters "$size")
   [[ $mode == e ]] && flag="-e"
   [[ $test == tag_bw ]] && iters=$BW_MSGS
   out="$OUT/perftest.$mode.$test.$size.$rep"
@@ -88,7 +101,7 @@ perftest() {
 ibscope_p2p() {
   local mode=$1 size=$2 rep=$3 out="$OUT/ibscope.$1.$2.$3.json"
   if ! IBSCOPE_UCX_ERR_MODE=$mode "$IBSCOPE" p2p --np 2 -b "$size" -e "$size" \
-      --tests latency,bw -n "$LAT_ITERS" --bw-iters "$BW_WINDOWS" --window "$WINDOW" \
+      --tests latency,bw -n "$(lat_iters "$size")" --bw-iters "$BW_WINDOWS" --window "$WINDOW" \
       --format json --out "$OUT/results" --timeout 120 >"$out" 2>"$out.err"; then
     echo "error: ibscope p2p failed, see $out.err" >&2
     return 1
@@ -129,23 +142,29 @@ vals = defaultdict(list)
 for line in open(path):
     tool, mode, test, size, rep, v = line.split("\t")
     vals[(tool, mode, test, int(size))].append(float(v))
-med = {k: statistics.median(v) for k, v in vals.items()}
-print(f"# ibscope p2p beside ucx_perftest, 2 processes on this host, median of {reps} reps")
-print(f"{'test':<8} {'size_B':>8} {'perftest':>10} {'perftest -e':>12} "
-      f"{'ibscope peer':>13} {'ibscope cma':>12} {'peer/pt':>8} {'cma/pt':>8}  target")
-for test, unit in (("latency", "us"), ("bw", "GB/s")):
+def table(title, pick):
+  med = {k: pick(k[2], v) for k, v in vals.items()}
+  print(title)
+  print(f"{'test':<11} {'size_B':>8} {'perftest':>10} {'perftest -e':>12} "
+        f"{'ibscope peer':>13} {'ibscope cma':>12} {'peer/pt':>8} {'cma/pt':>8}  target")
+  for test, unit in (("latency", "us"), ("bw", "GB/s")):
     for size in (8, 1048576):
-        pt = med[("ucx_perftest", "default", test, size)]
-        pte = med[("ucx_perftest", "e", test, size)]
-        peer = med[("ibscope", "peer", test, size)]
-        cma = med[("ibscope", "cma", test, size)]
-        rp, rc = peer / pt, cma / pt
-        if test == "latency":
-            goal = "<= 1.05"
-            verdict = lambda r: "PASS" if r <= 1.05 else "MISS"
-        else:
-            goal = ">= 0.98"
-            verdict = lambda r: "PASS" if r >= 0.98 else "MISS"
-        print(f"{test + ' ' + unit:<8} {size:>8} {pt:>10.3f} {pte:>12.3f} {peer:>13.3f} "
-              f"{cma:>12.3f} {rp:>8.2f} {rc:>8.2f}  {goal}: peer {verdict(rp)}, cma {verdict(rc)}")
+      pt = med[("ucx_perftest", "default", test, size)]
+      pte = med[("ucx_perftest", "e", test, size)]
+      peer = med[("ibscope", "peer", test, size)]
+      cma = med[("ibscope", "cma", test, size)]
+      rp, rc = peer / pt, cma / pt
+      if test == "latency":
+        goal = "<= 1.05"
+        verdict = lambda r: "PASS" if r <= 1.05 else "MISS"
+      else:
+        goal = ">= 0.98"
+        verdict = lambda r: "PASS" if r >= 0.98 else "MISS"
+      print(f"{test + ' ' + unit:<11} {size:>8} {pt:>10.3f} {pte:>12.3f} {peer:>13.3f} "
+            f"{cma:>12.3f} {rp:>8.2f} {rc:>8.2f}  {goal}: peer {verdict(rp)}, cma {verdict(rc)}")
+
+table(f"# ibscope p2p beside ucx_perftest, 2 processes on this host, median of {reps} reps",
+      lambda test, v: statistics.median(v))
+table(f"# the same, best of {reps} reps (lowest latency, highest bandwidth)",
+      lambda test, v: min(v) if test == "latency" else max(v))
 EOF

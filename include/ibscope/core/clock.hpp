@@ -15,10 +15,12 @@ inline double seconds_between(Clock::time_point start, Clock::time_point end) no
 class Deadline {
  public:
   Deadline() noexcept : at_(Clock::time_point::max()), budget_s_(0) {}
-  explicit Deadline(double seconds_from_now)
-      : at_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(seconds_from_now))),
-        budget_s_(seconds_from_now) {}
+  explicit Deadline(double seconds_from_now) : Deadline(seconds_from_now, Clock::now()) {}
+  /// `seconds` after `start`: a timed loop that has just read the clock saves a second read.
+  Deadline(double seconds, Clock::time_point start)
+      : at_(start +
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds))),
+        budget_s_(seconds) {}
 
   bool expired() const noexcept { return Clock::now() >= at_; }
   /// Seconds left, never negative.
