@@ -148,6 +148,12 @@ void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
   add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, prefix,
                    "p2p: buffers, host or cuda; per side as A,B (OSU's H/D: e.g. host,cuda; "
                    "then with --pairs first: rank 0 is A, rank 1 is B)");
+  app.add_option("--" + prefix + "local-path", f.local_path,
+                 "p2p: how pairs on one host move data: ucx (UCX's shared-memory transports) or "
+                 "shm (buffers in shared memory, the receiver copies straight out of the "
+                 "sender's: the single-copy path of -A hier; host memory, ranks in equal blocks "
+                 "per host)")
+      ->default_val("ucx");
 }
 
 namespace {
@@ -258,6 +264,17 @@ measure::P2pOptions to_options(const P2pFlags& f, double timeout_s) {
         fmt::format("p2p --mem {}: memory per side needs --pairs first (rank 0 is "
                     "side A, rank 1 side B)",
                     f.mem));
+  }
+  o.local_path = measure::parse_local_path(f.local_path);
+  if (o.local_path == measure::LocalPath::kShm) {
+    for (const auto& side : o.memory_sides) {
+      if (side.kind != memory::MemKind::kHost || side.path != memory::PathRequest::kAuto) {
+        throw UsageError(
+            fmt::format("p2p --local-path shm: host memory only, and no --mem-path (got --mem {} "
+                        "--mem-path {})",
+                        f.mem, f.mem_path));
+      }
+    }
   }
   o.latency = o.bw = o.bibw = false;
   for (const auto& t : split_list(f.tests)) {

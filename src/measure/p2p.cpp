@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cstring>
+
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -9,6 +12,7 @@
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/timing.hpp"
+#include "ibscope/transport/intra_host/local_arena.hpp"
 
 namespace ibscope::measure {
 
@@ -16,6 +20,12 @@ PairsMode parse_pairs_mode(std::string_view text) {
   if (text == "all") return PairsMode::kAll;
   if (text == "first") return PairsMode::kFirst;
   throw UsageError(fmt::format("--pairs: '{}' is not one of: all, first", text));
+}
+
+LocalPath parse_local_path(std::string_view text) {
+  if (text == "ucx") return LocalPath::kUcx;
+  if (text == "shm") return LocalPath::kShm;
+  throw UsageError(fmt::format("--local-path: '{}' is not one of: ucx, shm", text));
 }
 
 namespace {
@@ -49,13 +59,34 @@ memory::MemorySpace& space(const P2pOptions& o) {
   return o.memory ? *o.memory : *memory::host_space();
 }
 
+// What a pair on one host reports as its path with LocalPath::kShm.
+constexpr std::string_view kShmPath = "intra-host shm: one copy by the receiver (ibscope arena)";
+
+// The value a rank's arena flag takes at `step` of iteration `iter` of the test numbered `seq`:
+// increasing over a rank's whole run, so a wait for ">= value" never sees a stale flag.
+std::uint64_t flag_value(std::uint32_t seq, std::uint32_t iter, unsigned step) {
+  return ((static_cast<std::uint64_t>(seq) + 1) << 32) | (static_cast<std::uint64_t>(iter) << 1) |
+         step;
+}
+
 class PairRunner {
  public:
-  PairRunner(ucx::Comm& comm, const P2pOptions& o, std::size_t max_bytes)
+  /// `arena`: the intra-host arena for pairs on one host (LocalPath::kShm), else null. Collective
+  /// over every rank when set (the buffers are shared allocations).
+  PairRunner(ucx::Comm& comm, const P2pOptions& o, std::size_t max_bytes,
+             std::shared_ptr<intra_host::LocalArena> arena)
       : comm_(comm),
         o_(o),
-        send_(space(o).allocate(max_bytes)),
-        recv_(space(o).allocate(max_bytes)) {}
+        arena_(std::move(arena)),
+        send_(allocate(max_bytes)),
+        recv_(allocate(max_bytes)) {}
+
+  /// Whether messages to `peer` go through the arena rather than UCX.
+  bool through_arena(int peer) const noexcept {
+    if (!arena_) return false;
+    const auto& pl = arena_->placement();
+    return peer / pl.local_size == pl.host_index && pl.local_size > 1;
+  }
 
   /// Runs one test with `peer`; `initiator` is the lower rank; `seq` tags its messages (taken
   /// by every rank, also those sitting out the round, so that the counters never diverge). Returns
@@ -70,23 +101,15 @@ class PairRunner {
     // One clock read per iteration (about 30 ns on this VM, a fifth of an 8-byte one-way
     // latency over shared memory): an iteration's end is the next one's start, and its deadline
     // counts from there.
+    const bool shm = through_arena(peer);
     auto t0 = Clock::now();
     for (int it = 0; it < total; ++it) {
       const Deadline deadline(o_.timeout_s, t0);
       const auto iter = static_cast<std::uint32_t>(it);
-      switch (t) {
-        case Test::kLatency:
-          ping_pong(peer, initiator, bytes, seq, iter, what, deadline);
-          break;
-        case Test::kBw:
-          window(peer, initiator, !initiator, bytes, seq, iter, what, deadline);
-          break;
-        case Test::kBwReverse:
-          window(peer, !initiator, initiator, bytes, seq, iter, what, deadline);
-          break;
-        case Test::kBibw:
-          window(peer, true, true, bytes, seq, iter, what, deadline);
-          break;
+      if (shm) {
+        run_through_arena(t, peer, initiator, bytes, seq, iter, what, deadline);
+      } else {
+        run_through_ucx(t, peer, initiator, bytes, seq, iter, what, deadline);
       }
       const auto t1 = Clock::now();
       const double s = seconds_between(t0, t1);
@@ -98,6 +121,66 @@ class PairRunner {
   }
 
  private:
+  memory::SpaceBuffer allocate(std::size_t bytes) {
+    return arena_ ? arena_->allocate(bytes) : space(o_).allocate(bytes);
+  }
+
+  void run_through_ucx(Test t, int peer, bool initiator, std::size_t bytes, std::uint32_t seq,
+                       std::uint32_t iter, const std::string& what, const Deadline& deadline) {
+    switch (t) {
+      case Test::kLatency:
+        ping_pong(peer, initiator, bytes, seq, iter, what, deadline);
+        break;
+      case Test::kBw:
+        window(peer, initiator, !initiator, bytes, seq, iter, what, deadline);
+        break;
+      case Test::kBwReverse:
+        window(peer, !initiator, initiator, bytes, seq, iter, what, deadline);
+        break;
+      case Test::kBibw:
+        window(peer, true, true, bytes, seq, iter, what, deadline);
+        break;
+    }
+  }
+
+  // The same tests through the arena. A message is the sender's flag (its buffer holds the
+  // data) and one copy by the receiver out of the sender's buffer into its own; a window is one
+  // flag, `window` copies and an acknowledging flag, so that its time covers delivery as the
+  // UCX window's does.
+  void run_through_arena(Test t, int peer, bool initiator, std::size_t bytes, std::uint32_t seq,
+                         std::uint32_t iter, const std::string& what, const Deadline& deadline) {
+    const int li = peer % arena_->placement().local_size;
+    const std::byte* theirs = arena_->peer(li, send_.data());
+    auto receive = [&](int copies) {
+      for (int c = 0; c < copies; ++c) {
+        std::memcpy(recv_.data(), theirs, bytes);
+        std::atomic_signal_fence(std::memory_order_seq_cst);  // every copy is made
+      }
+    };
+    using intra_host::Phase;
+    if (t == Test::kLatency) {
+      if (initiator) {
+        arena_->signal(Phase::kArrived, flag_value(seq, iter, 0));
+        arena_->wait_peer(li, Phase::kArrived, flag_value(seq, iter, 1), what, deadline);
+        receive(1);
+      } else {
+        arena_->wait_peer(li, Phase::kArrived, flag_value(seq, iter, 0), what, deadline);
+        receive(1);
+        arena_->signal(Phase::kArrived, flag_value(seq, iter, 1));
+      }
+      return;
+    }
+    const bool sends = t == Test::kBibw || (t == Test::kBw) == initiator;
+    const bool receives = t == Test::kBibw || !sends;
+    if (sends) arena_->signal(Phase::kArrived, flag_value(seq, iter, 0));
+    if (receives) {
+      arena_->wait_peer(li, Phase::kArrived, flag_value(seq, iter, 0), what, deadline);
+      receive(o_.window);
+      arena_->signal(Phase::kArrived, flag_value(seq, iter, 1));
+    }
+    if (sends) arena_->wait_peer(li, Phase::kArrived, flag_value(seq, iter, 1), what, deadline);
+  }
+
   void ping_pong(int peer, bool initiator, std::size_t bytes, std::uint32_t seq, std::uint32_t iter,
                  const std::string& what, const Deadline& deadline) {
     const int me = comm_.rank();
@@ -150,6 +233,7 @@ class PairRunner {
 
   ucx::Comm& comm_;
   const P2pOptions& o_;
+  std::shared_ptr<intra_host::LocalArena> arena_;
   memory::SpaceBuffer send_, recv_;
 };
 
@@ -237,7 +321,14 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
                                  .buffers = 2,
                                  .host_mirrors = 0,
                                  .kind = space(o).kind()});
-  PairRunner runner(comm, o, max_bytes);
+  std::shared_ptr<intra_host::LocalArena> arena;
+  if (o.local_path == LocalPath::kShm) {
+    if (space(o).kind() != memory::MemKind::kHost) {
+      throw UsageError("p2p --local-path shm: host memory only (--mem host)");
+    }
+    arena = intra_host::LocalArena::create(comm);  // collective; UsageError on a bad placement
+  }
+  PairRunner runner(comm, o, max_bytes, arena);
   const std::size_t total_steps = rounds.size() * tests.size() * sizes.size();
   std::size_t steps_done = 0;
   for (std::size_t r = 0; r < rounds.size(); ++r) {
@@ -246,7 +337,9 @@ void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
     // Each rank connects only its partners, and tells rank 0 (which builds the rows) the path to
     // this round's partner: O(n) bytes at the root per round.
     std::string path;
-    if (peer >= 0) {
+    if (peer >= 0 && runner.through_arena(peer)) {
+      path = kShmPath;
+    } else if (peer >= 0) {
       comm.connect(std::span(&peer, 1));
       path = comm.transports(peer);
     }

@@ -2,7 +2,7 @@
 // other's buffers in place through POSIX shared memory, and between emulated hosts a ring per
 // rail over UCX tcp. Every row verified (#wrong == 0); a placement hier cannot use is refused on
 // every rank; a local peer that dies or stops ends the others in time, naming it, and leaves
-// nothing in /dev/shm.
+// nothing in /dev/shm. p2p through the same arena (--local-path shm) at the end.
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -158,5 +158,73 @@ TEST_CASE("a local rank stopped (SIGSTOP) during hier ends the others at the tim
   }
   ::kill(ranks[1].pid, SIGKILL);
   wait_process(ranks[1]);
+  CHECK(arena_segments_left().empty());
+}
+
+// ---- p2p through the same arena (--local-path shm) ------------------------------------------
+
+TEST_CASE("p2p --local-path shm: pairs on one host through the arena and across hosts by UCX",
+          "[mp][hier][p2p]") {
+  // 2 emulated hosts x 2 ranks: pairs (0,1) and (2,3) share a host, the other four cross.
+  const auto res = run_emulated_ranks(
+      {"emu0", "emu0", "emu1", "emu1"},
+      {"p2p", "--local-path", "shm", "-b", "8", "-e", "32K", "-f", "4096", "-n", "20", "--bw-iters",
+       "3", "-w", "2", "--timeout", "30", "--out", make_temp_dir()},
+      120);
+  for (const auto& r : res) {
+    INFO(describe(r));
+    REQUIRE(r.exit_code == 0);
+  }
+  const auto doc = load_run_results(res[0]);
+  const auto& rows = doc["p2p"]["rows"];
+  REQUIRE(rows.size() == 6 * 3 * 2);  // pairs x tests x sizes
+  int through_arena = 0;
+  for (const auto& row : rows) {
+    INFO(row.dump());
+    const bool same_host = row["host_a"] == row["host_b"];
+    const bool arena = row["transports"].get<std::string>().find("intra-host shm") == 0;
+    CHECK(arena == same_host);
+    through_arena += arena ? 1 : 0;
+    CHECK(row["time_us"]["n"].get<int>() > 0);
+    CHECK(row["time_us"]["p50"].get<double>() > 0);
+    if (row["test"] != "latency") CHECK(row["bw_gbps"].get<double>() > 0);
+  }
+  CHECK(through_arena == 2 * 3 * 2);
+  CHECK(arena_segments_left().empty());
+}
+
+TEST_CASE("p2p --local-path mistakes are usage errors before any rank starts",
+          "[mp][hier][p2p][cli]") {
+  const auto cuda = run_cli({"p2p", "--np", "2", "--local-path", "shm", "--mem", "cuda"}, 30);
+  INFO(describe(cuda));
+  CHECK(cuda.exit_code == 2);
+  CHECK(cuda.err.find("--local-path shm: host memory only") != std::string::npos);
+  const auto bad = run_cli({"p2p", "--np", "2", "--local-path", "tcp"}, 30);
+  INFO(describe(bad));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--local-path: 'tcp' is not one of: ucx, shm") != std::string::npos);
+}
+
+TEST_CASE("a local rank killed during p2p through the arena ends its partner in time, naming it",
+          "[mp][hier][p2p][faults]") {
+  Running job =
+      start_process({{"p2p", "--np", "2", "--local-path", "shm", "-b", "1M", "-e", "1M", "--tests",
+                      "latency", "-n", "1000000", "--timeout", "30", "--out", make_temp_dir()},
+                     {},
+                     90});
+  const int victim = rank_pid(job, 1);
+  REQUIRE(victim > 0);
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // into the timed round trips
+  const auto killed_at = std::chrono::steady_clock::now();
+  ::kill(victim, SIGKILL);
+  const auto res = wait_process(job);
+  const double after_kill_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  INFO(describe(res));
+  CHECK(!res.timed_out);
+  CHECK(res.exit_code == 1);
+  CHECK(after_kill_s < 15);  // well within --timeout 30
+  CHECK(res.err.find("ibscope[rank 0") != std::string::npos);
+  CHECK(res.err.find("rank 1 (") != std::string::npos);
   CHECK(arena_segments_left().empty());
 }

@@ -57,6 +57,7 @@ struct P2pFlags {
   std::string mem = "host";
   std::string mem_path = "auto";
   std::string stage_chunk = "1M";
+  std::string local_path = "ucx";
 };
 
 /// `short_quiet`: whether -q means --quiet (not for `probe`, where -q is perftest's QP count).

@@ -31,9 +31,9 @@ class Comm;
 namespace ibscope::memory {
 class MemorySpace;
 }  // namespace ibscope::memory
-namespace ibscope::collectives::intra_host {
+namespace ibscope::intra_host {
 class LocalArena;
-}  // namespace ibscope::collectives::intra_host
+}  // namespace ibscope::intra_host
 
 namespace ibscope::collectives {
 

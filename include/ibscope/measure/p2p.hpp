@@ -6,6 +6,9 @@
 ///   bibw:    both stream a window to each other at once.
 /// With bw_both_directions the bw test runs a second time with the higher rank sending (a row
 /// whose rank_a is the sender), so that a link slow in one direction only is seen.
+/// With LocalPath::kShm, pairs on one host bypass UCX: the buffers are the intra-host arena's
+/// (transport/intra_host/local_arena.hpp) and a message is a flag in shared memory plus one copy
+/// by the receiver straight out of the sender's buffer (what -A hier does inside a host).
 
 #include <functional>
 #include <memory>
@@ -23,6 +26,15 @@ enum class PairsMode {
   kList,    ///< P2pOptions::pair_list, grouped into rounds of disjoint pairs
   kRounds,  ///< P2pOptions::rounds as given (each round disjoint pairs a < b)
 };
+
+/// How pairs of ranks on one host move their messages.
+enum class LocalPath {
+  kUcx,  ///< through UCX, like every other pair (its shared-memory transports)
+  kShm,  ///< the intra-host arena: one copy by the receiver, flags in shared memory
+};
+
+/// Parses "ucx" | "shm". Throws UsageError.
+LocalPath parse_local_path(std::string_view text);
 
 struct P2pOptions {
   SweepSpec sweep{
@@ -44,6 +56,9 @@ struct P2pOptions {
   std::vector<memory::MemoryRequest> memory_sides{memory::MemoryRequest{}};
   /// This rank's buffers (set per rank by the CLI from memory_sides); null: host memory.
   std::shared_ptr<memory::MemorySpace> memory;
+  /// Pairs on one host: through UCX or the intra-host arena (host memory only, ranks placed in
+  /// blocks of equal size per host; pairs across hosts always use UCX).
+  LocalPath local_path = LocalPath::kUcx;
 };
 
 /// Called on every rank after each round: on rank 0 with the rows of the round (all pairs), in

@@ -27,7 +27,7 @@ MemKind parse_mem_kind(std::string_view text);
 class CopyEngine;
 
 /// Memory of one space: host (page-aligned, touched; or a shared segment that the ranks of one
-/// host map, collectives/intra_host) or device (cudaMalloc). Move-only.
+/// host map, transport/intra_host) or device (cudaMalloc). Move-only.
 class SpaceBuffer {
  public:
   SpaceBuffer() = default;

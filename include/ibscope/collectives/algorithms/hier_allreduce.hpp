@@ -35,7 +35,7 @@
 
 #include "ibscope/collectives/algorithms/ring_pipeline.hpp"
 #include "ibscope/collectives/collective.hpp"
-#include "ibscope/collectives/intra_host/local_arena.hpp"
+#include "ibscope/transport/intra_host/local_arena.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope::collectives {

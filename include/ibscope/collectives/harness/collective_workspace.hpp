@@ -13,9 +13,9 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
-#include "ibscope/collectives/intra_host/local_arena.hpp"
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/memory/memory_space.hpp"
+#include "ibscope/transport/intra_host/local_arena.hpp"
 
 namespace ibscope::collectives {
 

@@ -36,7 +36,7 @@ namespace ibscope::ucx {
 class Comm;
 }  // namespace ibscope::ucx
 
-namespace ibscope::collectives::intra_host {
+namespace ibscope::intra_host {
 
 /// Where a rank sits in a block placement.
 struct BlockPlacement {
@@ -85,6 +85,9 @@ class LocalArena {
   /// Waits until every local peer's flag for `phase` reaches `seq` (acquire), within `deadline`,
   /// progressing `comm` and checking its health; TimeoutError names the first peer not there.
   void wait_local(Phase phase, std::uint64_t seq, std::string_view what, const Deadline& deadline);
+  /// The same for local peer `i` alone (i != this rank's local index).
+  void wait_peer(int i, Phase phase, std::uint64_t seq, std::string_view what,
+                 const Deadline& deadline);
   /// A fresh call number, the same on every local rank as long as they make the same calls.
   std::uint64_t next_seq() noexcept { return ++seq_; }
 
@@ -126,4 +129,4 @@ class LocalArena {
   std::vector<Allocation> allocations_;
 };
 
-}  // namespace ibscope::collectives::intra_host
+}  // namespace ibscope::intra_host

@@ -1,4 +1,4 @@
-#include "ibscope/collectives/intra_host/local_arena.hpp"
+#include "ibscope/transport/intra_host/local_arena.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
-namespace ibscope::collectives::intra_host {
+namespace ibscope::intra_host {
 namespace {
 
 // Why this rank breaks the block placement, or "" when it does not.
@@ -162,20 +162,24 @@ std::byte* LocalArena::slot(int i, std::uint64_t seq) const noexcept {
 
 void LocalArena::wait_local(Phase phase, std::uint64_t seq, std::string_view what,
                             const Deadline& deadline) {
-  // Spin on the flag alone for a while (a peer on another core sets it within a cache-line
-  // transfer), then also progress UCX and check the deadline and the job's health.
-  constexpr int kSpinsBetweenChecks = 64;
   for (int i = 0; i < placement_.local_size; ++i) {
-    if (i == placement_.local_index) continue;
-    const auto& flag = control(i).flags[static_cast<int>(phase)].seq;
-    int spins = 0;
-    while (flag.load(std::memory_order_acquire) < seq) {
-      if (++spins < kSpinsBetweenChecks) continue;
-      spins = 0;
-      comm_.progress();
-      comm_.poll_health(what, deadline, placement_.local_rank_of(i));
-    }
+    if (i != placement_.local_index) wait_peer(i, phase, seq, what, deadline);
   }
 }
 
-}  // namespace ibscope::collectives::intra_host
+void LocalArena::wait_peer(int i, Phase phase, std::uint64_t seq, std::string_view what,
+                           const Deadline& deadline) {
+  // Spin on the flag alone for a while (a peer on another core sets it within a cache-line
+  // transfer), then also progress UCX and check the deadline and the job's health.
+  constexpr int kSpinsBetweenChecks = 64;
+  const auto& flag = control(i).flags[static_cast<int>(phase)].seq;
+  int spins = 0;
+  while (flag.load(std::memory_order_acquire) < seq) {
+    if (++spins < kSpinsBetweenChecks) continue;
+    spins = 0;
+    comm_.progress();
+    comm_.poll_health(what, deadline, placement_.local_rank_of(i));
+  }
+}
+
+}  // namespace ibscope::intra_host
