@@ -3,6 +3,8 @@
 // measured algbw at 1 MiB) and a p2p run gives a positive link bandwidth; the JSON, series and NCCL
 // tuner CSV are written and never overwritten; a corrupt file is a usage error naming the file.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -42,6 +44,22 @@ double median_abs_residual_pct(const nlohmann::json& series) {
   return r.empty() ? 0.0 : r[r.size() / 2];
 }
 
+// The largest median |residual| over the all-reduce curves `ibscope fit` makes of `results`
+// (written to a scratch file in `dir`).
+double worst_allreduce_residual_pct(const std::string& results, const std::string& dir,
+                                    int attempt) {
+  const std::string out = fmt::format("{}/probe-fit-{}.json", dir, attempt);
+  const auto fit = run_process({{"fit", results, "--json", out}, {}, 60});
+  INFO(describe(fit));
+  REQUIRE(fit.exit_code == 0);
+  double worst = 0;
+  for (const auto& c : nlohmann::json::parse(read_text(out)).at("curves")) {
+    if (c.at("collective") != "allreduce") continue;
+    worst = std::max(worst, median_abs_residual_pct(c.at("fit").at("series")));
+  }
+  return worst;
+}
+
 }  // namespace
 
 TEST_CASE("fit measured all-reduce and p2p files", "[mp][model]") {
@@ -54,8 +72,15 @@ TEST_CASE("fit measured all-reduce and p2p files", "[mp][model]") {
                       180});
     INFO(describe(ar));
     REQUIRE(ar.exit_code == 0);
-    if (!stalled(ar)) break;
-    WARN("attempt " << attempt << ": a per-size median above 1 ms (descheduled ranks)");
+    if (stalled(ar)) {
+      WARN("attempt " << attempt << ": a per-size median above 1 ms (descheduled ranks)");
+      continue;
+    }
+    // One curve of 20 iterations per size was seen 36 % off its fit in a CI run (and 1-18 % in
+    // six idle runs): measured again, as for a stall; three such curves in a row still fail.
+    const double worst = worst_allreduce_residual_pct(results_path(ar), dir, attempt);
+    if (worst < 30) break;
+    WARN("attempt " << attempt << ": a curve " << worst << " % off its fit (noise)");
   }
   const auto p2p = run_process(
       {{"p2p", "--np", "2", "-b", "8", "-e", "1M", "--timeout", "30", "--out", dir}, {}, 180});
