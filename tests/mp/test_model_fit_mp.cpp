@@ -53,7 +53,8 @@ double worst_allreduce_residual_pct(const std::string& results, const std::strin
   INFO(describe(fit));
   REQUIRE(fit.exit_code == 0);
   double worst = 0;
-  for (const auto& c : nlohmann::json::parse(read_text(out)).at("curves")) {
+  const nlohmann::json doc = nlohmann::json::parse(read_text(out));  // the loop refers into it
+  for (const auto& c : doc.at("curves")) {
     if (c.at("collective") != "allreduce") continue;
     worst = std::max(worst, median_abs_residual_pct(c.at("fit").at("series")));
   }
