@@ -130,6 +130,15 @@ int rank_of_pid(int pid) {
 
 }  // namespace
 
+KilledRun kill_rank_and_wait(Running& job, int victim) {
+  const auto killed_at = std::chrono::steady_clock::now();
+  ::kill(victim, SIGKILL);
+  KilledRun out{wait_process(job), 0};
+  out.after_kill_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  return out;
+}
+
 int rank_pid(const Running& job, int rank) {
   for (int i = 0; i < 100; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

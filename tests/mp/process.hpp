@@ -43,6 +43,14 @@ ProcessResult wait_process(Running& running);
 /// Direct children of `pid` (from /proc).
 std::vector<int> children_of(int pid);
 
+/// What kill_rank_and_wait() saw: the job's result and how long it took to end after the kill.
+struct KilledRun {
+  ProcessResult result;
+  double after_kill_s = 0;
+};
+/// Sends SIGKILL to `victim` (one rank of `job`) and waits for `job` to end.
+KilledRun kill_rank_and_wait(Running& job, int victim);
+
 /// The pid of the child of `job` (a local launcher) whose environment says IBSCOPE_RANK=`rank`,
 /// looked for every 100 ms for up to 10 s; -1 when none appeared.
 int rank_pid(const Running& job, int rank);

@@ -123,11 +123,7 @@ TEST_CASE("a local rank killed during hier ends the others in time, naming it",
           "[mp][hier][faults]") {
   auto [job, victim] = start_long_run_and_find_rank1("30");
   REQUIRE(victim > 0);
-  const auto killed_at = std::chrono::steady_clock::now();
-  ::kill(victim, SIGKILL);
-  const auto res = wait_process(job);
-  const double after_kill_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  const auto [res, after_kill_s] = kill_rank_and_wait(job, victim);
   INFO(describe(res));
   CHECK(!res.timed_out);
   CHECK(res.exit_code == 1);
@@ -218,11 +214,7 @@ TEST_CASE("a local rank killed during p2p through the arena ends its partner in 
   const int victim = rank_pid(job, 1);
   REQUIRE(victim > 0);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // into the timed round trips
-  const auto killed_at = std::chrono::steady_clock::now();
-  ::kill(victim, SIGKILL);
-  const auto res = wait_process(job);
-  const double after_kill_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  const auto [res, after_kill_s] = kill_rank_and_wait(job, victim);
   INFO(describe(res));
   CHECK(!res.timed_out);
   CHECK(res.exit_code == 1);

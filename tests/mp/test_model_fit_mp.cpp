@@ -12,18 +12,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../common/text_lines.hpp"
 #include "results_json.hpp"
 
 using namespace ibscope::test;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Whether a per-size median exceeds 1 ms: a 2-rank shared-memory all-reduce of at most 1 MiB
 // takes ~0.1 ms, so such a median means the ranks were descheduled for most of that size's
@@ -53,7 +47,7 @@ double worst_allreduce_residual_pct(const std::string& results, const std::strin
   INFO(describe(fit));
   REQUIRE(fit.exit_code == 0);
   double worst = 0;
-  const nlohmann::json doc = nlohmann::json::parse(read_text(out));  // the loop refers into it
+  const nlohmann::json doc = nlohmann::json::parse(read_text_file(out));  // the loop refers into it
   for (const auto& c : doc.at("curves")) {
     if (c.at("collective") != "allreduce") continue;
     worst = std::max(worst, median_abs_residual_pct(c.at("fit").at("series")));
@@ -99,7 +93,7 @@ TEST_CASE("fit measured all-reduce and p2p files", "[mp][model]") {
   REQUIRE(fit.exit_code == 0);
   CHECK(fit.out.find("alpha_us") != std::string::npos);
 
-  const auto doc = nlohmann::json::parse(read_text(json_out));
+  const auto doc = nlohmann::json::parse(read_text_file(json_out));
   CHECK(doc.at("kind") == "ibscope-fit");
   CHECK(doc.at("schema_version") == 1);
   CHECK(doc.at("sources").size() == 2);
@@ -130,9 +124,9 @@ TEST_CASE("fit measured all-reduce and p2p files", "[mp][model]") {
   }
   CHECK(bw_link);
 
-  const std::string series = read_text(series_out);
+  const std::string series = read_text_file(series_out);
   CHECK(series.rfind("curve_id,source,size_bytes,measured_us,fitted_us,residual_pct\n", 0) == 0);
-  const std::string nccl = read_text(nccl_out);
+  const std::string nccl = read_text_file(nccl_out);
   CHECK(nccl.rfind("collective,size_bytes,algorithm,protocol,channels,nodes,ranks,pipeOps,"
                    "regBuff,cost_metric,bandwidth_gbps,latency_us\n",
                    0) == 0);

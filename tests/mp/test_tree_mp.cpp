@@ -113,11 +113,7 @@ TEST_CASE("a rank killed during dbt makes the others exit naming it", "[mp][tree
   const int victim = rank_pid(job, 2);
   REQUIRE(victim > 0);
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  const auto killed_at = std::chrono::steady_clock::now();
-  ::kill(victim, SIGKILL);
-  const auto res = wait_process(job);
-  const double after_kill_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  const auto [res, after_kill_s] = kill_rank_and_wait(job, victim);
   INFO(describe(res));
   CHECK(!res.timed_out);
   CHECK(res.exit_code == 1);
