@@ -102,6 +102,25 @@ TEST_CASE("an injected corruption is caught in every collective", "[mp][collecti
   }
 }
 
+TEST_CASE("an all-gather swap is caught at the block size where the old fill collided",
+          "[mp][collectives][verify][misplace]") {
+  // 200144 B of floats on 2 ranks: blocks of 25018 = 65521 - 40503 elements, where rank 1's
+  // block equalled rank 0's element by element (#wrong was 0); 200148 B was caught before too.
+  const auto r = run_process({{"allgather", "--np", "2", "--sizes", "200144,200148", "-d", "float",
+                               "-n", "1", "-w", "0", "--timeout", "30", "--out", make_temp_dir()},
+                              {{"IBSCOPE_FAULT_MISPLACE", "0:swap-blocks"}},
+                              120});
+  INFO(describe(r));
+  CHECK(r.exit_code == 1);
+  const auto doc = load_run_results(r);
+  REQUIRE(doc.at("collectives").at("rows").size() == 4);  // 2 sizes, out of place and in place
+  for (const auto& row : doc.at("collectives").at("rows")) {
+    INFO(row.at("size_bytes").get<std::uint64_t>());
+    // Every element of both swapped blocks, on rank 0.
+    CHECK(row.at("wrong").get<std::uint64_t>() >= 2 * 25018);
+  }
+}
+
 TEST_CASE("algorithms side by side write a tuning table that auto then follows",
           "[mp][collectives][tuning]") {
   const auto all = run_collective("allreduce", 2, "8,64K,1M", "float", {"-A", "all"});

@@ -274,3 +274,83 @@ TEST_CASE("misplace: IBSCOPE_FAULT_MISPLACE parses <rank>:<fault> and refuses th
   else
     ::unsetenv(name);
 }
+
+TEST_CASE("verify: all-gather blocks of different ranks differ at every block size",
+          "[verify][misplace]") {
+  // The old fill indexed an all-gather block by its global offset, so with blocks of
+  // L - K = 25018 elements (and L more) rank 1's block equalled rank 0's element by element and a
+  // swap passed. Block sizes across twice the table's length, those sizes and their neighbours
+  // (uneven blocks) included; in the 32- and 64-bit types every moved element must count.
+  constexpr std::size_t kL = collectives::VerifiablePattern::kTableLength;
+  constexpr std::size_t kCollision = kL - 40503;
+  std::vector<std::size_t> blocks{
+      1, 2, 3, 61, kCollision - 1, kCollision, kCollision + 1, kCollision + kL, kL - 1, kL, kL + 1};
+  for (std::size_t b = 7; b < 2 * kL + 100; b += 16381) blocks.push_back(b);
+  constexpr std::uint64_t kSeed = 5;
+  for (DataType t : kAllDataTypes) {
+    const bool distinct = size_of(t) >= 4;
+    for (int p : {2, 3, 4}) {
+      const collectives::VerifiablePattern pattern =
+          collectives::pattern_for(Collective::kAllgather, t, ReduceOp::kSum, p);
+      for (std::size_t block : blocks) {
+        if (p == 4 && block > kL + 1) continue;  // the large blocks at 2 and 3 ranks suffice
+        INFO(name_of(t) << " p " << p << " block " << block);
+        // Every pair of ranks: their inputs differ in every element (16-bit: in most).
+        Bytes a(block * size_of(t));
+        for (int q = 0; q < p; ++q) {
+          pattern.fill_input(q, a.data(), block, 0, kSeed);
+          for (int r = 0; r < p; ++r) {
+            if (r == q) continue;
+            const std::size_t differ = pattern.count_wrong_input(r, a.data(), block, 0, kSeed);
+            if (distinct)
+              REQUIRE(differ == block);
+            else
+              REQUIRE(differ >= block / 2);
+          }
+        }
+        for (const std::size_t count : {block * static_cast<std::size_t>(p), block * p + 1}) {
+          SimulatedCall call(Collective::kAllgather, p, t, ReduceOp::kSum, count, pattern, kSeed);
+          REQUIRE(call.deliver_and_count(call.correct(), 0) == 0);
+          for (collectives::misplace::Fault f : {collectives::misplace::Fault::kSwapBlocks,
+                                                 collectives::misplace::Fault::kDuplicateBlock,
+                                                 collectives::misplace::Fault::kShiftBlock}) {
+            INFO(collectives::misplace::name_of(f) << " count " << count);
+            Bytes faulty = call.correct();
+            const collectives::misplace::Geometry g{
+                .count = count, .elem_bytes = size_of(t), .blocks = p, .chunk_elems = 1};
+            REQUIRE(collectives::misplace::apply(f, faulty, g, 0, 0, {}));
+            const std::size_t wrong = call.deliver_and_count(faulty, 0);
+            if (distinct)
+              REQUIRE(wrong >= block);
+            else
+              REQUIRE(wrong > 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("verify: ranks a table length apart differ in every element in a distinct table",
+          "[verify][misplace]") {
+  // Past L ranks two ranks share a table shift; their epoch moves the values inside the buckets.
+  constexpr std::size_t kL = collectives::VerifiablePattern::kTableLength;
+  const std::size_t count = 4099;
+  for (DataType t : {DataType::kFloat32, DataType::kInt32, DataType::kFloat64, DataType::kInt64}) {
+    const collectives::VerifiablePattern pattern =
+        collectives::pattern_for(Collective::kAllgather, t, ReduceOp::kSum, 2);
+    Bytes a(count * size_of(t));
+    for (int q : {0, 1, 777}) {
+      for (int k : {1, 2, 511}) {
+        const int r = q + k * static_cast<int>(kL);
+        INFO(name_of(t) << " ranks " << q << " and " << r);
+        pattern.fill_input(r, a.data(), count, 0, 3);
+        REQUIRE(pattern.count_wrong_input(r, a.data(), count, 0, 3) == 0);
+        REQUIRE(pattern.count_wrong_input(q, a.data(), count, 0, 3) == count);
+        for (std::size_t i = 0; i < count; i += 97) {
+          REQUIRE(std::abs(pattern.input(r, i, 3)) <= static_cast<double>(pattern.value_bound()));
+        }
+      }
+    }
+  }
+}

@@ -42,6 +42,10 @@ CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, st
   return l;
 }
 
+std::size_t pattern_first(Collective c, const CallLayout& l) {
+  return c == Collective::kAllgather ? 0 : l.input_first;
+}
+
 VerifiablePattern pattern_for(Collective c, DataType type, ReduceOp op, int ranks) {
   return VerifiablePattern(type, reduces(c) ? op : ReduceOp::kMax, ranks);
 }
@@ -55,7 +59,7 @@ void prepare_call(Collective c, int rank, const VerifiablePattern& pattern, cons
     if (rank == l.args.root) pattern.fill_input(rank, l.input, l.input_count, 0, seed);
     return;
   }
-  pattern.fill_input(rank, l.input, l.input_count, l.input_first, seed);
+  pattern.fill_input(rank, l.input, l.input_count, pattern_first(c, l), seed);
 }
 
 std::size_t count_wrong_call(Collective c, int ranks, const VerifiablePattern& pattern,
@@ -71,7 +75,8 @@ std::size_t count_wrong_call(Collective c, int ranks, const VerifiablePattern& p
       const std::size_t es = size_of(l.args.type);
       for (int q = 0; q < ranks; ++q) {
         const pattern::Span b = block_of(l.args.count, ranks, q);
-        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, b.offset, seed);
+        // Each rank's block is its own vector, indexed from 0 (pattern_first).
+        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, 0, seed);
       }
       return wrong;
     }

@@ -45,6 +45,22 @@ std::size_t rank_shift(int rank) {
   return static_cast<std::size_t>((kRankStride * static_cast<std::uint64_t>(rank)) % kL);
 }
 
+// Ranks kL apart share a shift; in a distinct table they differ by their epoch instead, added
+// to the value inside its own bucket (see the constructor).
+std::int64_t rank_epoch(int rank) { return static_cast<std::int64_t>(rank) / kL; }
+
+// L distinct values in [0, L) in a pseudo-random order (Fisher-Yates on splitmix64).
+std::vector<std::int64_t> shuffled_positions() {
+  std::vector<std::int64_t> p(kL);
+  for (std::size_t x = 0; x < kL; ++x) p[x] = static_cast<std::int64_t>(x);
+  std::uint64_t state = kTableSalt;
+  for (std::size_t x = kL - 1; x > 0; --x) {
+    state = splitmix64(state);
+    std::swap(p[x], p[state % (x + 1)]);
+  }
+  return p;
+}
+
 // Calls fn(start, done, n) for each run of element indices [first + done, first + done + n)
 // that maps onto table positions start, start+1, ... (start < L, start + n <= 2L).
 template <typename Fn>
@@ -124,14 +140,26 @@ VerifiablePattern::VerifiablePattern(DataType type, ReduceOp op, int nranks)
   // Sum: p values of at most V add up to at most limit, whatever the order; min/max: any
   // representable integer is exact, so the whole symmetric range is used.
   value_bound_ = op == ReduceOp::kSum ? std::max<std::int64_t>(1, limit / nranks_) : limit - 1;
+  // Min/max (and the collectives that do not reduce) in a type with at least L distinct exact
+  // integers: a table of L distinct values, one per bucket of `bucket_` consecutive integers,
+  // so two different table positions never hold the same value; epoch e = r / L adds e mod
+  // bucket_ inside the bucket. A 16-bit type has fewer values than positions: hashed values.
+  const std::int64_t range = 2 * value_bound_ + 1;
+  bucket_ = op != ReduceOp::kSum && range >= static_cast<std::int64_t>(kL)
+                ? range / static_cast<std::int64_t>(kL)
+                : 0;
   table_.resize(kL);
-  for (std::size_t x = 0; x < kL; ++x) {
-    const std::uint64_t h = splitmix64(x ^ kTableSalt);
-    if (op == ReduceOp::kSum) {
-      table_[x] = 1 + static_cast<std::int64_t>(h % static_cast<std::uint64_t>(value_bound_));
-    } else {
-      table_[x] = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(2 * value_bound_ + 1)) -
-                  value_bound_;
+  if (bucket_ > 0) {
+    const std::vector<std::int64_t> order = shuffled_positions();
+    for (std::size_t x = 0; x < kL; ++x) table_[x] = order[x] * bucket_ - value_bound_;
+  } else {
+    for (std::size_t x = 0; x < kL; ++x) {
+      const std::uint64_t h = splitmix64(x ^ kTableSalt);
+      if (op == ReduceOp::kSum) {
+        table_[x] = 1 + static_cast<std::int64_t>(h % static_cast<std::uint64_t>(value_bound_));
+      } else {
+        table_[x] = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) - value_bound_;
+      }
     }
   }
   // E[x] = reduction over ranks of T[(x + shift(r)) mod L], rank by rank over two contiguous
@@ -141,9 +169,10 @@ VerifiablePattern::VerifiablePattern(DataType type, ReduceOp op, int nranks)
   for (int r = 0; r < nranks_; ++r) {
     if (!contributes(r)) continue;
     const std::size_t s = rank_shift(r);
+    const std::int64_t add = epoch_value(r);
     auto combine = [&](std::size_t x0, std::size_t x1, std::size_t t0) {
       for (std::size_t x = x0; x < x1; ++x) {
-        const std::int64_t v = table_[t0 + (x - x0)];
+        const std::int64_t v = table_[t0 + (x - x0)] + add;
         if (op == ReduceOp::kSum)
           expected_[x] += v;
         else if (first)
@@ -168,8 +197,12 @@ bool VerifiablePattern::contributes(int rank) const noexcept {
   return op_ != ReduceOp::kSum || rank < exact_integer_limit(type_);
 }
 
+std::int64_t VerifiablePattern::epoch_value(int rank) const noexcept {
+  return bucket_ > 0 ? rank_epoch(rank) % bucket_ : 0;
+}
+
 std::int64_t VerifiablePattern::table_at(int rank, std::size_t x) const noexcept {
-  return contributes(rank) ? table_[(x + rank_shift(rank)) % kL] : 0;
+  return contributes(rank) ? table_[(x + rank_shift(rank)) % kL] + epoch_value(rank) : 0;
 }
 
 double VerifiablePattern::input(int rank, std::size_t i, std::uint64_t seed) const {
@@ -188,7 +221,16 @@ const std::byte* VerifiablePattern::input_row(int rank, std::size_t& shift) cons
     return zero_rows_.data();
   }
   shift = rank_shift(rank);
-  return table_rows_.data();
+  const std::int64_t add = epoch_value(rank);
+  if (add == 0) return table_rows_.data();
+  // Beyond L ranks (min/max, all-gather, broadcast): the table moved inside its buckets.
+  auto it = epoch_rows_.find(add);
+  if (it == epoch_rows_.end()) {
+    std::vector<std::int64_t> moved(table_);
+    for (std::int64_t& v : moved) v += add;
+    it = epoch_rows_.emplace(add, doubled_row(type_, moved)).first;
+  }
+  return it->second.data();
 }
 
 void VerifiablePattern::fill_from(const std::byte* row, std::size_t shift, void* buffer,

@@ -18,6 +18,7 @@ namespace ibscope::collectives {
 struct CallLayout {
   CollectiveArgs args;
   std::byte* input = nullptr;  ///< this rank's contribution (broadcast: the root's vector)
+  /// input_first: where the input sits in the full vector (all-gather: the rank's block).
   std::size_t input_count = 0, input_first = 0;
   std::byte* output = nullptr;  ///< what this rank checks
   std::size_t output_count = 0, output_first = 0;
@@ -28,6 +29,12 @@ struct CallLayout {
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
                             int root);
+
+/// The element index the pattern gives the input's first element: input_first, except in
+/// all-gather, where each rank's block is its own vector indexed from 0, so that two ranks'
+/// blocks differ in every element whatever the block size (verify.hpp); with the global
+/// offset, a block of L - K elements made rank 1's block equal rank 0's element by element.
+std::size_t pattern_first(Collective c, const CallLayout& l);
 
 /// The pattern that verifies `c` with `op` over `ranks` ranks. Collectives that do not reduce
 /// (all-gather, broadcast; `op` ignored) deliver inputs unchanged, so their inputs need only be

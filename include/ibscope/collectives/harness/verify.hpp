@@ -9,12 +9,23 @@
 ///  - T is a pseudo-random table of L = 65521 (prime) small integers, the same on every rank:
 ///    sum: values in [1, V] with V = limit / p (limit: the type's exact integer range, 256 for
 ///    bfloat16, 2048 for half, 2^24 otherwise), so every partial sum, in any order, is an
-///    integer <= p V <= limit; min/max: values in [-(limit-1), limit-1].
-///  - Rank r's input at element j is T[(phi(j) + K r) mod L], with phi(j) = j + c(j / L, seed):
-///    inside each L-element segment the index walks the table by one, and c, a hash of the
-///    segment number and the seed, moves each segment's start, so the pattern has no period
-///    (a shift by L is caught) and changes with the seed (stale data from the previous
-///    iteration is caught). K = 40503 spreads the ranks over the table.
+///    integer <= p V <= limit; min/max (and all-gather and broadcast, which use this table):
+///    values in [-(limit-1), limit-1], and where that range holds at least L integers (every
+///    type but the 16-bit ones) L *distinct* values, one in each bucket of b = (2 limit - 1) / L
+///    consecutive integers (512 in 32- and 64-bit types).
+///  - Rank r's input at element j is T[(phi(j) + K r) mod L] (+ (r / L) mod b in a distinct
+///    table), with phi(j) = j + c(j / L, seed): inside each L-element segment the index walks the
+///    table by one, and c, a hash of the segment number and the seed, moves each segment's
+///    start, so the pattern has no period (a shift by L is caught) and changes with the seed
+///    (stale data from the previous iteration is caught). K = 40503 spreads the ranks over the
+///    table.
+///  - Two ranks' inputs at the same index are at table positions K (r - r') apart, never 0 mod
+///    L for r != r' < L (L is prime); from L ranks on, ranks L apart differ by their epoch inside
+///    the bucket. In a distinct table that makes every element of two ranks' inputs differ, for
+///    any index and any p up to L b (33.5 million in 32-bit types): all-gather, which indexes
+///    each rank's block from 0 (call_layout.hpp), sees a block swapped, duplicated or shifted
+///    onto another rank's place in every element, whatever the block size. In 16-bit types the
+///    inputs differ at a table position, and their values in all but about 1 in 2 limit - 1.
 ///  - E[x] = the reduction over ranks of T[(x + K r) mod L] is computed once per pattern
 ///    (O(p L) integer operations); the expected result at j is E[phi(j) mod L].
 ///  - Rows of 2L typed elements (T and E written twice) make every run of one segment a single
@@ -27,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "ibscope/core/datatype.hpp"
@@ -77,17 +89,23 @@ class VerifiablePattern {
   std::size_t count_mismatch(const std::byte* row, std::size_t shift, const void* buffer,
                              std::size_t count, std::size_t first_index, std::uint64_t seed) const;
   bool contributes(int rank) const noexcept;
+  // What rank `rank` adds to every table value: its epoch r / L inside the bucket (0 with
+  // hashed tables and for ranks below L).
+  std::int64_t epoch_value(int rank) const noexcept;
   std::int64_t table_at(int rank, std::size_t x) const noexcept;
 
   DataType type_;
   ReduceOp op_;
   int nranks_;
   std::int64_t value_bound_;
+  std::int64_t bucket_ = 0;  // > 0: distinct table, one value per bucket of this many integers
   std::vector<std::int64_t> table_;       // T, L values
   std::vector<std::int64_t> expected_;    // E, L values
   std::vector<std::byte> table_rows_;     // T twice, typed
   std::vector<std::byte> expected_rows_;  // E twice, typed
   std::vector<std::byte> zero_rows_;      // 2L typed zeros, only when some rank contributes 0
+  // Rows of ranks from L on in a distinct table, by what they add; filled when first asked.
+  mutable std::map<std::int64_t, std::vector<std::byte>> epoch_rows_;
 };
 
 }  // namespace ibscope::collectives
