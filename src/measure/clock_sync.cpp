@@ -21,9 +21,11 @@ ClockOffset estimate_offset(std::span<const ClockSample> samples) {
   return best;
 }
 
-double steady_now_s() noexcept {
-  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+double seconds_of(Clock::time_point t) noexcept {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
+
+double steady_now_s() noexcept { return seconds_of(Clock::now()); }
 
 namespace {
 constexpr std::uint32_t kPingStep = 1;

@@ -52,4 +52,12 @@ int slowest_rank(std::span<const double> loop_s) noexcept {
   return static_cast<int>(std::max_element(loop_s.begin(), loop_s.end()) - loop_s.begin());
 }
 
+int waited_for_rank(std::span<const double> loop_s, std::span<const double> outside_s) noexcept {
+  if (outside_s.size() != loop_s.size() ||
+      std::all_of(outside_s.begin(), outside_s.end(), [](double x) { return x <= 0; })) {
+    return slowest_rank(loop_s);
+  }
+  return static_cast<int>(std::max_element(outside_s.begin(), outside_s.end()) - outside_s.begin());
+}
+
 }  // namespace ibscope::measure

@@ -12,22 +12,25 @@ namespace ibscope::measure {
 
 RowTiming combine_over_ranks(bootstrap::Bootstrap& bootstrap, const LoopTiming& mine,
                              TimeAverage average, std::string_view what) {
-  // Rank 0 combines every rank's loop time and tells every rank the result (16 bytes each), then
-  // the named rank's samples go to rank 0 only: O(n) bytes at the root per row.
-  const std::vector<std::vector<double>> loops =
-      gather_doubles(bootstrap, std::span(&mine.loop_s, 1), what);
+  // Rank 0 combines every rank's loop and outside time and tells every rank the result (16 bytes
+  // each), then the named rank's samples go to rank 0 only: O(n) bytes at the root per row.
+  const std::array<double, 2> loop{mine.loop_s, mine.outside_s};
+  const std::vector<std::vector<double>> loops = gather_doubles(bootstrap, loop, what);
   std::array<double, 2> decided{0, 0};  // time, iteration rank
   if (bootstrap.rank() == 0) {
-    std::vector<double> loop_s;
+    std::vector<double> loop_s, outside_s;
     loop_s.reserve(loops.size());
+    outside_s.reserve(loops.size());
     for (std::size_t r = 0; r < loops.size(); ++r) {
-      if (loops[r].size() != 1) {
+      if (loops[r].size() != loop.size()) {
         throw RemoteError(fmt::format("{}: {} sent a malformed loop time", what,
                                       bootstrap.describe(static_cast<int>(r))));
       }
-      loop_s.push_back(loops[r].front());
+      loop_s.push_back(loops[r][0]);
+      outside_s.push_back(loops[r][1]);
     }
-    decided = {combine_loop_times(loop_s, average), static_cast<double>(slowest_rank(loop_s))};
+    decided = {combine_loop_times(loop_s, average),
+               static_cast<double>(waited_for_rank(loop_s, outside_s))};
   }
   const bootstrap::Bytes told = bootstrap.broadcast(
       std::span(reinterpret_cast<const std::byte*>(decided.data()), sizeof(decided)), what);

@@ -138,7 +138,7 @@ std::string collective_charts(const std::vector<ReportFile>& files, const std::s
     }
   }
   out += figure(render_svg(lat),
-                fmt::format("Percentiles of the calls of the rank whose loop took longest.{}",
+                fmt::format("Percentiles of the calls of the rank the others waited for.{}",
                             left_out_note(left50)));
   return out;
 }

@@ -182,6 +182,26 @@ TEST_CASE("a rank delayed before every call raises the average time by the delay
   }
 }
 
+TEST_CASE("the named iteration rank is the rank the others waited for", "[mp][allreduce][timing]") {
+  // 3 ranks, one of them 2 ms late to every call (IBSCOPE_FAULT_DELAY_RANK): every loop takes
+  // about as long, so the longest loop named a rank at random (rank 2 in 7 of 8 rows with the
+  // delay on rank 1); the rank with the time outside its calls is the one waited for.
+  for (int late = 0; late < 3; ++late) {
+    INFO("late rank " << late);
+    const auto r = run_process({{"allreduce", "--np", "3", "--sizes", "4K,64K", "-n", "8", "-w",
+                                 "1", "--timeout", "30", "--out", make_temp_dir()},
+                                {{"IBSCOPE_FAULT_DELAY_RANK", fmt::format("{}:2000", late)}},
+                                120});
+    INFO(describe(r));
+    REQUIRE(r.exit_code == 0);
+    const auto doc = load_run_results(r);
+    REQUIRE(doc.at("collectives").at("rows").size() == 4);
+    for (const auto& row : doc.at("collectives").at("rows")) {
+      CHECK(row.at("iteration_rank").get<int>() == late);
+    }
+  }
+}
+
 TEST_CASE("every injected misplacement is caught by #wrong and fails the run",
           "[mp][allreduce][verify][misplace]") {
   // Ring, 4 local ranks: rank 2 moves data in its real result after the real collective

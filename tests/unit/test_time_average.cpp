@@ -2,6 +2,8 @@
 // and delays (measure/time_average.hpp; docs/methodology.md, "Timing").
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "ibscope/core/error.hpp"
@@ -156,4 +158,45 @@ TEST_CASE("time loop: one interval around the loop, one around each call", "[tim
   for (double s : t.samples_s) sum += s;
   // Consecutive intervals share their end points, so the samples add up to the loop exactly.
   CHECK(t.loop_s * 5 == Approx(sum).epsilon(1e-9));
+}
+
+TEST_CASE("waited-for rank: the most time outside the calls, else the longest loop", "[timing]") {
+  // Rank 1 sleeps 2 ms before each call: every loop takes about as long (the others wait for
+  // it inside their calls), so the loop times cannot tell; the time outside the calls can.
+  const std::vector<double> loops{2.101e-3, 2.100e-3, 2.102e-3};
+  CHECK(measure::waited_for_rank(loops, std::vector<double>{1e-7, 2.0e-3, 1e-7}) == 1);
+  CHECK(measure::waited_for_rank(loops, std::vector<double>{2.0e-3, 0, 0}) == 0);
+  CHECK(measure::waited_for_rank(loops, std::vector<double>{0, 0, 2.0e-3}) == 2);
+  // Back to back (no time outside any call): the longest loop, the last to finish.
+  CHECK(measure::waited_for_rank(loops, std::vector<double>{0, 0, 0}) == 2);
+  CHECK(measure::waited_for_rank(loops, {}) == 2);
+  CHECK(measure::waited_for_rank({}, {}) == 0);
+  // Ties: the lowest rank.
+  CHECK(measure::waited_for_rank(loops, std::vector<double>{1e-3, 1e-3, 0}) == 0);
+}
+
+TEST_CASE("split time loop: the time before each call is outside, the samples cover both",
+          "[timing]") {
+  int before = 0, calls = 0;
+  std::vector<Clock::time_point> arrivals;
+  const measure::LoopTiming t = measure::time_loop_split(
+      1, 4,
+      [&] {
+        ++before;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      },
+      [&](Clock::time_point arrival) {
+        ++calls;
+        arrivals.push_back(arrival);
+      });
+  CHECK(before == 5);
+  CHECK(calls == 5);
+  REQUIRE(t.samples_s.size() == 4);
+  double sum = 0;
+  for (double s : t.samples_s) sum += s;
+  CHECK(t.loop_s * 4 == Approx(sum).epsilon(1e-9));
+  CHECK(t.outside_s >= 2e-3);
+  CHECK(t.outside_s <= t.loop_s);
+  for (std::size_t i = 1; i < arrivals.size(); ++i) CHECK(arrivals[i] > arrivals[i - 1]);
+  CHECK(measure::time_loop(0, 3, [] {}).outside_s == 0);
 }

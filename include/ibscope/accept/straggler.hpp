@@ -14,8 +14,8 @@
 namespace ibscope::accept {
 
 /// One measured row: [rank][iteration] entry times on each rank's own clock (seconds), and the
-/// iteration times of the same iterations (microseconds; the calls of the rank whose loop took
-/// longest, CollectiveRow::samples_us).
+/// iteration times of the same iterations (microseconds; the calls of the rank the others waited
+/// for, CollectiveRow::samples_us).
 struct ArrivalRow {
   std::string label;  ///< "ring 4 MiB out-of-place"
   std::vector<std::vector<double>> enter_s;

@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "ibscope/core/clock.hpp"
+
 namespace ibscope::ucx {
 class Comm;
 }  // namespace ibscope::ucx
@@ -32,6 +34,8 @@ ClockOffset estimate_offset(std::span<const ClockSample> samples);
 
 /// Seconds on this process's steady_clock (the same epoch for every thread of one host).
 double steady_now_s() noexcept;
+/// `t` as steady_now_s() would have given it then.
+double seconds_of(Clock::time_point t) noexcept;
 
 /// Collective over `comm`: returns on rank 0 the offset of every rank ([0] is zero); other
 /// ranks get an empty vector. Throws TimeoutError / RemoteError naming the peer.

@@ -43,8 +43,9 @@ struct CollectiveRow {
   double algbw_gbps = 0;               ///< size / time_us
   double busbw_gbps = 0;               ///< algbw x busbw_factor(collective, p) (nccl-tests)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; empty when -c 0
-  /// Every timed call of one rank on its own clock: `iteration_rank`, the rank whose loop took
-  /// longest. -1 in files of schema version 1, whose samples were the slowest rank per iteration.
+  /// Every timed call of one rank on its own clock: `iteration_rank`, the rank the others
+  /// waited for (measure::waited_for_rank). -1 in files of schema version 1, whose samples were the
+  /// slowest rank per iteration.
   int iteration_rank = 0;
   Stats iteration_us;              ///< summary of samples_us
   std::vector<double> samples_us;  ///< iteration_rank's calls, in order

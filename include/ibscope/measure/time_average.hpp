@@ -9,8 +9,8 @@
 ///
 /// Each rank also times every call on its own clock. Samples of different ranks cover different
 /// wall-clock windows (the ranks run back to back after one barrier), so they are never mixed:
-/// the distribution reported is that of one rank, named: the rank whose loop took longest
-/// (the lowest such rank on a tie), the one every other rank ended up waiting for.
+/// the distribution reported is that of one rank, named: the one the others waited for
+/// (waited_for_rank).
 
 #include <span>
 #include <string>
@@ -32,5 +32,14 @@ double combine_loop_times(std::span<const double> loop_s, TimeAverage a);
 
 /// The rank whose loop time is the largest (the lowest index on a tie); 0 for an empty span.
 int slowest_rank(std::span<const double> loop_s) noexcept;
+
+/// The rank the others waited for, from every rank's loop time and the time it spent between
+/// its calls (both seconds per call, indexed by rank): every call waits for its last arrival,
+/// so that is the rank with the most time outside its calls, which the others spent waiting
+/// inside theirs (their loop times are all alike). Where no rank spent any time outside its
+/// calls (a back-to-back loop: all outside_s 0), the rank whose loop took longest, the last to
+/// finish. The lowest index on a tie; 0 for empty spans. Spans of different sizes: loop_s
+/// alone decides.
+int waited_for_rank(std::span<const double> loop_s, std::span<const double> outside_s) noexcept;
 
 }  // namespace ibscope::measure

@@ -178,15 +178,26 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
             boot.barrier(what);
             std::vector<double> enter_s;  // warm-up entries included, dropped below
             if (o.record_arrivals) enter_s.reserve(static_cast<std::size_t>(o.warmup + o.iters));
-            const measure::LoopTiming local = measure::time_loop(o.warmup, o.iters, [&] {
-              if (delay.rank == comm.rank()) {
-                std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(delay.us));
-              }
-              if (o.record_arrivals) {
-                enter_s.push_back(measure::steady_now_s());
-              }
-              algo.run(l.args, Deadline(o.timeout_s));
-            });
+            auto call = [&] { algo.run(l.args, Deadline(o.timeout_s)); };
+            // A loop with work between its calls (the delay hook) or arrivals to record reads the
+            // clock at each arrival too, which names the rank the others waited for; a plain
+            // loop keeps one clock read per call.
+            const bool delayed = delay.rank == comm.rank();
+            const measure::LoopTiming local =
+                !delayed && !o.record_arrivals
+                    ? measure::time_loop(o.warmup, o.iters, call)
+                    : measure::time_loop_split(
+                          o.warmup, o.iters,
+                          [&] {
+                            if (delayed) {
+                              std::this_thread::sleep_for(
+                                  std::chrono::duration<double, std::micro>(delay.us));
+                            }
+                          },
+                          [&](Clock::time_point arrival) {
+                            if (o.record_arrivals) enter_s.push_back(measure::seconds_of(arrival));
+                            call();
+                          });
             const measure::RowTiming timing =
                 measure::combine_over_ranks(boot, local, o.average, what);
             rows.push_back(
