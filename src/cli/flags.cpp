@@ -64,6 +64,12 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
   app.add_option("-w,--warmup_iters", f.warmup, "Untimed warm-up iterations per size")
       ->default_val(5)
       ->check(CLI::Range(0, 1000000));
+  app.add_option("--warmup-ms", f.warmup_ms,
+                 "Warm up each size for at least this long too (rank 0's clock, in rounds every "
+                 "rank agrees), before the -w calls: what a transport sets up on first use "
+                 "(UCX's shared-memory receive slots) stays out of the timed calls; 0: -w only")
+      ->default_val(2)
+      ->check(CLI::Range(0.0, 600000.0));
   app.add_option("-a,--average", f.average,
                  "How the ranks' loop times make the time column, as nccl-tests' -a: 0 rank 0's, "
                  "1 their average, 2 the minimum, 3 the maximum (or rank0, avg, min, max)")
@@ -193,6 +199,7 @@ collectives::CollectiveSweepOptions to_options(const CollectiveFlags& f, Collect
   }
   o.iters = f.iters;
   o.warmup = f.warmup;
+  o.warmup_min_s = f.warmup_ms * 1e-3;
   o.average = measure::parse_time_average(f.average, "-a/--average");
   o.check = f.check != 0;
   o.timeout_s = timeout_s;

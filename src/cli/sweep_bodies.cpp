@@ -168,6 +168,7 @@ results::CollectiveParams params_of(const collectives::CollectiveSweepOptions& o
   p.step_bytes = o.sweep.step_bytes;
   p.iters = o.iters;
   p.warmup_iters = o.warmup;
+  p.warmup_ms = o.warmup_min_s * 1e3;
   p.check = o.check;
   for (auto t : o.types) p.types.emplace_back(name_of(t));
   for (auto op : o.ops) p.ops.emplace_back(name_of(op));

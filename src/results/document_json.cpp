@@ -212,6 +212,7 @@ json to_json(const CollectiveParams& p) {
   j["step_bytes"] = p.step_bytes;
   j["iters"] = p.iters;
   j["warmup_iters"] = p.warmup_iters;
+  j["warmup_ms"] = p.warmup_ms;
   j["check"] = p.check;
   return j;
 }
@@ -224,6 +225,7 @@ CollectiveParams read_collective_params(const FieldReader& in, const json& j,
   o.step_bytes = in.get_or<std::uint64_t>(j, p, "step_bytes", 0);
   o.iters = in.get_or<int>(j, p, "iters", 0);
   o.warmup_iters = in.get_or<int>(j, p, "warmup_iters", 0);
+  o.warmup_ms = in.get_or<double>(j, p, "warmup_ms", 0);
   o.check = in.get_or<bool>(j, p, "check", true);
   return o;
 }

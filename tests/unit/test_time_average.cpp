@@ -10,6 +10,7 @@
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/measure/time_average.hpp"
 #include "ibscope/measure/timing.hpp"
+#include "ibscope/measure/warm_up.hpp"
 
 using namespace ibscope;
 
@@ -199,4 +200,24 @@ TEST_CASE("split time loop: the time before each call is outside, the samples co
   CHECK(t.outside_s <= t.loop_s);
   for (std::size_t i = 1; i < arrivals.size(); ++i) CHECK(arrivals[i] > arrivals[i - 1]);
   CHECK(measure::time_loop(0, 3, [] {}).outside_s == 0);
+}
+
+TEST_CASE("warm-up floor: rank 0 asks for the calls that reach the floor, in few rounds",
+          "[timing][warmup]") {
+  // Reached: nothing more.
+  CHECK(measure::more_warmup_calls(0.005, 5, 0.006, 0) == 0);
+  CHECK(measure::more_warmup_calls(0.005, 5, 0.005, 0) == 0);
+  // 5 calls took 50 us: 10 us a call, 4.95 ms to go, so about 495 calls, asked with 10 % more.
+  const std::int64_t more = measure::more_warmup_calls(0.005, 5, 50e-6, 0);
+  CHECK(more >= 495);
+  CHECK(more <= 545);
+  // No calls yet (-w 0), or no time measured: one call to learn how long a call takes.
+  CHECK(measure::more_warmup_calls(0.005, 0, 0, 0) == 1);
+  CHECK(measure::more_warmup_calls(0.005, 3, 0, 0) == 1);
+  // Bounded: the rounds and the calls.
+  CHECK(measure::more_warmup_calls(0.005, 5, 50e-6, measure::kMaxWarmupRounds) == 0);
+  CHECK(measure::more_warmup_calls(10.0, 10, 1e-6, 0) == measure::kMaxWarmupCalls - 10);
+  CHECK(measure::more_warmup_calls(10.0, measure::kMaxWarmupCalls, 1e-3, 0) == 0);
+  // Almost there: still at least one call.
+  CHECK(measure::more_warmup_calls(0.005, 1000, 0.0049999, 1) >= 1);
 }

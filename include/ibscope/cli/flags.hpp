@@ -31,6 +31,7 @@ struct CollectiveFlags {
   std::string sizes;
   int iters = 20;
   int warmup = 5;
+  double warmup_ms = 2;
   std::string average = "1";
   int check = 1;
   std::string type = "float";

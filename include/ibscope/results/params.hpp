@@ -30,6 +30,7 @@ struct CollectiveParams : CollectiveSetup {
   double step_factor = 0;
   std::uint64_t step_bytes = 0;
   int iters = 0, warmup_iters = 0;
+  double warmup_ms = 0;  ///< the warm-up's time floor (0: -w calls only, or a file from before it)
   bool check = true;
 };
 

@@ -15,6 +15,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/timing.hpp"
+#include "ibscope/measure/warm_up.hpp"
 #include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 
@@ -176,28 +177,38 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
                   boot, count_wrong_call(c, comm.size(), pattern, check, run_seed), what);
             }
             boot.barrier(what);
+            // The time floor first, then the -w calls right before the timed loop: they absorb
+            // the skew with which the ranks leave the floor's last bootstrap round.
+            const bool delayed = delay.rank == comm.rank();
+            auto before_call = [&] {
+              if (delayed) {
+                std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(delay.us));
+              }
+            };
+            auto call = [&] { algo.run(l.args, Deadline(o.timeout_s)); };
+            measure::warm_up_for(
+                boot, o.warmup_min_s, o.warmup,
+                [&](std::int64_t n) {
+                  for (std::int64_t i = 0; i < n; ++i) {
+                    before_call();
+                    call();
+                  }
+                },
+                what);
             std::vector<double> enter_s;  // warm-up entries included, dropped below
             if (o.record_arrivals) enter_s.reserve(static_cast<std::size_t>(o.warmup + o.iters));
-            auto call = [&] { algo.run(l.args, Deadline(o.timeout_s)); };
             // A loop with work between its calls (the delay hook) or arrivals to record reads the
             // clock at each arrival too, which names the rank the others waited for; a plain
             // loop keeps one clock read per call.
-            const bool delayed = delay.rank == comm.rank();
             const measure::LoopTiming local =
                 !delayed && !o.record_arrivals
                     ? measure::time_loop(o.warmup, o.iters, call)
-                    : measure::time_loop_split(
-                          o.warmup, o.iters,
-                          [&] {
-                            if (delayed) {
-                              std::this_thread::sleep_for(
-                                  std::chrono::duration<double, std::micro>(delay.us));
-                            }
-                          },
-                          [&](Clock::time_point arrival) {
-                            if (o.record_arrivals) enter_s.push_back(measure::seconds_of(arrival));
-                            call();
-                          });
+                    : measure::time_loop_split(o.warmup, o.iters, before_call,
+                                               [&](Clock::time_point arrival) {
+                                                 if (o.record_arrivals)
+                                                   enter_s.push_back(measure::seconds_of(arrival));
+                                                 call();
+                                               });
             const measure::RowTiming timing =
                 measure::combine_over_ranks(boot, local, o.average, what);
             rows.push_back(

@@ -1,7 +1,8 @@
 #pragma once
 /// The collective measurement: for each type, op and size of the sweep, and for each algorithm
-/// side by side, a verified run (-c) and then warm-up + timed iterations, out-of-place and
-/// in-place, reported as nccl-tests rows (time, algbw, busbw, #wrong: measure/time_average.hpp).
+/// side by side, a verified run (-c) and then warm-up (by time, then -w calls) + timed iterations,
+/// out-of-place and in-place, reported as nccl-tests rows (time, algbw, busbw, #wrong:
+/// measure/time_average.hpp).
 
 #include <functional>
 #include <optional>
@@ -33,6 +34,9 @@ struct CollectiveSweepOptions {
                            .explicit_bytes = {}};
   int iters = 20;
   int warmup = 5;
+  /// Warm-up floor (measure/warm_up.hpp): before the `warmup` calls, calls in rounds that rank 0
+  /// agrees until this many seconds have passed; 0: the count alone.
+  double warmup_min_s = 0.002;
   measure::TimeAverage average =
       measure::TimeAverage::kMean;  ///< nccl-tests' -a: how ranks' times combine
   bool check = true;
