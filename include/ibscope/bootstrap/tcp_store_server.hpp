@@ -9,6 +9,11 @@
 /// encoded once, not once per rank); a rank that stops reading for the job timeout is lost.
 /// Only allgather rounds send every rank's data to every rank; the others cost the root O(n)
 /// bytes in all (docs/scale.md).
+///
+/// Descriptors: one per connection. The server raises the process's soft open-file limit to
+/// the hard one (core/fd_limit.hpp) and warns when even that is below store_fds_needed(size).
+/// Out of descriptors, it closes the oldest unauthenticated connection to accept a new one, or,
+/// with none left, stops accepting for 100 ms at a time (never spins).
 
 #include <atomic>
 #include <cstddef>
@@ -21,6 +26,13 @@
 #include "ibscope/core/clock.hpp"
 
 namespace ibscope::bootstrap {
+
+/// Descriptors rank 0 needs for a job of `ranks`: one per rank's connection, and a margin for
+/// the rest of the process (the listener, epoll, its own connection, UCX, hwloc, log files).
+inline constexpr std::uint64_t kStoreFdMargin = 64;
+constexpr std::uint64_t store_fds_needed(int ranks) {
+  return static_cast<std::uint64_t>(ranks) + kStoreFdMargin;
+}
 
 /// What strangers may cost the store. Defaults suit real jobs; tests shorten the deadline.
 struct TcpStoreLimits {
