@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ibscope/bootstrap/guess_limiter.hpp"
 #include "ibscope/bootstrap/refusal_log.hpp"
 #include "ibscope/bootstrap/wire.hpp"
 #include "ibscope/core/error.hpp"
@@ -45,6 +46,7 @@ using Frame = std::shared_ptr<const Bytes>;
 struct Connection {
   net::Fd fd;
   std::string peer;
+  std::string source;  // peer's address as the wrong-token budget counts it (guess_limiter.hpp)
   Clock::time_point accepted_at;
   Bytes inbuf;  // at most one frame: decode_header bounds it
   std::deque<Frame> out;
@@ -96,6 +98,7 @@ class TcpStoreServer::Impl {
         refused_(refused),
         refusals_(limits.log_first_per_kind, limits.log_summary_every_s,
                   [](const std::string& line) { log::warn("{}", line); }),
+        guesses_({limits.wrong_token_burst, limits.wrong_token_per_s, 4096}),
         host_of_(static_cast<std::size_t>(size)),
         said_bye_(static_cast<std::size_t>(size), false),
         connected_(static_cast<std::size_t>(size), false) {
@@ -305,6 +308,7 @@ class TcpStoreServer::Impl {
       make_room(swept);
       auto c = std::make_unique<Connection>();
       c->peer = net::peer_name(fd.get());
+      c->source = guess_source(c->peer);
       c->fd = std::move(fd);
       c->accepted_at = Clock::now();
       watch(c->fd.get(), EPOLLIN, c.get());
@@ -431,10 +435,21 @@ class TcpStoreServer::Impl {
   }
 
   void hello(Connection& c, const wire::Hello& h) {
+    const auto now = Clock::now();
+    // A source that has spent its budget of wrong tokens is refused before its token is looked
+    // at, right or wrong, so that guessing from many connections at once learns nothing more.
+    if (!guesses_.may_try(c.source, now)) {
+      return refuse(
+          c, RefusalKind::kGuessing,
+          fmt::format("{}: too many wrong job tokens from {}; it may try again in "
+                      "{:.1f} s",
+                      wire::kBusyRefusalPrefix, c.source, guesses_.wait_s(c.source, now)));
+    }
     // Compare the whole token regardless of where it differs.
     unsigned diff = h.token.size() != token_.size() ? 1u : 0u;
     for (std::size_t i = 0; i < std::min(h.token.size(), token_.size()); ++i)
       diff |= static_cast<unsigned>(h.token[i] ^ token_[i]);
+    if (diff != 0) guesses_.spend(c.source, now);
     if (diff != 0 && h.token.empty()) {
       return refuse(c, RefusalKind::kNoToken, "no job token (IBSCOPE_TOKEN unset on the peer?)");
     }
@@ -690,6 +705,7 @@ class TcpStoreServer::Impl {
   TcpStoreLimits limits_;
   std::atomic<int>& refused_;
   RefusalLog refusals_;
+  GuessLimiter guesses_;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::size_t pending_ = 0;     // unauthenticated connections open
   bool dirty_ = false;          // a connection closed or said goodbye: sweep and recount

@@ -43,6 +43,11 @@ struct TcpStoreLimits {
   /// descriptors); when full, the oldest is dropped with a "server busy" refusal, which a real
   /// rank answers by connecting again, so a flood delays ranks but cannot lock them out.
   std::size_t max_pending = 256;
+  /// Wrong (or empty) job tokens checked per source address (an IPv4 address, an IPv6 /64) at
+  /// once, and then per second. Past that, the source's hellos are refused as busy without a
+  /// look at the token (guess_limiter.hpp); hellos with the right token spend nothing.
+  double wrong_token_burst = 10;
+  double wrong_token_per_s = 1;
   /// Refusals logged one line each per kind before they are only counted (refusal_log.hpp).
   int log_first_per_kind = 10;
   /// Seconds between summary lines of the refusals not logged one by one.
