@@ -205,7 +205,10 @@ TEST_CASE("out of descriptors, rank 0's store drops strangers for ranks and wait
   constexpr int kStrangers = 250;
   constexpr int kEarlyRanks = 100;
   constexpr int kLateRanks = 150;
-  (void)ibscope::raise_fd_limit();  // this process holds 500 sockets
+  if (ibscope::raise_fd_limit().soft < 1024) {  // this process holds 500 sockets
+    WARN("open-file limit below 1024: too low for this test on this host");
+    return;
+  }
   const std::uint16_t port = unused_loopback_port();
   Running rank0 = start_rank0(fmt::format("127.0.0.1:{}", port), kSize, "ulimit -n 200");
   ThinClients clients({"127.0.0.1", port}, kSize);
