@@ -707,10 +707,10 @@ class TcpStoreServer::Impl {
   RefusalLog refusals_;
   GuessLimiter guesses_;
   std::vector<std::unique_ptr<Connection>> conns_;
-  std::size_t pending_ = 0;     // unauthenticated connections open
-  bool dirty_ = false;          // a connection closed or said goodbye: sweep and recount
-  bool accept_paused_ = false;  // out of descriptors: the listener is not watched until...
-  Clock::time_point accept_resume_at_{};
+  std::size_t pending_ = 0;               // unauthenticated connections open
+  bool dirty_ = false;                    // a connection closed or said goodbye: sweep and recount
+  bool accept_paused_ = false;            // out of descriptors: the listener is unwatched until
+  Clock::time_point accept_resume_at_{};  // this time (free_a_descriptor)
   bool fd_warned_ = false;
   Clock::time_point last_fd_warning_{};
   std::map<std::uint64_t, Round> rounds_;
