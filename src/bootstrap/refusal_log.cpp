@@ -20,6 +20,8 @@ std::string_view refusal_kind_name(RefusalKind kind) noexcept {
       return "stalled";
     case RefusalKind::kFlood:
       return "flood";
+    case RefusalKind::kGuessing:
+      return "guessing";
   }
   return "unknown";
 }

@@ -343,7 +343,8 @@ std::unique_ptr<Bootstrap> make_tcp_bootstrap(const TcpBootstrapOptions& options
   if (options.token.empty() && options.rank == 0) {
     log::warn(
         "IBSCOPE_TOKEN is not set: the bootstrap store on {} accepts any client that knows "
-        "its address; export IBSCOPE_TOKEN=<secret> on every rank",
+        "its address; export a random one for every rank, e.g. "
+        "IBSCOPE_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')",
         options.root.str());
   }
   return std::make_unique<TcpBootstrap>(options);

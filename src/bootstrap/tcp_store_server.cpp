@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -15,9 +16,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ibscope/bootstrap/guess_limiter.hpp"
 #include "ibscope/bootstrap/refusal_log.hpp"
 #include "ibscope/bootstrap/wire.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/fd_limit.hpp"
 #include "ibscope/core/log.hpp"
 
 namespace ibscope::bootstrap {
@@ -31,12 +34,19 @@ constexpr int kAcceptBatch = 64;
 constexpr int kEventBatch = 256;
 // The periodic checks (hello deadlines, round deadlines, stalled writers) run this often.
 constexpr double kHousekeepingPeriodS = 0.1;
+// Out of descriptors with no stranger's connection to close, the store stops watching the
+// listener for this long: epoll reports it readable for as long as connections wait, and
+// accept4 fails with EMFILE each time, which spun a core before issue 35.
+constexpr double kAcceptBackoffS = 0.1;
+// At most one warning about running out of descriptors this often.
+constexpr double kFdWarningEveryS = 10.0;
 
 using Frame = std::shared_ptr<const Bytes>;
 
 struct Connection {
   net::Fd fd;
   std::string peer;
+  std::string source;  // peer's address as the wrong-token budget counts it (guess_limiter.hpp)
   Clock::time_point accepted_at;
   Bytes inbuf;  // at most one frame: decode_header bounds it
   std::deque<Frame> out;
@@ -55,6 +65,24 @@ struct Round {
   Clock::time_point first_arrival;
 };
 
+// Raises the open-file limit before the store accepts anything (the binary did at start; a
+// program that only links the library may not have), and warns when even the hard limit is
+// below what the job needs: the ranks past it could not connect.
+void check_fd_limit(int size) {
+  const std::uint64_t needed = store_fds_needed(size);
+  FdLimit limit = fd_limit();
+  if (limit.soft < needed) limit = raise_fd_limit();
+  if (limit.soft >= needed) return;
+  log::warn(
+      "bootstrap: rank 0's store needs about {} open files for {} ranks (one per rank and {} "
+      "for the rest of rank 0), but its open-file limit is {} and the hard limit {}: the ranks "
+      "past about {} cannot connect and the job will time out. Raise the hard limit on the "
+      "host of rank 0 (ulimit -Hn; /etc/security/limits.conf nofile, LimitNOFILE= of a "
+      "systemd unit, or the limit Slurm propagates), or run fewer ranks",
+      needed, size, kStoreFdMargin, fd_count_text(limit.soft), fd_count_text(limit.hard),
+      limit.soft > kStoreFdMargin ? limit.soft - kStoreFdMargin : 0);
+}
+
 }  // namespace tcp_store_detail
 using namespace tcp_store_detail;
 
@@ -70,6 +98,7 @@ class TcpStoreServer::Impl {
         refused_(refused),
         refusals_(limits.log_first_per_kind, limits.log_summary_every_s,
                   [](const std::string& line) { log::warn("{}", line); }),
+        guesses_({limits.wrong_token_burst, limits.wrong_token_per_s, 4096}),
         host_of_(static_cast<std::size_t>(size)),
         said_bye_(static_cast<std::size_t>(size), false),
         connected_(static_cast<std::size_t>(size), false) {
@@ -152,6 +181,10 @@ class TcpStoreServer::Impl {
         }
       }
       const auto now = Clock::now();
+      if (accept_paused_ && now >= accept_resume_at_) {
+        accept_paused_ = false;
+        watch_listener(EPOLLIN);
+      }
       if (now >= next_housekeeping) {
         next_housekeeping =
             now + std::chrono::milliseconds(static_cast<int>(kHousekeepingPeriodS * 1000));
@@ -184,38 +217,106 @@ class TcpStoreServer::Impl {
   // stranger holds a slot, and a dropped rank connects again (kBusyRefusalPrefix).
   void make_room(bool& swept) {
     if (pending_ < limits_.max_pending) return;
-    if (!swept) {
-      swept = true;
-      for (std::size_t i = 0; i < conns_.size(); ++i) {
-        if (conns_[i]->rank < 0 && conns_[i]->fd.valid()) read_from(*conns_[i]);
-      }
-    }
+    sweep_pending(swept);
     if (pending_ < limits_.max_pending) return;
-    Connection* oldest = nullptr;
-    for (auto& c : conns_) {
-      if (c->rank >= 0 || !c->fd.valid()) continue;
-      if (oldest == nullptr || c->accepted_at < oldest->accepted_at) oldest = c.get();
-    }
-    if (oldest != nullptr) {
+    if (Connection* oldest = oldest_pending()) {
       refuse(*oldest, RefusalKind::kFlood,
              fmt::format("{}: {} unauthenticated connections waiting, dropped the oldest",
                          wire::kBusyRefusalPrefix, limits_.max_pending));
     }
   }
 
+  // Reads every unauthenticated connection once per pass (a rank's hello may be waiting).
+  void sweep_pending(bool& swept) {
+    if (swept) return;
+    swept = true;
+    for (std::size_t i = 0; i < conns_.size(); ++i) {
+      if (conns_[i]->rank < 0 && conns_[i]->fd.valid()) read_from(*conns_[i]);
+    }
+  }
+
+  Connection* oldest_pending() {
+    Connection* oldest = nullptr;
+    for (auto& c : conns_) {
+      if (c->rank >= 0 || !c->fd.valid()) continue;
+      if (oldest == nullptr || c->accepted_at < oldest->accepted_at) oldest = c.get();
+    }
+    return oldest;
+  }
+
+  void watch_listener(std::uint32_t events) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.ptr = nullptr;
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, listener_.get(), &ev);
+  }
+
+  // accept4 failed for want of descriptors (EMFILE: this process's limit; ENFILE: the
+  // system's). That is not "no more connections": they wait in the backlog, and one of them
+  // may be a rank. So the store makes a descriptor free: first it reads the waiting
+  // connections (a hello may authenticate a rank, garbage or a closed peer frees one), then it
+  // drops the oldest stranger, as make_room does in a flood. True when it is worth accepting
+  // again. With no stranger left, every descriptor holds a rank: the limit is below what the
+  // job needs, so the store stops watching the listener for kAcceptBackoffS instead of
+  // spinning, and says so.
+  bool free_a_descriptor(bool& swept, int err) {
+    if (!swept) {
+      sweep_pending(swept);
+      return true;
+    }
+    const FdLimit limit = fd_limit();
+    if (Connection* oldest = oldest_pending()) {
+      refuse(*oldest, RefusalKind::kFlood,
+             fmt::format("{}: out of file descriptors (limit {}), dropped the oldest "
+                         "unauthenticated connection",
+                         wire::kBusyRefusalPrefix, fd_count_text(limit.soft)));
+      return true;
+    }
+    accept_paused_ = true;
+    accept_resume_at_ =
+        Clock::now() + std::chrono::milliseconds(static_cast<int>(kAcceptBackoffS * 1000));
+    watch_listener(0);
+    const auto now = Clock::now();
+    if (!fd_warned_ || seconds_between(last_fd_warning_, now) >= kFdWarningEveryS) {
+      fd_warned_ = true;
+      last_fd_warning_ = now;
+      const auto ranks = std::count(connected_.begin(), connected_.end(), true);
+      log::warn(
+          "bootstrap: rank 0's store cannot accept connections: {} (open-file limit {}, hard "
+          "limit {}); {} of {} ranks are connected and no stranger's connection is left to "
+          "close. The others wait; a job of {} ranks needs an open-file limit of about {} on "
+          "rank 0 (ulimit -n)",
+          std::strerror(err), fd_count_text(limit.soft), fd_count_text(limit.hard), ranks, size_,
+          size_, store_fds_needed(size_));
+    }
+    return false;
+  }
+
   void accept_new() {
     bool swept = false;
     for (int accepted = 0; accepted < kAcceptBatch; ++accepted) {
       net::Fd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-      if (!fd.valid()) return;  // EAGAIN: drained
+      if (!fd.valid()) {
+        const int err = errno;
+        if (err == EAGAIN || err == EWOULDBLOCK) return;  // drained
+        if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+          if (free_a_descriptor(swept, err)) continue;
+          return;
+        }
+        continue;  // the connection failed before it was accepted (ECONNABORTED, EPROTO, ...)
+      }
       make_room(swept);
       auto c = std::make_unique<Connection>();
       c->peer = net::peer_name(fd.get());
+      c->source = guess_source(c->peer);
       c->fd = std::move(fd);
       c->accepted_at = Clock::now();
       watch(c->fd.get(), EPOLLIN, c.get());
       ++pending_;
       conns_.push_back(std::move(c));
+      // A rank sends its hello as soon as it is connected: read it now, so that the rank is
+      // authenticated before this pass may have to drop the oldest waiting connection.
+      read_from(*conns_.back());
     }
   }
 
@@ -334,10 +435,21 @@ class TcpStoreServer::Impl {
   }
 
   void hello(Connection& c, const wire::Hello& h) {
+    const auto now = Clock::now();
+    // A source that has spent its budget of wrong tokens is refused before its token is looked
+    // at, right or wrong, so that guessing from many connections at once learns nothing more.
+    if (!guesses_.may_try(c.source, now)) {
+      return refuse(
+          c, RefusalKind::kGuessing,
+          fmt::format("{}: too many wrong job tokens from {}; it may try again in "
+                      "{:.1f} s",
+                      wire::kBusyRefusalPrefix, c.source, guesses_.wait_s(c.source, now)));
+    }
     // Compare the whole token regardless of where it differs.
     unsigned diff = h.token.size() != token_.size() ? 1u : 0u;
     for (std::size_t i = 0; i < std::min(h.token.size(), token_.size()); ++i)
       diff |= static_cast<unsigned>(h.token[i] ^ token_[i]);
+    if (diff != 0) guesses_.spend(c.source, now);
     if (diff != 0 && h.token.empty()) {
       return refuse(c, RefusalKind::kNoToken, "no job token (IBSCOPE_TOKEN unset on the peer?)");
     }
@@ -593,9 +705,14 @@ class TcpStoreServer::Impl {
   TcpStoreLimits limits_;
   std::atomic<int>& refused_;
   RefusalLog refusals_;
+  GuessLimiter guesses_;
   std::vector<std::unique_ptr<Connection>> conns_;
-  std::size_t pending_ = 0;  // unauthenticated connections open
-  bool dirty_ = false;       // a connection closed or said goodbye: sweep and recount
+  std::size_t pending_ = 0;               // unauthenticated connections open
+  bool dirty_ = false;                    // a connection closed or said goodbye: sweep and recount
+  bool accept_paused_ = false;            // out of descriptors: the listener is unwatched until
+  Clock::time_point accept_resume_at_{};  // this time (free_a_descriptor)
+  bool fd_warned_ = false;
+  Clock::time_point last_fd_warning_{};
   std::map<std::uint64_t, Round> rounds_;
   std::unordered_map<std::string, std::vector<std::optional<Bytes>>> store_;  // key -> by rank
   std::vector<std::string> host_of_;
@@ -616,6 +733,7 @@ class TcpStoreServer::Impl {
 TcpStoreServer::TcpStoreServer(net::Fd listener, int size, std::string token, double timeout_s,
                                TcpStoreLimits limits)
     : port_(net::bound_port(listener.get())) {
+  check_fd_limit(size);
   impl_ = std::make_unique<Impl>(std::move(listener), size, std::move(token), timeout_s, limits,
                                  refused_);
   thread_ = std::thread([this] { impl_->run(); });

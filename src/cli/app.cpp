@@ -22,6 +22,7 @@
 #include "ibscope/cli/topo_command.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/fd_limit.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/output/console.hpp"
@@ -298,6 +299,9 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
 
 int run(int argc, char** argv) {
   log::set_level_from_env();
+  // Before anything opens a descriptor: rank 0's store holds one per rank and the launcher two
+  // pipes per rank, past a 1024 soft limit from about 1,000 ranks on (issue 35).
+  raise_fd_limit();
   CLI::App app{
       "ibscope: measures what the network contributes to distributed GPU training.\n"
       "Runs under srun/mpirun across nodes, or forks --np local ranks on this host."};

@@ -42,7 +42,8 @@ done
 ibscope="${IBSCOPE_BINARY:?IBSCOPE_BINARY: the ibscope binary}"
 mkdir -p "$logs"
 IFS='|' read -r -a per_host <<<"$host_args"
-export IBSCOPE_ROOT="192.0.2.1:$port" IBSCOPE_TOKEN="emulated-$$-$RANDOM" PMI_SIZE=$((hosts * per))
+IBSCOPE_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') # 128 random bits, as README.md says
+export IBSCOPE_ROOT="192.0.2.1:$port" IBSCOPE_TOKEN PMI_SIZE=$((hosts * per))
 for ((h = 0; h < hosts; h++)); do
   cat /proc/sys/kernel/random/uuid >"$logs/boot_id.g$h"
   # shellcheck disable=SC2016 # expanded by the inner bash

@@ -529,19 +529,55 @@ TEST_CASE("store under attack: a flood of 1000 connections does not lock the ran
 
 TEST_CASE("store under attack: a refusal flood is logged in a few lines", "[tcp_store][attack]") {
   constexpr int kStrangers = 200;
-  const auto a = run_job_under_attack([&](AttackContext& ctx) {
-    for (int i = 0; i < kStrangers; ++i) {
-      RawClient c(ctx.port);
-      c.hello("guess-" + std::to_string(i), 1, kSize, "evil");
-      if (refusal_of(c) != "wrong job token") throw std::runtime_error("not refused");
-    }
-  });
+  AttackOptions options;
+  options.limits.wrong_token_burst = 1e6;  // every token checked: this test is about the log
+  const auto a = run_job_under_attack(
+      [&](AttackContext& ctx) {
+        for (int i = 0; i < kStrangers; ++i) {
+          RawClient c(ctx.port);
+          c.hello("guess-" + std::to_string(i), 1, kSize, "evil");
+          if (refusal_of(c) != "wrong job token") throw std::runtime_error("not refused");
+        }
+      },
+      options);
   check_job_unharmed(a);
   INFO("log:\n" << a.log);
   CHECK(lines_with(a.log, ": wrong job token").size() == 10);
   CHECK(summarised(a.log) == kStrangers - 10);
   CHECK(lines_with(a.log, "refused in all").size() >= 1);
   CHECK(lines_with(a.log, "bootstrap").size() <= 10 + 3);
+}
+
+TEST_CASE("store under attack: a token guesser gets 10 verdicts, then about one a second",
+          "[tcp_store][attack]") {
+  // Issue 35: one source guessing as fast as the store answers (~5,000 a second before).
+  constexpr double kGuessingS = 1.5;
+  int verdicts = 0, limited = 0;
+  double guessed_s = 0;
+  const auto a = run_job_under_attack([&](AttackContext& ctx) {
+    const auto start = Clock::now();
+    for (int i = 0; ibscope::seconds_between(start, Clock::now()) < kGuessingS; ++i) {
+      RawClient c(ctx.port);
+      c.hello("guess-" + std::to_string(i), 1, kSize, "evil");
+      const std::string answer = refusal_of(c);
+      if (answer == "wrong job token") {
+        ++verdicts;
+      } else if (answer.starts_with("server busy: too many wrong job tokens from 127.0.0.1; it "
+                                    "may try again in ")) {
+        ++limited;
+      } else {
+        throw std::runtime_error("unexpected answer: " + answer);
+      }
+    }
+    guessed_s = ibscope::seconds_between(start, Clock::now());
+    if (!ctx.wait_rounds(3)) throw std::runtime_error("the job stopped after the attack");
+  });
+  check_job_unharmed(a);  // its ranks, from the same address, joined before and go on
+  INFO("verdicts " << verdicts << ", limited " << limited << " in " << guessed_s << " s");
+  CHECK(verdicts >= 10);
+  CHECK(verdicts <= 10 + 1 + static_cast<int>(guessed_s));
+  CHECK(limited >= 100);                     // answered, but without a look at the token
+  CHECK_THAT(a.log, Contains(" guessing"));  // the limited ones are summarised as their kind
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ enum class RefusalKind : std::size_t {
   kMalformed,    ///< bytes that do not parse, an oversized length, not a hello first
   kStalled,      ///< no complete hello within the deadline (silent, or one byte at a time)
   kFlood,        ///< dropped because too many unauthenticated connections were waiting
+  kGuessing,     ///< its source had too many wrong tokens checked lately (guess_limiter.hpp)
 };
-inline constexpr std::size_t kRefusalKinds = 6;
+inline constexpr std::size_t kRefusalKinds = 7;
 
 /// "no token", "wrong token", ... (used in summaries).
 std::string_view refusal_kind_name(RefusalKind kind) noexcept;

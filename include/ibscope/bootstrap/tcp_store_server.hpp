@@ -9,6 +9,11 @@
 /// encoded once, not once per rank); a rank that stops reading for the job timeout is lost.
 /// Only allgather rounds send every rank's data to every rank; the others cost the root O(n)
 /// bytes in all (docs/scale.md).
+///
+/// Descriptors: one per connection. The server raises the process's soft open-file limit to
+/// the hard one (core/fd_limit.hpp) and warns when even that is below store_fds_needed(size).
+/// Out of descriptors, it closes the oldest unauthenticated connection to accept a new one, or,
+/// with none left, stops accepting for 100 ms at a time (never spins).
 
 #include <atomic>
 #include <cstddef>
@@ -22,6 +27,13 @@
 
 namespace ibscope::bootstrap {
 
+/// Descriptors rank 0 needs for a job of `ranks`: one per rank's connection, and a margin for
+/// the rest of the process (the listener, epoll, its own connection, UCX, hwloc, log files).
+inline constexpr std::uint64_t kStoreFdMargin = 64;
+constexpr std::uint64_t store_fds_needed(int ranks) {
+  return static_cast<std::uint64_t>(ranks) + kStoreFdMargin;
+}
+
 /// What strangers may cost the store. Defaults suit real jobs; tests shorten the deadline.
 struct TcpStoreLimits {
   /// An unauthenticated connection must deliver a whole hello within this time of being
@@ -31,6 +43,11 @@ struct TcpStoreLimits {
   /// descriptors); when full, the oldest is dropped with a "server busy" refusal, which a real
   /// rank answers by connecting again, so a flood delays ranks but cannot lock them out.
   std::size_t max_pending = 256;
+  /// Wrong (or empty) job tokens checked per source address (an IPv4 address, an IPv6 /64) at
+  /// once, and then per second. Past that, the source's hellos are refused as busy without a
+  /// look at the token (guess_limiter.hpp); hellos with the right token spend nothing.
+  double wrong_token_burst = 10;
+  double wrong_token_per_s = 1;
   /// Refusals logged one line each per kind before they are only counted (refusal_log.hpp).
   int log_first_per_kind = 10;
   /// Seconds between summary lines of the refusals not logged one by one.
