@@ -7,38 +7,28 @@
 #include <string>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/fault_hooks.hpp"
 
 namespace ibscope::cli {
 namespace {
 
-int parse_int_field(std::string_view text, std::string_view value, int min) {
-  int v = 0;
-  const std::string s(text);
-  std::size_t used = 0;
-  try {
-    v = std::stoi(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (s.empty() || used != s.size() || v < min) {
-    throw UsageError(
-        fmt::format("{}='{}': expected <rank>:<batches>[:ABRT|KILL|SEGV] with rank "
-                    ">= 0 and batches >= 1",
-                    kCrashHookVariable, value));
-  }
-  return v;
-}
+constexpr std::string_view kCrashGrammar =
+    "<rank>:<batches>[:ABRT|KILL|SEGV] with rank >= 0 and batches >= 1";
 
 }  // namespace
 
 CrashHook parse_crash_hook(std::string_view value) {
   const auto first = value.find(':');
-  if (first == std::string_view::npos) parse_int_field("", value, 0);  // throws
+  if (first == std::string_view::npos) {
+    parse_hook_integer(kCrashHookVariable, value, "", 0, kCrashGrammar);  // throws
+  }
   CrashHook hook;
-  hook.rank = parse_int_field(value.substr(0, first), value, 0);
+  hook.rank =
+      parse_hook_integer(kCrashHookVariable, value, value.substr(0, first), 0, kCrashGrammar);
   std::string_view rest = value.substr(first + 1);
   const auto second = rest.find(':');
-  hook.after_batches = parse_int_field(rest.substr(0, second), value, 1);
+  hook.after_batches =
+      parse_hook_integer(kCrashHookVariable, value, rest.substr(0, second), 1, kCrashGrammar);
   const std::string_view sig = second == std::string_view::npos ? "ABRT" : rest.substr(second + 1);
   if (sig == "ABRT") {
     hook.signal = SIGABRT;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -12,6 +13,9 @@
 #include "ibscope/bootstrap/launch_env.hpp"
 #include "ibscope/bootstrap/local_launcher.hpp"
 #include "ibscope/build_info.hpp"
+#include "ibscope/cli/crash_hook.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
+#include "ibscope/collectives/harness/soak_run.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/interrupt.hpp"
@@ -59,15 +63,24 @@ std::string build_description() {
   return b;
 }
 
+// Every fault hook's value parsed as its flag would be, and its rank a rank of the job's
+// `job_ranks` (docs/fault-hooks.md): a malformed hook is a usage error before anything runs.
+void check_fault_hooks(int job_ranks) {
+  collectives::check_collective_fault_hooks(job_ranks);
+  if (const auto crash = crash_hook_from_env()) {
+    check_hook_rank(kCrashHookVariable, std::getenv(std::string(kCrashHookVariable).c_str()),
+                    crash->rank, job_ranks);
+  }
+  (void)collectives::soak_leak_bytes_per_s_from_env();
+}
+
 // Every rank's fault hooks (core/fault_hooks.hpp), on every rank: a hook set on one rank
 // only (a launcher that forwards the environment to some hosts) forges the job all the same.
 std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
   std::vector<std::string> mine;
   for (const auto& [name, value] : fault_hooks_in(process_env_with_prefix("IBSCOPE_"))) {
-    std::string line = name + "=";
-    // One line per variable: a newline in a value travels as the two characters "\n".
-    for (char c : value) line += c == '\n' ? std::string("\\n") : std::string(1, c);
-    mine.push_back(std::move(line));
+    // One line per variable: a newline, a tab or a backslash in a value travels escaped.
+    mine.push_back(name + "=" + escape_hook_value(value));
   }
   // Gathered on rank 0, merged there and broadcast: O(n) bytes at the root, not O(n^2).
   const auto all = boot.gather(as_bytes(join_lines(mine)), "fault hooks");
@@ -76,7 +89,8 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
     EnvVars hooks;
     for (const auto& line : split_lines(bytes)) {
       const auto eq = line.find('=');
-      if (eq != std::string::npos) hooks[line.substr(0, eq)] = line.substr(eq + 1);
+      if (eq != std::string::npos)
+        hooks[line.substr(0, eq)] = unescape_hook_value(line.substr(eq + 1));
     }
     per_rank.push_back(std::move(hooks));
   }
@@ -84,7 +98,8 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
   std::vector<std::string> merged;
   if (boot.rank() == 0) {
     for (const auto& h : merge_fault_hooks(per_rank)) {
-      merged.push_back(fmt::format("{}\t{}\t{}", h.name, h.value, format_rank_ranges(h.ranks)));
+      merged.push_back(fmt::format("{}\t{}\t{}", h.name, escape_hook_value(h.value),
+                                   format_rank_ranges(h.ranks)));
     }
   }
   std::vector<FaultHook> hooks;
@@ -93,7 +108,8 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
     const auto tab1 = line.find('\t');
     const auto tab2 = line.find('\t', tab1 + 1);
     if (tab1 == std::string::npos || tab2 == std::string::npos) continue;
-    hooks.push_back(FaultHook{line.substr(0, tab1), line.substr(tab1 + 1, tab2 - tab1 - 1),
+    hooks.push_back(FaultHook{line.substr(0, tab1),
+                              unescape_hook_value(line.substr(tab1 + 1, tab2 - tab1 - 1)),
                               parse_rank_ranges(std::string_view(line).substr(tab2 + 1))});
   }
   return hooks;
@@ -260,6 +276,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     const double timeout_s = parse_timeout_s(common);
     const bootstrap::LaunchEnv env = bootstrap::detect_launch_from_process_env();
     if (env.kind == bootstrap::LaunchKind::kLocal && common.np > 1) {
+      check_fault_hooks(common.np);  // before any rank starts
       return bootstrap::run_local_launcher(
           bootstrap::LocalLaunchOptions{common.np, timeout_s, argv, common.stop_on_usr1});
     }
@@ -272,6 +289,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
                                                      : bootstrap::connect_bootstrap(env, timeout_s);
     const EnvVars user_ucx_env = process_env_with_prefix("UCX_");
     set_interrupt_identity(boot->describe(boot->rank()));
+    check_fault_hooks(boot->size());
     if (transport == JobTransport::kUcx) {
       rail = measure::set_up_rail(*boot, measure::RailRequest{common.nic, !common.no_bind});
       // Every rank's own NIC, for the messages of the peers that talk to it (the Comm's barrier

@@ -4,6 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "ibscope/core/error.hpp"
 
 extern char** environ;
 
@@ -91,6 +95,76 @@ std::string fault_hook_warning(const FaultHook& hook, int job_ranks) {
 std::string fault_hook_failure(const FaultHook& hook, int job_ranks) {
   return fmt::format("fault hook {} is set: a run with a test hook never passes (unset it)",
                      describe_fault_hook(hook, job_ranks));
+}
+
+namespace {
+
+[[noreturn]] void malformed_hook(std::string_view variable, std::string_view value,
+                                 std::string_view grammar) {
+  throw UsageError(fmt::format("{}='{}': expected {}{}", variable, value, grammar,
+                               value.empty() ? " (it is set but empty: unset it for a real "
+                                               "measurement)"
+                                             : ""));
+}
+
+}  // namespace
+
+int parse_hook_integer(std::string_view variable, std::string_view value, std::string_view field,
+                       int min, std::string_view grammar) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (field.empty() || ec != std::errc{} || end != field.data() + field.size() || v < min) {
+    malformed_hook(variable, value, grammar);
+  }
+  return v;
+}
+
+double parse_hook_number(std::string_view variable, std::string_view value, std::string_view field,
+                         double min, std::string_view grammar) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (field.empty() || ec != std::errc{} || end != field.data() + field.size() ||
+      !std::isfinite(v) || v < min) {
+    malformed_hook(variable, value, grammar);
+  }
+  return v;
+}
+
+void check_hook_rank(std::string_view variable, std::string_view value, int rank, int job_ranks) {
+  if (rank < 0 || rank >= job_ranks) {
+    throw UsageError(fmt::format("{}='{}': rank {} is not a rank of this {}-rank job (0..{})",
+                                 variable, value, rank, job_ranks, job_ranks - 1));
+  }
+}
+
+std::string escape_hook_value(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string unescape_hook_value(std::string_view escaped) {
+  std::string out;
+  out.reserve(escaped.size());
+  for (std::size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped[i] != '\\' || i + 1 == escaped.size()) {
+      out += escaped[i];
+      continue;
+    }
+    const char next = escaped[++i];
+    out += next == 'n' ? '\n' : next == 't' ? '\t' : next;
+  }
+  return out;
 }
 
 }  // namespace ibscope

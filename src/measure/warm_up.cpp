@@ -19,8 +19,7 @@ std::int64_t more_warmup_calls(double min_s, std::int64_t calls, double elapsed_
   const double wanted = std::ceil((min_s - elapsed_s) / per_call_s);
   // Ask for a little more than the estimate: a short last round costs a whole bootstrap round.
   const double asked = std::max(1.0, std::ceil(wanted * 1.1));
-  return static_cast<std::int64_t>(
-      std::min(asked, static_cast<double>(kMaxWarmupCalls - calls)));
+  return static_cast<std::int64_t>(std::min(asked, static_cast<double>(kMaxWarmupCalls - calls)));
 }
 
 std::int64_t warm_up_for(bootstrap::Bootstrap& bootstrap, double min_s, std::int64_t first_round,

@@ -268,6 +268,31 @@ TEST_CASE("a malformed IBSCOPE_FAULT_MISPLACE is a usage error", "[mp][allreduce
   }
 }
 
+TEST_CASE("a malformed fault hook or one on a rank outside the job is a usage error",
+          "[mp][allreduce][fault_hooks]") {
+  // Before: CORRUPT_RANK=abc corrupted rank 0, DELAY_RANK=1:abc delayed by 0, a rank beyond the
+  // job did nothing, and a tab in any value aborted with "not a rank range".
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"IBSCOPE_FAULT_CORRUPT_RANK", "abc"},
+                                                        {"IBSCOPE_FAULT_DELAY_RANK", "1:abc"},
+                                                        {"IBSCOPE_FAULT_DELAY_RANK", "1:\t2000"},
+                                                        {"IBSCOPE_FAULT_DELAY_RANK", "2:100"},
+                                                        {"IBSCOPE_FAULT_CORRUPT_RANK", "5"},
+                                                        {"IBSCOPE_FAULT_CRASH_RANK", "2:1"}}) {
+    INFO(name << "=" << value);
+    const auto r = run_allreduce(2, "4096", "float", "sum", {{name, value}});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(name) != std::string::npos);
+    CHECK(r.err.find("not a rank range") == std::string::npos);
+  }
+  // A hook whose value has a tab (any IBSCOPE_FAULT_* name is a hook) is named, intact.
+  const auto r = run_allreduce(2, "4096", "float", "sum", {{"IBSCOPE_FAULT_NOTE", "a\tb"}});
+  INFO(describe(r));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("FAULT HOOK IBSCOPE_FAULT_NOTE=a\tb (every rank)") != std::string::npos);
+  CHECK(load_run_results(r).at("environment").at("ibscope_env").at("IBSCOPE_FAULT_NOTE") == "a\tb");
+}
+
 TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the model in one job",
           "[mp][run]") {
   const std::string out = make_temp_dir();

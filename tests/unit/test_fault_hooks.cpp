@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "accept/section.hpp"
+#include "ibscope/cli/crash_hook.hpp"
+#include "ibscope/collectives/harness/collective_sweep.hpp"
+#include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 
 using namespace ibscope;
@@ -112,4 +115,52 @@ TEST_CASE("fault hooks: accept's verdict fails with a hook set, naming it",
   CHECK(r.failures.back() ==
         "fault hook IBSCOPE_FAULT_MISPLACE=1 (rank 1) is set: a run with a test hook never "
         "passes (unset it)");
+}
+
+TEST_CASE("fault hooks: values parse as flags do, and a rank outside the job is refused",
+          "[fault_hooks]") {
+  // atoi/atof took 'abc' for rank 0 and '1:abc' for a delay of 0.
+  for (const char* bad : {"abc", "", " 1", "1 ", "1x", "-1", "+1", "1.5"}) {
+    INFO("'" << bad << "'");
+    CHECK_THROWS_AS(collectives::parse_fault_corrupt_rank(bad), UsageError);
+    CHECK_THROWS_WITH(collectives::parse_fault_corrupt_rank(bad),
+                      Contains("IBSCOPE_FAULT_CORRUPT_RANK"));
+  }
+  CHECK(collectives::parse_fault_corrupt_rank("3") == 3);
+  for (const char* bad : {"1:abc", "1", "1:", ":100", "abc:100", "1:-5", "1:nan", "1:inf",
+                          "1:\t2000", "1: 2000", "1:2000us"}) {
+    INFO("'" << bad << "'");
+    CHECK_THROWS_AS(collectives::parse_fault_delay(bad), UsageError);
+    CHECK_THROWS_WITH(collectives::parse_fault_delay(bad), Contains("IBSCOPE_FAULT_DELAY_RANK"));
+  }
+  const collectives::FaultDelay d = collectives::parse_fault_delay("2:1500.5");
+  CHECK(d.rank == 2);
+  CHECK(d.us == 1500.5);
+  CHECK_THROWS_WITH(collectives::parse_fault_misplace("1:swap"), Contains("duplicate-block"));
+  CHECK(collectives::parse_fault_misplace("1:drop-chunk").fault ==
+        collectives::misplace::Fault::kDropChunk);
+  for (const char* bad : {"1", "x:1", "1:0", "1:2:HUP", " 1:2"}) {
+    INFO("'" << bad << "'");
+    CHECK_THROWS_AS(cli::parse_crash_hook(bad), UsageError);
+    CHECK_THROWS_WITH(cli::parse_crash_hook(bad), Contains("IBSCOPE_FAULT_CRASH_RANK"));
+  }
+  // A hook on a rank the job does not have would do nothing, silently.
+  CHECK_NOTHROW(check_hook_rank("IBSCOPE_FAULT_X", "3", 3, 4));
+  CHECK_THROWS_AS(check_hook_rank("IBSCOPE_FAULT_X", "4", 4, 4), UsageError);
+  CHECK_THROWS_WITH(check_hook_rank("IBSCOPE_FAULT_X", "4", 4, 4),
+                    Contains("IBSCOPE_FAULT_X='4': rank 4 is not a rank of this 4-rank job"));
+}
+
+TEST_CASE("fault hooks: a value with tabs, newlines and backslashes travels intact",
+          "[fault_hooks]") {
+  // The job's hooks cross the bootstrap as tab-separated lines: a tab in a value broke the
+  // line apart ("'2000\t0-1' is not a rank range").
+  for (const std::string value :
+       {std::string("1:\t2000"), std::string("a\nb"), std::string("back\\slash\\t"),
+        std::string("\\"), std::string("")}) {
+    const std::string escaped = escape_hook_value(value);
+    CHECK(escaped.find('\t') == std::string::npos);
+    CHECK(escaped.find('\n') == std::string::npos);
+    CHECK(unescape_hook_value(escaped) == value);
+  }
 }

@@ -65,4 +65,20 @@ std::string fault_hook_warning(const FaultHook& hook, int job_ranks);
 /// Why a verdict (accept, soak) is FAIL while `hook` is set.
 std::string fault_hook_failure(const FaultHook& hook, int job_ranks);
 
+/// Parsing a hook's value as a flag's is parsed: `field`, one field of `variable`'s `value`, as
+/// a decimal integer (nothing else around it) >= `min`, or a finite number >= `min`. Throws
+/// UsageError "VARIABLE='value': expected <grammar>" otherwise (an empty value too).
+int parse_hook_integer(std::string_view variable, std::string_view value, std::string_view field,
+                       int min, std::string_view grammar);
+double parse_hook_number(std::string_view variable, std::string_view value, std::string_view field,
+                         double min, std::string_view grammar);
+/// Throws UsageError unless 0 <= rank < job_ranks: a hook on a rank the job does not have would
+/// do nothing, silently.
+void check_hook_rank(std::string_view variable, std::string_view value, int rank, int job_ranks);
+
+/// A hook's value on one line of the job's exchange of hooks: '\\', newline and tab escaped
+/// (the lines are tab-separated); unescape_hook_value reverses it.
+std::string escape_hook_value(std::string_view value);
+std::string unescape_hook_value(std::string_view escaped);
+
 }  // namespace ibscope

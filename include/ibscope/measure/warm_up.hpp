@@ -36,7 +36,6 @@ std::int64_t more_warmup_calls(double min_s, std::int64_t calls, double elapsed_
 /// `first_round` calls (at least 1). min_s <= 0: nothing happens (no bootstrap round). Returns
 /// the calls made. Collective over the bootstrap; throws what its broadcast throws.
 std::int64_t warm_up_for(bootstrap::Bootstrap& bootstrap, double min_s, std::int64_t first_round,
-                         const std::function<void(std::int64_t)>& run_calls,
-                         std::string_view what);
+                         const std::function<void(std::int64_t)>& run_calls, std::string_view what);
 
 }  // namespace ibscope::measure

@@ -11,6 +11,7 @@
 #include "ibscope/collectives/harness/collective_workspace.hpp"
 #include "ibscope/collectives/harness/verify.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/clock_sync.hpp"
@@ -21,47 +22,84 @@
 
 namespace ibscope::collectives {
 
-FaultDelay fault_delay_from_env() {
-  const char* v = std::getenv("IBSCOPE_FAULT_DELAY_RANK");
-  if (v == nullptr || *v == '\0') return {};
-  const std::string text(v);
-  const auto colon = text.find(':');
-  if (colon == std::string::npos) {
-    throw UsageError(
-        fmt::format("IBSCOPE_FAULT_DELAY_RANK='{}': expected <rank>:<microseconds>", text));
+namespace {
+
+constexpr std::string_view kDelayVariable = "IBSCOPE_FAULT_DELAY_RANK";
+constexpr std::string_view kCorruptVariable = "IBSCOPE_FAULT_CORRUPT_RANK";
+constexpr std::string_view kMisplaceVariable = "IBSCOPE_FAULT_MISPLACE";
+
+std::optional<std::string> hook_value(std::string_view variable) {
+  const char* v = std::getenv(std::string(variable).c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+std::string misplace_grammar() {
+  std::string names;
+  for (misplace::Fault f : misplace::kAllFaults) {
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", misplace::name_of(f));
   }
-  return {std::atoi(text.substr(0, colon).c_str()), std::atof(text.substr(colon + 1).c_str())};
+  return fmt::format("<rank>:<fault>, the fault one of {}", names);
+}
+
+}  // namespace
+
+FaultDelay parse_fault_delay(std::string_view value) {
+  constexpr std::string_view kGrammar = "<rank>:<microseconds>, rank >= 0 and microseconds >= 0";
+  const auto colon = value.find(':');
+  if (colon == std::string_view::npos) {
+    parse_hook_integer(kDelayVariable, value, "", 0, kGrammar);  // throws
+  }
+  FaultDelay d;
+  d.rank = parse_hook_integer(kDelayVariable, value, value.substr(0, colon), 0, kGrammar);
+  d.us = parse_hook_number(kDelayVariable, value, value.substr(colon + 1), 0, kGrammar);
+  return d;
+}
+
+int parse_fault_corrupt_rank(std::string_view value) {
+  return parse_hook_integer(kCorruptVariable, value, value, 0, "<rank>, rank >= 0");
+}
+
+FaultMisplace parse_fault_misplace(std::string_view value) {
+  const std::string grammar = misplace_grammar();
+  const auto colon = value.find(':');
+  if (colon == std::string_view::npos) {
+    parse_hook_integer(kMisplaceVariable, value, "", 0, grammar);  // throws
+  }
+  FaultMisplace m;
+  m.rank = parse_hook_integer(kMisplaceVariable, value, value.substr(0, colon), 0, grammar);
+  const auto fault = misplace::fault_named(value.substr(colon + 1));
+  if (!fault) parse_hook_integer(kMisplaceVariable, value, "", 0, grammar);  // throws
+  m.fault = *fault;
+  return m;
+}
+
+FaultDelay fault_delay_from_env() {
+  const auto v = hook_value(kDelayVariable);
+  return v ? parse_fault_delay(*v) : FaultDelay{};
 }
 
 int fault_corrupt_rank_from_env() {
-  const char* v = std::getenv("IBSCOPE_FAULT_CORRUPT_RANK");
-  return v != nullptr && *v != '\0' ? std::atoi(v) : -1;
+  const auto v = hook_value(kCorruptVariable);
+  return v ? parse_fault_corrupt_rank(*v) : -1;
 }
 
 std::optional<FaultMisplace> fault_misplace_from_env() {
-  const char* v = std::getenv("IBSCOPE_FAULT_MISPLACE");
-  if (v == nullptr || *v == '\0') return std::nullopt;
-  const std::string_view text(v);
-  const auto colon = text.find(':');
-  FaultMisplace m;
-  bool ok = false;
-  if (colon != std::string_view::npos) {
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + colon, m.rank);
-    const auto fault = misplace::fault_named(text.substr(colon + 1));
-    ok = ec == std::errc{} && end == text.data() + colon && m.rank >= 0 && fault.has_value();
-    if (ok) m.fault = *fault;
+  const auto v = hook_value(kMisplaceVariable);
+  if (!v) return std::nullopt;
+  return parse_fault_misplace(*v);
+}
+
+void check_collective_fault_hooks(int job_ranks) {
+  if (const auto v = hook_value(kDelayVariable)) {
+    check_hook_rank(kDelayVariable, *v, parse_fault_delay(*v).rank, job_ranks);
   }
-  if (!ok) {
-    std::string names;
-    for (misplace::Fault f : misplace::kAllFaults) {
-      names += fmt::format("{}{}", names.empty() ? "" : ", ", misplace::name_of(f));
-    }
-    throw UsageError(
-        fmt::format("IBSCOPE_FAULT_MISPLACE='{}': expected <rank>:<fault>, the fault "
-                    "one of {}",
-                    text, names));
+  if (const auto v = hook_value(kCorruptVariable)) {
+    check_hook_rank(kCorruptVariable, *v, parse_fault_corrupt_rank(*v), job_ranks);
   }
-  return m;
+  if (const auto v = hook_value(kMisplaceVariable)) {
+    check_hook_rank(kMisplaceVariable, *v, parse_fault_misplace(*v).rank, job_ranks);
+  }
 }
 
 namespace {

@@ -22,7 +22,7 @@ namespace ibscope::collectives {
 
 std::uint64_t soak_leak_bytes_per_s_from_env() {
   const char* v = std::getenv("IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S");
-  if (v == nullptr || *v == '\0') return 0;
+  if (v == nullptr) return 0;  // set but empty: parse_size_bytes says it is malformed
   return units::parse_size_bytes(v, "IBSCOPE_SOAK_INJECT_LEAK_BYTES_PER_S");
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
@@ -72,26 +73,37 @@ using CollectiveRowsSink = std::function<void(const std::vector<measure::Collect
 void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& options,
                           const CollectiveRowsSink& sink);
 
+/// The fault hooks of the sweeps (docs/fault-hooks.md). Each value is parsed as a flag is: a
+/// malformed one (an empty one too) is a UsageError naming the variable and what it expects.
+
 /// Test hook: IBSCOPE_FAULT_CORRUPT_RANK=<rank> makes that rank flip one element of its result
 /// after each verification run, as a bit flip on the wire would; #wrong must then be non-zero.
+/// -1 when unset.
+int parse_fault_corrupt_rank(std::string_view value);
 int fault_corrupt_rank_from_env();
 
 /// Test hook: IBSCOPE_FAULT_DELAY_RANK=<rank>:<us> makes that rank sleep before entering each
 /// timed iteration, as a rank whose compute runs late would: a straggler with a known name.
 struct FaultDelay {
-  int rank = -1;
+  int rank = -1;  ///< -1: unset
   double us = 0;
 };
+FaultDelay parse_fault_delay(std::string_view value);
 FaultDelay fault_delay_from_env();
 
 /// Test hook: IBSCOPE_FAULT_MISPLACE=<rank>:<fault> (a misplace::name_of() name, e.g.
 /// swap-blocks) makes that rank move data in its result after each verification run of the
 /// sweep, as a wrong block index or offset in an algorithm would (misplace_output()); #wrong
-/// must then be non-zero. Nullopt when unset; UsageError when malformed.
+/// must then be non-zero. Nullopt when unset.
 struct FaultMisplace {
   int rank = -1;
   misplace::Fault fault = misplace::Fault::kSwapBlocks;
 };
+FaultMisplace parse_fault_misplace(std::string_view value);
 std::optional<FaultMisplace> fault_misplace_from_env();
+
+/// Parses the three hooks above from this process's environment and checks their ranks against
+/// the job's `job_ranks`: a rank the job does not have is a UsageError too.
+void check_collective_fault_hooks(int job_ranks);
 
 }  // namespace ibscope::collectives
