@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.hpp"
 #include "common/text_lines.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
@@ -25,29 +26,10 @@
 #include "ibscope/results/writer.hpp"
 
 namespace fs = std::filesystem;
+using ibscope::test::TempDir;
 using nlohmann::json;
 
 namespace {
-
-// A fresh directory under the system temp folder, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ibscope-test-results-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::vector<std::string> list_dir(const fs::path& dir) {
   std::vector<std::string> names;
