@@ -1,9 +1,12 @@
 // What a stopped run keeps (issue 26), across real processes: a rank 0 killed (SIGKILL) or
 // crashed (SIGABRT, as an assertion inside UCX) leaves its checkpoint with every batch of rows
-// measured before, which validate and report read and recover turns into a results file; a
-// crashed peer leaves rank 0 to write the results itself; soak, accept and SIGUSR1 (when asked)
-// stop cleanly on a signal with what they measured. The crashes come from the
-// IBSCOPE_FAULT_CRASH_RANK hook (cli/crash_hook.hpp), at a known batch.
+// measured before, which validate and report read and recover turns into a results file (and
+// refuses while the run's rank 0 holds its lock); a crashed peer leaves rank 0 to write the
+// results itself; soak, accept and SIGUSR1 (when asked) stop cleanly on a signal with what they
+// measured; a full disk costs no checkpoint once it has room again, and a results file it
+// refuses is reported with where the rows are (issue 35). The crashes come from the
+// IBSCOPE_FAULT_CRASH_RANK hook (cli/crash_hook.hpp), at a known batch, the full disk from
+// IBSCOPE_FAULT_DISK_FULL (cli/disk_full_hook.hpp).
 
 #include <signal.h>
 
