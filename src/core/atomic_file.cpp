@@ -48,12 +48,15 @@ fs::path folder_of(const fs::path& path) {
 
 // fsync(2) of the file's data does not make its name durable: a crash of the host after link()
 // or rename() returned can still lose the new entry, and with it a file reported written. The
-// folder's own fsync does. Returns 0 or the errno.
+// folder's own fsync does. Returns 0 or the errno. A folder that offers no way to flush it is not
+// an error (as PostgreSQL's fsync_fname has it): one that cannot be opened for reading (mode
+// 0333) and a file system that does not fsync folders (EINVAL, ENOTSUP).
 int flush_folder(const fs::path& folder) {
   const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  const int e = file_calls::fsync(fd) != 0 ? errno : 0;
+  if (fd < 0) return errno == EACCES ? 0 : errno;
+  int e = file_calls::fsync(fd) != 0 ? errno : 0;
   ::close(fd);
+  if (e == EINVAL || e == EOPNOTSUPP) e = 0;  // EOPNOTSUPP is ENOTSUP on Linux
   return e;
 }
 

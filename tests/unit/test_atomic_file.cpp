@@ -113,3 +113,12 @@ TEST_CASE("atomic files: a folder that cannot be fsynced is a SystemError naming
     CHECK_THAT(e.what(), Catch::Contains("folder " + dir.path().string()));
   }
 }
+
+TEST_CASE("atomic files: a file system that cannot fsync folders writes all the same", "[atomic]") {
+  ibscope::test::TempDir dir;
+  FolderFsyncSpy unsupported(dir.path(), EINVAL);  // as some FUSE file systems answer
+  ibscope::ScopedFileApi installed(unsupported);
+  ibscope::write_file_exclusive(dir.path() / "run.json", "{}\n");
+  CHECK(unsupported.calls.size() == 1);
+  CHECK(ibscope::test::read_text_file(dir.path() / "run.json") == "{}\n");
+}
