@@ -195,8 +195,9 @@ Command add_recover_command(CLI::App& app, JobFlags&) {
   auto out_dir = std::make_shared<std::string>();
   auto* sub = app.add_subcommand(
       "recover",
-      "Turn the checkpoint a killed or crashed rank 0 left (ibscope-*.json.partial) into a "
-      "results file marked incomplete, beside it or in --out");
+      "Turn the checkpoint a killed or crashed rank 0 left (<name>.json.partial) into a "
+      "results file marked incomplete (<name>.json), beside it or in --out; refuses the "
+      "checkpoint of a run that is still going");
   sub->add_option("checkpoint", *checkpoint, "The checkpoint file (ibscope-...json.partial)")
       ->required()
       ->check(CLI::ExistingFile);

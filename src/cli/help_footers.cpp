@@ -63,7 +63,8 @@ constexpr CommandHelp kHelp[] = {
      "  ibscope recover /scratch/run7/ibscope-accept-20261203T101500Z-9f8e7d.json.partial "
      "--out results\n",
      "0 the results file is written (incomplete, with every row the checkpoint held), 1 it "
-     "exists already or cannot be written, 2 not a checkpoint or malformed."},
+     "exists already or cannot be written, 2 not a checkpoint, malformed, or the checkpoint of a "
+     "run that is still going (its rank 0 holds the lock <name>.json.lock)."},
     {"algorithms",
      "  ibscope algorithms\n"
      "  ibscope algorithms | grep allreduce\n",

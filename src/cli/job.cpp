@@ -235,16 +235,31 @@ ucx::Comm& JobContext::comm() const {
 
 void JobContext::rows_recorded() {
   ++batches_recorded;
-  if (results != nullptr && results_file != nullptr && !checkpoint_failed) {
+  if (disk_full_hook) disk_full_hook->at_batch(batches_recorded);
+  if (results != nullptr && results_file != nullptr) {
+    // Tried after every batch, also after a failure: space can come back (a full disk that
+    // someone cleans up), and a crash of rank 0 then loses only the batch in progress again.
     try {
       results_file->checkpoint(*results);
+      if (checkpoint_failing_since > 0) {
+        log::info(
+            "the checkpoint {} is up to date again after batch {} (its update had failed since "
+            "batch {}): it holds the {} rows measured so far",
+            results_file->checkpoint_path().string(), batches_recorded, checkpoint_failing_since,
+            results::measured_rows(*results));
+        checkpoint_failing_since = 0;
+      }
     } catch (const SystemError& e) {
-      // The run goes on: its results file is written at the end as always.
-      checkpoint_failed = true;
-      log::warn(
-          "cannot keep the checkpoint of the rows measured so far ({}); a crash of rank 0 "
-          "would lose them",
-          e.what());
+      // The run goes on: its results file is written at the end as always. Warned once, not
+      // after every batch while the disk stays full.
+      if (checkpoint_failing_since == 0) {
+        checkpoint_failing_since = batches_recorded;
+        log::warn(
+            "cannot update the checkpoint after batch {} ({}): it keeps the rows of the batches "
+            "before, and a crash of rank 0 would lose the ones since; it is tried again after "
+            "every batch",
+            batches_recorded, e.what());
+      }
     }
   }
   // Ranks other than 0 do not wait for rank 0 to take their rows (gathers do not block them), so
@@ -302,6 +317,15 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
       doc->keep_rank_samples = common.keep_samples;
       results_file = results::ResultsFile::reserve(*doc, common.out_dir);
+      try {
+        // Held until the results file is written: `recover` refuses the checkpoint meanwhile.
+        results_file->lock(fmt::format("pid {} on {}", ::getpid(), bootstrap::local_hostname()));
+      } catch (const SystemError& e) {
+        log::warn(
+            "{}: `ibscope recover` cannot tell that this run is alive, so do not recover its "
+            "checkpoint before the run has ended",
+            e.what());
+      }
     }
     output::BannerInfo banner;
     banner.command = subcommand;
@@ -320,24 +344,36 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
                    boot->rank() == 0 && !common.quiet && output::ProgressLine::stderr_is_terminal(),
                    std::move(hooks)};
     ctx.crash_hook = crash_hook_from_env();
+    ctx.disk_full_hook = DiskFullHook::from_env();
     if (results_file) {
       ctx.results_file = &*results_file;
       // Before any row: a rank 0 that dies now still leaves the job's description.
       results_file->checkpoint(*doc);
     }
-    const int status = body(ctx);
+    int status = body(ctx);
     if (comm) comm->close();
     if (doc) {
-      const auto path = results_file->write(*doc);
-      if (common.format == "json") fmt::print("{}", results::to_text(*doc));
-      if (common.format == "csv") {
-        fmt::print("{}", output::results_csv(*doc));
-        std::fflush(stdout);
-        const auto csv = output::write_results_csv(*doc, path);
-        print_results_path(fmt::format("# csv: {}", csv.string()), table);
+      std::filesystem::path path;
+      try {
+        path = results_file->write(*doc);
+      } catch (const SystemError& e) {
+        // The message names the file, the reason and where the rows are now (the checkpoint,
+        // updated to say so when it could be). Not written again as a failed run below: the
+        // folder that refused the file would refuse that one too.
+        log::error("{}", e.what());
+        status = exit_status(ErrorKind::kSystem);
       }
-      print_results_path(fmt::format("# results: {}", path.string()), table);
-      if (after_write) after_write(path);
+      if (!path.empty()) {
+        if (common.format == "json") fmt::print("{}", results::to_text(*doc));
+        if (common.format == "csv") {
+          fmt::print("{}", output::results_csv(*doc));
+          std::fflush(stdout);
+          const auto csv = output::write_results_csv(*doc, path);
+          print_results_path(fmt::format("# csv: {}", csv.string()), table);
+        }
+        print_results_path(fmt::format("# results: {}", path.string()), table);
+        if (after_write) after_write(path);
+      }
     }
     // Again at the end, on stderr, where a long run's banner has scrolled away.
     if (boot->rank() == 0) {

@@ -31,4 +31,9 @@ SystemError::SystemError(std::string_view what, int errno_value)
             fmt::format("{}: {} (errno {})", what, std::strerror(errno_value), errno_value)),
       errno_(errno_value) {}
 
+SystemError::SystemError(std::string_view what, int errno_value, std::string_view then)
+    : Error(ErrorKind::kSystem, fmt::format("{}: {} (errno {}); {}", what,
+                                            std::strerror(errno_value), errno_value, then)),
+      errno_(errno_value) {}
+
 }  // namespace ibscope

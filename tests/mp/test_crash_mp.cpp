@@ -1,17 +1,23 @@
 // What a stopped run keeps (issue 26), across real processes: a rank 0 killed (SIGKILL) or
 // crashed (SIGABRT, as an assertion inside UCX) leaves its checkpoint with every batch of rows
-// measured before, which validate and report read and recover turns into a results file; a
-// crashed peer leaves rank 0 to write the results itself; soak, accept and SIGUSR1 (when asked)
-// stop cleanly on a signal with what they measured. The crashes come from the
-// IBSCOPE_FAULT_CRASH_RANK hook (cli/crash_hook.hpp), at a known batch.
+// measured before, which validate and report read and recover turns into a results file (and
+// refuses while the run's rank 0 holds its lock); a crashed peer leaves rank 0 to write the
+// results itself; soak, accept and SIGUSR1 (when asked) stop cleanly on a signal with what they
+// measured; a full disk costs no checkpoint once it has room again, and a results file it
+// refuses is reported with where the rows are (issue 35). The crashes come from the
+// IBSCOPE_FAULT_CRASH_RANK hook (cli/crash_hook.hpp), at a known batch, the full disk from
+// IBSCOPE_FAULT_DISK_FULL (cli/disk_full_hook.hpp).
 
 #include <signal.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "../common/text_lines.hpp"
 #include "results_json.hpp"
 #include "run_files.hpp"
 
@@ -28,12 +34,25 @@ ProcessResult crashing_sweep(const std::string& hook, const std::string& out) {
        90});
 }
 
-// The run's only file in `out`, which must be its checkpoint.
+// What a dead rank 0 left in `out`: its checkpoint and its run's lock file, which the kernel
+// released when it died. Returns the checkpoint.
 fs::path only_checkpoint(const std::string& out) {
-  const auto files = files_in(out);
-  REQUIRE(files.size() == 1);
-  REQUIRE(files[0].string().ends_with(".json.partial"));
-  return files[0];
+  auto files = files_in(out);
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() == 2);
+  REQUIRE(files[0].string().ends_with(".json.lock"));
+  REQUIRE(files[1].string() ==
+          files[0].string().substr(0, files[0].string().size() - 5) + ".partial");
+  return files[1];
+}
+
+// An all-reduce sweep of 2 ranks, 8 B .. 1 KiB (8 batches of 2 rows), with these fault hooks.
+ProcessResult sweep_with_hooks(const std::map<std::string, std::string>& hooks,
+                               const std::string& out) {
+  return run_process(
+      {{"allreduce", "--np", "2", "-b", "8", "-e", "1K", "--timeout", "20", "--out", out},
+       hooks,
+       90});
 }
 
 // Starts `args` through the local launcher, sends `sig` to it once `rows` rows of `section` are
@@ -92,6 +111,9 @@ TEST_CASE("a rank 0 killed by SIGKILL leaves a checkpoint with every row measure
   const auto again = run_process({{"recover", checkpoint.string()}, {}, 30});
   CHECK(again.exit_code == 1);
   CHECK_THAT(again.err, Catch::Contains("exists already"));
+  // The lock file the dead rank 0 left is gone with the first recover.
+  const std::string name = checkpoint.string().substr(0, checkpoint.string().size() - 8);
+  CHECK_FALSE(fs::exists(name + ".lock"));
 }
 
 TEST_CASE("a rank 0 that aborts (SIGABRT as inside UCX) leaves its checkpoint",
@@ -167,4 +189,92 @@ TEST_CASE("SIGUSR1 stops the run cleanly with exit 138 when --stop-on-usr1 is gi
   CHECK(doc["error"]["kind"] == "interrupted");
   CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("SIGUSR1"));
   CHECK(doc["collectives"]["rows"].size() >= 4);
+}
+
+TEST_CASE("a checkpoint that failed on a full disk is retried: a killed rank 0 keeps every batch",
+          "[mp][faults][crash][checkpoint]") {
+  const std::string out = make_temp_dir();
+  // The checkpoints of batches 2 and 3 fail (ENOSPC below the file writes), batch 4's is
+  // written again, and rank 0 is killed after batch 5.
+  const auto r = sweep_with_hooks(
+      {{"IBSCOPE_FAULT_DISK_FULL", "2:3"}, {"IBSCOPE_FAULT_CRASH_RANK", "0:5:KILL"}}, out);
+  INFO(describe(r));
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code != 0);
+  const nlohmann::json j = read_json(only_checkpoint(out));
+  CHECK(j["collectives"]["rows"].size() == 10);  // 5 batches of 2 rows, not the 2 of batch 1
+  // Warned once, when it failed; said when it was written again.
+  CHECK(ibscope::test::lines_with(r.err, "cannot update the checkpoint").size() == 1);
+  CHECK_THAT(r.err, Catch::Contains("cannot update the checkpoint after batch 2 (") &&
+                        Catch::Contains("No space left on device"));
+  CHECK_THAT(r.err, Catch::Contains("is up to date again after batch 4 (its update had failed "
+                                    "since batch 2): it holds the 8 rows measured so far"));
+}
+
+TEST_CASE("a results file that a full disk refuses is reported with where the rows are",
+          "[mp][faults][checkpoint]") {
+  const std::string out = make_temp_dir();
+  // Full from the checkpoint of batch 4 to the end: the results file cannot be written, nor
+  // the checkpoint updated; the one of batch 3 holds 6 of the 16 rows.
+  const auto r = sweep_with_hooks({{"IBSCOPE_FAULT_DISK_FULL", "4"}}, out);
+  INFO(describe(r));
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(
+      r.err,
+      Catch::Contains("error: cannot write the results file " + out + "/ibscope-allreduce-") &&
+          Catch::Contains(".json: No space left on device (errno 28); the checkpoint " + out +
+                          "/ibscope-allreduce-") &&
+          Catch::Contains(".json.partial could not be updated either (No space left "
+                          "on device): it holds the 6 rows measured until ") &&
+          Catch::Contains(", of 16; `ibscope recover "));
+  CHECK(ibscope::test::lines_with(r.err, "cannot update the checkpoint").size() == 1);
+  CHECK_THAT(r.err, !Catch::Contains("# results:"));
+  // Rank 0 ended alive: its lock is gone and the checkpoint does not say it was killed.
+  const auto files = files_in(out);
+  REQUIRE(files.size() == 1);
+  REQUIRE(files[0].string().ends_with(".json.partial"));
+  const nlohmann::json j = read_json(files[0]);
+  CHECK(j["collectives"]["rows"].size() == 6);
+  CHECK_THAT(j["error"]["message"].get<std::string>(),
+             Catch::StartsWith("rank 0 (pid ") &&
+                 Catch::Contains("had not written its results file yet: this checkpoint holds "
+                                 "the 6 rows measured until"));
+}
+
+TEST_CASE("recover refuses the checkpoint of a running sweep and takes it once rank 0 is killed",
+          "[mp][faults][crash][recover]") {
+  const std::string out = make_temp_dir();
+  // Rank 1 sleeps 10 ms per call: each size takes about 0.5 s, the whole sweep some 10 s.
+  Running job = start_process(
+      {{"allreduce", "--np", "2", "-b", "8", "-e", "1M", "--timeout", "20", "--out", out},
+       {{"IBSCOPE_FAULT_DELAY_RANK", "1:10000"}},
+       120});
+  const int rank0 = rank_pid(job, 0);
+  const bool ready = wait_for_checkpoint(out, 2, "collectives");
+  fs::path checkpoint;
+  for (const auto& f : files_in(out)) {
+    if (f.string().ends_with(".json.partial")) checkpoint = f;
+  }
+  const auto refused = run_process({{"recover", checkpoint.string()}, {}, 30});
+  const KilledRun killed = kill_rank_and_wait(job, rank0);
+  INFO(describe(refused));
+  INFO(describe(killed.result));
+  REQUIRE(ready);
+  REQUIRE(rank0 > 0);
+  CHECK(refused.exit_code == 2);  // a usage error: recover it later
+  CHECK_THAT(refused.err, Catch::Contains(checkpoint.string() +
+                                          " is the checkpoint of a run that is still going: rank "
+                                          "0 (pid " +
+                                          std::to_string(rank0) + " on ") &&
+                              Catch::Contains(" holds its lock " + out + "/"));
+  CHECK(killed.result.exit_code != 0);
+
+  const auto rec = run_process({{"recover", checkpoint.string()}, {}, 30});
+  INFO(describe(rec));
+  CHECK(rec.exit_code == 0);
+  const std::string name = checkpoint.string().substr(0, checkpoint.string().size() - 8);
+  CHECK(results_path(rec) == name);  // <name>.json
+  CHECK(load_run_results(rec)["collectives"]["rows"].size() >= 2);
+  CHECK_FALSE(fs::exists(name + ".lock"));
 }

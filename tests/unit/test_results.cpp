@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.hpp"
 #include "common/text_lines.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/file_api.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/output/results_csv.hpp"
@@ -25,29 +27,10 @@
 #include "ibscope/results/writer.hpp"
 
 namespace fs = std::filesystem;
+using ibscope::test::TempDir;
 using nlohmann::json;
 
 namespace {
-
-// A fresh directory under the system temp folder, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ibscope-test-results-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::vector<std::string> list_dir(const fs::path& dir) {
   std::vector<std::string> names;
@@ -492,7 +475,7 @@ TEST_CASE("a checkpoint holds every row added so far and is a loadable incomplet
           "[results][checkpoint]") {
   TempDir dir;
   auto doc = sample_document();
-  const auto file = results::ResultsFile::reserve(doc, dir.path() / "out");
+  auto file = results::ResultsFile::reserve(doc, dir.path() / "out");
   CHECK(file.checkpoint_path().string() == file.path().string() + ".partial");
   file.checkpoint(doc);
   doc.add_row(sample_collective_row());
@@ -517,7 +500,7 @@ TEST_CASE("writing the results file removes the checkpoint and never overwrites"
           "[results][checkpoint]") {
   TempDir dir;
   auto doc = sample_document();
-  const auto file = results::ResultsFile::reserve(doc, dir.path());
+  auto file = results::ResultsFile::reserve(doc, dir.path());
   file.checkpoint(doc);
   const fs::path written = file.write(doc);
   CHECK(written == file.path());
@@ -533,7 +516,7 @@ TEST_CASE("recover makes a results file of a checkpoint and refuses everything e
           "[results][checkpoint]") {
   TempDir dir;
   auto doc = sample_document();
-  const auto file = results::ResultsFile::reserve(doc, dir.path());
+  auto file = results::ResultsFile::reserve(doc, dir.path());
   file.checkpoint(doc);
   const results::Recovered r = results::recover(file.checkpoint_path(), {});
   CHECK(r.path == file.path());
@@ -565,4 +548,135 @@ TEST_CASE("recover makes a results file of a checkpoint and refuses everything e
   CHECK_THROWS_WITH(
       results::recover(renamed, dir.path() / "q"),
       Catch::Contains("is not an ibscope checkpoint (a checkpoint has complete=false"));
+}
+
+TEST_CASE("recover names its results file <name>.json whatever the checkpoint is called",
+          "[results][checkpoint][recover]") {
+  TempDir dir;
+  auto doc = sample_document();
+  auto file = results::ResultsFile::reserve(doc, dir.path());
+  file.checkpoint(doc);
+  // A checkpoint someone renamed x.partial recovers to x.json, not to a file without .json.
+  fs::rename(file.checkpoint_path(), dir.path() / "x.partial");
+  const results::Recovered r = results::recover(dir.path() / "x.partial", dir.path() / "out");
+  CHECK(r.path == dir.path() / "out" / "x.json");
+  CHECK(load_json(r.path)["error"]["kind"] == "unfinished");
+
+  CHECK(results::recovered_path("r/ibscope-allreduce-20261207T040032Z-000de8.json.partial", "o") ==
+        fs::path("o/ibscope-allreduce-20261207T040032Z-000de8.json"));
+  CHECK(results::recovered_path("x.json.partial", "") == fs::path("x.json"));
+  CHECK(results::recovered_path("r/x.partial", "r") == fs::path("r/x.json"));
+  CHECK_THROWS_AS(results::recovered_path("r/x.json", "r"), ibscope::UsageError);
+  CHECK_THROWS_AS(results::recovered_path("r/.partial", "r"), ibscope::UsageError);
+}
+
+TEST_CASE("recover refuses the checkpoint of a run whose rank 0 holds its lock",
+          "[results][checkpoint][recover]") {
+  TempDir dir;
+  auto doc = sample_document();
+  auto file = results::ResultsFile::reserve(doc, dir.path());
+  file.lock("pid 4242 on node017");
+  file.checkpoint(doc);
+  CHECK(file.lock_path().string() == file.path().string() + ".lock");
+  CHECK_THAT(load_json(file.checkpoint_path())["error"]["message"].get<std::string>(),
+             Catch::StartsWith("rank 0 (pid 4242 on node017) had not written its results file "
+                               "yet: this checkpoint holds the 2 rows measured until"));
+  try {
+    (void)results::recover(file.checkpoint_path(), {});
+    FAIL("recovered the checkpoint of a live run");
+  } catch (const ibscope::UsageError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("a run that is still going: rank 0 (pid 4242 on node017) "
+                                         "of the run that writes " +
+                                         file.path().filename().string() + " holds its lock " +
+                                         file.lock_path().string()));
+  }
+  CHECK_FALSE(fs::exists(file.path()));
+  // The run ends: its results file, nothing else.
+  const fs::path written = file.write(doc);
+  CHECK(list_dir(dir.path()) == std::vector<std::string>{written.filename().string()});
+
+  // A lock file that nobody holds (a killed rank 0 left it) blocks nothing; recover removes it.
+  auto killed = results::ResultsFile::reserve(doc, dir.path() / "k");
+  killed.checkpoint(doc);
+  write_text(killed.lock_path(), "rank 0 (pid 1 on gone)\n");
+  CHECK(results::recover(killed.checkpoint_path(), {}).path == killed.path());
+  CHECK_FALSE(fs::exists(killed.lock_path()));
+}
+
+namespace {
+
+// A file system with no room for a new name: link() fails (the results file), rename() works.
+class NoRoomForLinks : public ibscope::FileApi {
+ public:
+  int link(const char*, const char*) override {
+    errno = ENOSPC;
+    return -1;
+  }
+};
+
+// A full disk: every write() fails.
+class NoRoomForWrites : public ibscope::FileApi {
+ public:
+  ssize_t write(int, const void*, std::size_t) override {
+    errno = ENOSPC;
+    return -1;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a results file that cannot be written leaves a checkpoint that says so",
+          "[results][checkpoint]") {
+  TempDir dir;
+  auto doc = sample_document();
+  auto file = results::ResultsFile::reserve(doc, dir.path());
+  file.lock("pid 4242 on node017");
+  file.checkpoint(doc);                  // 2 rows
+  doc.add_row(sample_collective_row());  // the last batch: 3 rows
+  const std::string checkpoint = file.checkpoint_path().string();
+
+  SECTION("the checkpoint can still be replaced: it holds every row and says why") {
+    NoRoomForLinks no_room;
+    ibscope::ScopedFileApi installed(no_room);
+    try {
+      (void)file.write(doc);
+      FAIL("wrote on a full disk");
+    } catch (const ibscope::SystemError& e) {
+      CHECK(e.errno_value() == ENOSPC);
+      CHECK_THAT(e.what(), Catch::StartsWith("cannot write the results file " +
+                                             file.path().string() + ": No space left on device") &&
+                               Catch::Contains("all 3 rows are in the checkpoint " + checkpoint +
+                                               ", which says so: `ibscope recover " + checkpoint));
+    }
+    const json j = load_json(checkpoint);
+    CHECK(j["collectives"]["rows"].size() == 2);
+    const std::string message = j["error"]["message"].get<std::string>();
+    CHECK_THAT(message, Catch::StartsWith("rank 0 (pid 4242 on node017) ended the run at ") &&
+                            Catch::Contains("(complete) but could not write its results file " +
+                                            file.path().string() + " (No space left on device)") &&
+                            Catch::Contains("holds all 3 rows"));
+    CHECK_THAT(message, !Catch::Contains("killed") && !Catch::Contains("crashed"));
+  }
+  SECTION("nor the checkpoint: the error says what the older one holds") {
+    NoRoomForWrites full;
+    ibscope::ScopedFileApi installed(full);
+    try {
+      (void)file.write(doc);
+      FAIL("wrote on a full disk");
+    } catch (const ibscope::SystemError& e) {
+      CHECK(e.errno_value() == ENOSPC);
+      CHECK_THAT(e.what(),
+                 Catch::Contains("the checkpoint " + checkpoint +
+                                 " could not be updated either (No space left on device): it "
+                                 "holds the 2 rows measured until ") &&
+                     Catch::Contains(", of 3;"));
+    }
+    const json j = load_json(checkpoint);
+    CHECK(j["collectives"]["rows"].size() == 1);
+    CHECK_THAT(j["error"]["message"].get<std::string>(),
+               Catch::Contains("had not written its results file yet"));
+  }
+  CHECK(list_dir(dir.path()) ==
+        std::vector<std::string>{file.lock_path().filename().string(),
+                                 file.checkpoint_path().filename().string()});
 }

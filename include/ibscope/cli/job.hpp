@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/cli/crash_hook.hpp"
+#include "ibscope/cli/disk_full_hook.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/results/document.hpp"
@@ -38,20 +40,25 @@ struct JobContext {
   std::vector<FaultHook> fault_hooks;
 
   /// Rank 0's results file and checkpoint (results/results_file.hpp); nullptr elsewhere.
-  const results::ResultsFile* results_file = nullptr;
+  results::ResultsFile* results_file = nullptr;
   /// IBSCOPE_FAULT_CRASH_RANK (cli/crash_hook.hpp), when set.
   std::optional<CrashHook> crash_hook = std::nullopt;
+  /// IBSCOPE_FAULT_DISK_FULL (cli/disk_full_hook.hpp), when set.
+  std::unique_ptr<DiskFullHook> disk_full_hook = nullptr;
 
   /// The UCX communicator; only for jobs started with JobTransport::kUcx.
   ucx::Comm& comm() const;
   /// Every rank calls this after each batch of rows (a sweep's message size, a soak's window)
   /// that rank 0 added to `results`: rank 0 rewrites its checkpoint, so a crash loses at most
-  /// the batch in progress; the crash hook fires here.
+  /// the batch in progress; the crash hook fires here. A checkpoint that cannot be written (a
+  /// full disk) is warned about once and tried again after every batch until it can (then
+  /// rank 0 says so); the run goes on either way.
   void rows_recorded();
 
   // Kept by rows_recorded() (public only so that the context stays an aggregate).
   int batches_recorded = 0;
-  bool checkpoint_failed = false;
+  /// The first batch whose checkpoint failed, while none has been written since; 0 otherwise.
+  int checkpoint_failing_since = 0;
 };
 
 /// Returns the exit status the body wants (0, or 1 when a check failed).

@@ -41,6 +41,8 @@ class UsageError : public Error {
 class SystemError : public Error {
  public:
   SystemError(std::string_view what, int errno_value);
+  /// "`what`: strerror (errno N); `then`": what follows from the failure (where data went).
+  SystemError(std::string_view what, int errno_value, std::string_view then);
   int errno_value() const noexcept { return errno_; }
 
  private:
