@@ -7,24 +7,14 @@
 #include <string>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/fault_hooks.hpp"
 
 namespace ibscope::cli {
 namespace {
 
 int parse_batch(std::string_view text, std::string_view value) {
-  const std::string s(text);
-  std::size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (s.empty() || used != s.size() || v < 1) {
-    throw UsageError(fmt::format("{}='{}': expected <first>[:<last>], batches counted from 1",
-                                 kDiskFullHookVariable, value));
-  }
-  return v;
+  return parse_hook_integer(kDiskFullHookVariable, value, text, 1,
+                            "<first>[:<last>], batches counted from 1");
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ void check_fault_hooks(int job_ranks) {
                     crash->rank, job_ranks);
   }
   (void)collectives::soak_leak_bytes_per_s_from_env();
+  (void)DiskFullHook::from_env();
 }
 
 // Every rank's fault hooks (core/fault_hooks.hpp), on every rank: a hook set on one rank
