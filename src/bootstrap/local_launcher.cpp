@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -16,7 +17,9 @@
 
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/core/clock.hpp"
+#include "ibscope/core/closed_stdout.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/interrupt.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/random_hex.hpp"
 
@@ -29,6 +32,9 @@ constexpr double kGraceExtraS = 5.0;
 constexpr double kTermToKillS = 3.0;
 
 volatile std::sig_atomic_t g_forward_signal = 0;
+// The signals forwarded to the ranks: a rank they killed (a second Ctrl-C) ends the launcher
+// with 128 + the signal, as the rank's own interrupted exit would.
+std::array<bool, NSIG> g_forwarded{};
 
 extern "C" void on_signal(int sig) { g_forward_signal = sig; }
 
@@ -57,6 +63,15 @@ void write_fd(int fd, std::string_view s) {
   }
 }
 
+// Rank 0's lines that say where its files are: when standard output is closed (`| head`), they
+// go to stderr, where they can still be read.
+bool names_a_file(std::string_view line) {
+  for (std::string_view p : {"# results: ", "# partial results", "# csv: ", "# report: "}) {
+    if (line.starts_with(p)) return true;
+  }
+  return false;
+}
+
 // "\r ESC[2K": erases the terminal line; rank 0's progress line starts with it.
 constexpr std::string_view kEraseLine = "\r\x1b[2K";
 // Whether rank 0's progress line is on the terminal now (forwarded without a newline).
@@ -70,11 +85,16 @@ void emit_line(const Child& c, const Stream& s, std::string_view line) {
     g_progress_drawn = false;
   }
   const bool passthrough = (s.is_stdout && c.rank == 0) || line.starts_with("ibscope[");
-  const int fd = s.is_stdout ? STDOUT_FILENO : STDERR_FILENO;
-  if (passthrough) {
-    write_fd(fd, line);
+  const std::string prefixed =
+      passthrough ? std::string() : fmt::format("[rank {}] {}", c.rank, line);
+  const std::string_view text = passthrough ? line : std::string_view(prefixed);
+  if (!s.is_stdout) {
+    write_fd(STDERR_FILENO, text);
+  } else if (stdout_closed() && c.rank == 0 && names_a_file(line)) {
+    write_fd(STDERR_FILENO, text);
   } else {
-    write_fd(fd, fmt::format("[rank {}] {}", c.rank, line));
+    // A reader that went away (`| head`) costs the rows on screen, never the run.
+    write_stdout(text);
   }
 }
 
@@ -117,7 +137,13 @@ std::string describe_status(int status) {
   return fmt::format("exited with status {}", WEXITSTATUS(status));
 }
 
+bool killed_by_forwarded_signal(int status) {
+  return WIFSIGNALED(status) && WTERMSIG(status) < NSIG &&
+         g_forwarded.at(static_cast<std::size_t>(WTERMSIG(status)));
+}
+
 int exit_code_of(int status) {
+  if (killed_by_forwarded_signal(status)) return 128 + WTERMSIG(status);
   if (WIFSIGNALED(status)) return 1;
   return WEXITSTATUS(status);
 }
@@ -130,8 +156,8 @@ int exit_code_of(int status) {
   const bool stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;  // before it becomes a pipe
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(err_fd, STDERR_FILENO);
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
+  // exec resets the launcher's handlers; a signal the launcher's caller ignores stays ignored
+  // (nohup), and the interrupt signals stay blocked until the rank's handlers are installed.
   // Its own process group: a terminal's Ctrl-C reaches the launcher only, which forwards it
   // once; with the ranks in the terminal's group they would get it twice, and the second
   // signal ends a rank at once, before it writes what it measured (core/interrupt.hpp).
@@ -174,12 +200,21 @@ int run_local_launcher(const LocalLaunchOptions& o) {
 
   struct sigaction sa {};
   sa.sa_handler = on_signal;
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-  ::sigaction(SIGHUP, &sa, nullptr);
-  if (o.forward_usr1) ::sigaction(SIGUSR1, &sa, nullptr);
+  for (int sig : interrupt_signals(o.forward_usr1)) {
+    // Ignored by the caller (nohup): neither acted on nor forwarded, and the ranks inherit
+    // SIG_IGN.
+    if (ignored_by_caller(sig)) {
+      keep_ignored(sig);
+    } else {
+      ::sigaction(sig, &sa, nullptr);
+    }
+  }
 
   std::vector<Child> children(static_cast<std::size_t>(o.np));
+  // The ranks start with the signals blocked: one forwarded before a rank's handlers exist
+  // (a SIGTERM in the first milliseconds) waits for them instead of killing it. Here, a signal
+  // that comes during the forks is delivered when they are done, and forwarded by the loop.
+  std::optional<BlockedInterruptSignals> blocked(std::in_place, o.forward_usr1);
   for (int r = 0; r < o.np; ++r) {
     int out[2], err[2];
     if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
@@ -198,6 +233,7 @@ int run_local_launcher(const LocalLaunchOptions& o) {
     c.err.fd = net::Fd(err[0]);
   }
   listener.reset();  // rank 0 owns it now
+  blocked.reset();
 
   std::optional<Clock::time_point> first_failure;
   bool terminated = false, killed = false;
@@ -224,6 +260,7 @@ int run_local_launcher(const LocalLaunchOptions& o) {
     if (g_forward_signal != 0) {
       const int sig = g_forward_signal;
       g_forward_signal = 0;
+      g_forwarded.at(static_cast<std::size_t>(sig)) = true;
       for (auto& c : children)
         if (c.running) ::kill(c.pid, sig);
       if (!first_failure) first_failure = Clock::now();
@@ -238,8 +275,9 @@ int run_local_launcher(const LocalLaunchOptions& o) {
       worst = std::max(worst, exit_code_of(status));
       if (exit_code_of(status) != 0 && !terminated) {
         // A rank that exits with a status has said why itself (an error line, or a FAIL
-        // verdict every rank returns); one that a signal ended could not, so the launcher does.
-        if (WIFSIGNALED(status)) {
+        // verdict every rank returns); one that a signal ended could not, so the launcher does,
+        // unless the signal is one it forwarded (a second Ctrl-C): the user knows that one.
+        if (WIFSIGNALED(status) && !killed_by_forwarded_signal(status)) {
           log::error("local launcher: rank {} (pid {}) {}", c.rank, c.pid, describe_status(status));
         } else {
           log::debug("local launcher: rank {} (pid {}) {}", c.rank, c.pid, describe_status(status));

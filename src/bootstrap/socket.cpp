@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/interrupt.hpp"
 
 namespace ibscope::bootstrap::net {
 
@@ -149,6 +150,9 @@ Fd connect_tcp(const HostPort& where, const Deadline& deadline, std::string_view
                                      who, where.str(), deadline.budget_s(),
                                      last_errno != 0 ? std::strerror(last_errno) : "none"));
     }
+    // A rank whose signal came before it reached rank 0 (which stopped on the same signal and
+    // refuses connections now) stops here, not at the deadline.
+    throw_if_interrupted();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }

@@ -45,6 +45,7 @@ class TcpBootstrap final : public Bootstrap {
     }
     const Deadline deadline(o.timeout_s);
     while (!join(o, deadline)) {
+      throw_if_interrupted();
       std::this_thread::sleep_for(std::chrono::milliseconds(kRejoinPauseMs));
     }
     reader_ = std::thread([this] { read_loop(); });

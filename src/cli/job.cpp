@@ -16,6 +16,7 @@
 #include "ibscope/cli/crash_hook.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/collectives/harness/soak_run.hpp"
+#include "ibscope/core/closed_stdout.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/interrupt.hpp"
@@ -219,7 +220,8 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
 }
 
 void print_results_path(const std::string& line, bool table) {
-  if (table) {
+  std::fflush(stdout);  // a reader of the table that went away (`| head`) shows by now
+  if (table && !stdout_closed()) {
     fmt::print("{}\n", line);
     std::fflush(stdout);
   } else {
@@ -289,6 +291,9 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
   std::optional<ucx::Comm> comm;
   const bool table = common.format == "table" && !common.quiet;
   try {
+    // First, for the launcher and a rank alike: a reader of standard output that goes away
+    // (`| head`) must neither kill the run (SIGPIPE) nor stop it (EPIPE).
+    tolerate_closed_stdout();
     const double timeout_s = parse_timeout_s(common);
     const bootstrap::LaunchEnv env = bootstrap::detect_launch_from_process_env();
     if (env.kind == bootstrap::LaunchKind::kLocal && common.np > 1) {
@@ -297,7 +302,9 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
           bootstrap::LocalLaunchOptions{common.np, timeout_s, argv, common.stop_on_usr1});
     }
     // A rank: SIGINT/SIGTERM/SIGHUP stop the job at the next wait, and rank 0 writes the rows
-    // so far (the local launcher above forwards signals to its ranks instead).
+    // so far (the local launcher above forwards signals to its ranks instead). The launcher's
+    // ranks start with these signals blocked; this unblocks them, so nothing that may take long
+    // comes before it.
     install_interrupt_handlers(common.stop_on_usr1);
     if (env.kind == bootstrap::LaunchKind::kTcp)
       log::set_identity(env.rank, bootstrap::local_hostname());

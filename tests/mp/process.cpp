@@ -40,9 +40,24 @@ Running start_process(const ProcessSpec& spec) {
   const std::string binary = spec.binary.empty() ? ibscope_binary() : spec.binary;
   std::vector<std::string> argv_s{binary};
   argv_s.insert(argv_s.end(), spec.args.begin(), spec.args.end());
+  // A signal sent right after the fork waits until the child has dropped the test's handlers
+  // (Catch2's would report a fatal error from the child).
+  constexpr int kResetSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGPIPE};
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid < 0) {
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    throw std::runtime_error("fork failed");
+  }
   if (pid == 0) {
+    // The signals as an interactive shell's child has them, whatever ran the tests (a script's
+    // background job ignores SIGINT, nohup SIGHUP): ibscope keeps what its caller ignores.
+    for (int sig : kResetSignals) ::signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::setpgid(0, 0);  // own process group: the whole job can be killed at the time limit
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
@@ -54,6 +69,7 @@ Running start_process(const ProcessSpec& spec) {
     std::fprintf(stderr, "exec %s failed: %s\n", binary.c_str(), std::strerror(errno));
     ::_exit(127);
   }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   ::close(out[1]);
   ::close(err[1]);
   return Running{pid, out[0], err[0], spec.limit_s, now_s()};

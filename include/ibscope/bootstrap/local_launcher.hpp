@@ -22,7 +22,14 @@ struct LocalLaunchOptions {
 };
 
 /// Runs the ranks to completion. Returns 0 when all succeeded, otherwise the worst status (a
-/// rank killed by a signal counts as 1). Throws SystemError if it cannot start them.
+/// rank killed by a signal the launcher forwarded counts as 128 + the signal, by any other as
+/// 1). Throws SystemError if it cannot start them.
+///
+/// Signals: SIGINT, SIGTERM, SIGHUP (and SIGUSR1 when asked) are forwarded to every rank, unless
+/// the caller ignores them (nohup), which the ranks then ignore too. The ranks start with them
+/// blocked, until install_interrupt_handlers (core/interrupt.hpp). Standard output whose reader
+/// went away (`| head`) is dropped (core/closed_stdout.hpp); rank 0's "# results: ..." lines go
+/// to stderr then.
 int run_local_launcher(const LocalLaunchOptions& options);
 
 /// A random 128-bit job token as 32 hex digits (getrandom).

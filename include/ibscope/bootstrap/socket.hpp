@@ -52,7 +52,8 @@ std::uint16_t bound_port(int fd);
 std::string peer_name(int fd);
 
 /// Connects, retrying refused connections until `deadline` (the server may not listen yet).
-/// Throws TimeoutError naming `who` when the deadline passes.
+/// Throws TimeoutError naming `who` when the deadline passes, InterruptedError when a signal
+/// stopped the run meanwhile (core/interrupt.hpp).
 Fd connect_tcp(const HostPort& where, const Deadline& deadline, std::string_view who);
 
 /// Writes the whole buffer (blocking socket). Throws SystemError on failure.
