@@ -65,9 +65,10 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
       ->default_val(5)
       ->check(CLI::Range(0, 1000000));
   app.add_option("--warmup-ms", f.warmup_ms,
-                 "Warm up each size for at least this long too (rank 0's clock, in rounds every "
-                 "rank agrees), before the -w calls: what a transport sets up on first use "
-                 "(UCX's shared-memory receive slots) stays out of the timed calls; 0: -w only")
+                 "Warm up each size for at least this long too (the first size at least 50 ms; "
+                 "rank 0's clock, in rounds every rank agrees), before the -w calls: what a "
+                 "transport sets up on first use (UCX's shared-memory receive slots) and the "
+                 "ranks' placement on CPUs stay out of the timed calls; 0: -w only")
       ->default_val(2)
       ->check(CLI::Range(0.0, 600000.0));
   app.add_option("-a,--average", f.average,

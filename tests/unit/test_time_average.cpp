@@ -204,20 +204,32 @@ TEST_CASE("split time loop: the time before each call is outside, the samples co
 
 TEST_CASE("warm-up floor: rank 0 asks for the calls that reach the floor, in few rounds",
           "[timing][warmup]") {
-  // Reached: nothing more.
-  CHECK(measure::more_warmup_calls(0.005, 5, 0.006, 0) == 0);
-  CHECK(measure::more_warmup_calls(0.005, 5, 0.005, 0) == 0);
-  // 5 calls took 50 us: 10 us a call, 4.95 ms to go, so about 495 calls, asked with 10 % more.
-  const std::int64_t more = measure::more_warmup_calls(0.005, 5, 50e-6, 0);
-  CHECK(more >= 495);
-  CHECK(more <= 545);
-  // No calls yet (-w 0), or no time measured: one call to learn how long a call takes.
-  CHECK(measure::more_warmup_calls(0.005, 0, 0, 0) == 1);
-  CHECK(measure::more_warmup_calls(0.005, 3, 0, 0) == 1);
+  using measure::WarmupRound;
+  // The first round (one call) never ends the floor, however long it took: it was cold.
+  CHECK(measure::more_warmup_calls(0.002, WarmupRound{0, 1, 0.003, 1}) == 1);
+  // 1 call took 10 us: a round of 2 ms is about 200 calls, asked with 10 % more.
+  const std::int64_t more = measure::more_warmup_calls(0.002, WarmupRound{0, 1, 10e-6, 1});
+  CHECK(more >= 200);
+  CHECK(more <= 221);
+  // A later round that lasted the floor ends it; one that fell short asks again at its rate.
+  CHECK(measure::more_warmup_calls(0.002, WarmupRound{1, 220, 0.0021, 221}) == 0);
+  const std::int64_t again = measure::more_warmup_calls(0.002, WarmupRound{1, 220, 0.0011, 221});
+  CHECK(again >= 400);
+  CHECK(again <= 441);
+  // 5 cold calls that filled 2 ms (one stalled) no longer end the floor with the FIFO untouched.
+  CHECK(measure::more_warmup_calls(0.002, WarmupRound{0, 5, 0.002, 5}) >= 5);
+  // Nothing measured: one call to learn how long a call takes.
+  CHECK(measure::more_warmup_calls(0.002, WarmupRound{0, 0, 0, 0}) == 1);
+  CHECK(measure::more_warmup_calls(0.002, WarmupRound{1, 3, 0, 4}) == 1);
   // Bounded: the rounds and the calls.
-  CHECK(measure::more_warmup_calls(0.005, 5, 50e-6, measure::kMaxWarmupRounds) == 0);
-  CHECK(measure::more_warmup_calls(10.0, 10, 1e-6, 0) == measure::kMaxWarmupCalls - 10);
-  CHECK(measure::more_warmup_calls(10.0, measure::kMaxWarmupCalls, 1e-3, 0) == 0);
-  // Almost there: still at least one call.
-  CHECK(measure::more_warmup_calls(0.005, 1000, 0.0049999, 1) >= 1);
+  CHECK(measure::more_warmup_calls(0.002, WarmupRound{measure::kMaxWarmupRounds, 5, 1e-5, 6}) == 0);
+  CHECK(measure::more_warmup_calls(10.0, WarmupRound{1, 10, 1e-6, 11}) ==
+        measure::kMaxWarmupCalls - 11);
+  CHECK(measure::more_warmup_calls(10.0, WarmupRound{1, 10, 1e-3, measure::kMaxWarmupCalls}) == 0);
+  // Once warm, a quarter of the floor in calls at the last round's rate, after the last
+  // bootstrap round; none where a call is long.
+  CHECK(measure::settle_calls(0.002, WarmupRound{2, 1000, 0.002, 1200}) == 250);
+  CHECK(measure::settle_calls(0.002, WarmupRound{1, 1, 0.1, 2}) == 0);
+  CHECK(measure::settle_calls(0.002, WarmupRound{1, 0, 0, 1}) == 0);
+  CHECK(measure::settle_calls(0, WarmupRound{2, 1000, 0.002, 1200}) == 0);
 }

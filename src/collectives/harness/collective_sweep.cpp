@@ -160,6 +160,7 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   const FaultDelay delay = fault_delay_from_env();
   const auto misplace_fault = fault_misplace_from_env();
   std::uint64_t run_seed = 0;  // one per verified run, the same sequence on every rank
+  bool first_row = true;       // the sweep's first measurement warms up longer (warm_up.hpp)
   const std::vector<ReduceOp> no_op{ReduceOp::kSum};
   const auto& ops = reduces(c) ? o.ops : no_op;
 
@@ -224,8 +225,12 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
               }
             };
             auto call = [&] { algo.run(l.args, Deadline(o.timeout_s)); };
+            const double floor_s = first_row && o.warmup_min_s > 0
+                                       ? std::max(o.warmup_min_s, measure::kFirstWarmupMinS)
+                                       : o.warmup_min_s;
+            first_row = false;
             measure::warm_up_for(
-                boot, o.warmup_min_s, o.warmup,
+                boot, floor_s,
                 [&](std::int64_t n) {
                   for (std::int64_t i = 0; i < n; ++i) {
                     before_call();
