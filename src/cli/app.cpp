@@ -11,6 +11,7 @@
 #include "ibscope/build_info.hpp"
 #include "ibscope/cli/accept_command.hpp"
 #include "ibscope/cli/command.hpp"
+#include "ibscope/cli/command_names.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/help_footers.hpp"
 #include "ibscope/cli/job.hpp"
@@ -336,6 +337,12 @@ int run(int argc, char** argv) {
   const std::vector<Command> commands = add_commands(app, job_flags);
   add_help_footers(app);  // examples and exit status of every subcommand (after they exist)
 
+  try {
+    check_command_name(app, argc, argv);
+  } catch (const UsageError& e) {
+    log::error("{}", e.what());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -29,6 +29,7 @@
 #include "ibscope/results/writer.hpp"
 #include "ibscope/topo/cpu.hpp"
 #include "ibscope/transport/ucx/endpoint.hpp"
+#include "ibscope/transport/verbs/library_version.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -209,6 +210,7 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
                           .threads_per_host = threads_per_host};
   auto& env = doc->environment;
   if (comm != nullptr) env.ucx_version = banner.ucx_version;
+  env.ibverbs_version = verbs::loaded_library_version();
   env.build = banner.build;
   if (comm != nullptr) env.transports = transports;
   env.ucx_env = user_ucx_env;

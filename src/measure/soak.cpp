@@ -126,7 +126,20 @@ double relative_trend(const std::vector<double>& hours, const std::vector<double
 SoakSummary summarize_soak(std::span<const SoakWindow> windows, const SoakThresholds& t) {
   SoakSummary s;
   s.windows = static_cast<int>(windows.size());
-  if (windows.empty()) return s;
+  if (windows.size() < 2) {
+    // A batch can run far past its window when the host slows down under it (batches are sized
+    // from the rate before): a 4 s soak of 1 s windows closed a single window under load, and
+    // with nothing to compare window 0 with it judged neither RSS nor drift, and passed.
+    s.reasons.push_back(fmt::format(
+        "only {} window{} closed (window 0 is warm-up): RSS growth and drift need a later window "
+        "to compare with it; the iterations ran far slower than when their batch was sized (a "
+        "busy host?), use a longer --duration or --window",
+        windows.size(), windows.size() == 1 ? "" : "s"));
+  }
+  if (windows.empty()) {
+    s.pass = false;
+    return s;
+  }
   s.steady_windows = s.windows - 1;
   for (const auto& w : windows) {
     for (const auto& c : w.cases) s.wrong += c.wrong;

@@ -40,12 +40,14 @@ std::string runs_table(const std::vector<ReportFile>& files) {
                     d.complete ? "yes" : "no", std::to_string(d.job.ranks),
                     fmt::format("{}: {}", hosts.size(), some_hosts(hosts)),
                     or_dash(d.job.bootstrap), d.environment.ucx_version.value_or("-"),
-                    or_dash(d.environment.build), model::file_transport_label(d),
-                    or_dash(d.tool.version), or_dash(d.tool.git_sha)});
+                    d.environment.ibverbs_version.value_or("-"), or_dash(d.environment.build),
+                    model::file_transport_label(d), or_dash(d.tool.version),
+                    or_dash(d.tool.git_sha)});
   }
-  return table({"label", "file", "command", "started (UTC)", "complete", "ranks", "hosts",
-                "bootstrap", "UCX version", "build", "UCX transports", "ibscope", "git sha"},
-               rows);
+  return table(
+      {"label", "file", "command", "started (UTC)", "complete", "ranks", "hosts", "bootstrap",
+       "UCX version", "libibverbs", "build", "UCX transports", "ibscope", "git sha"},
+      rows);
 }
 
 // Rows equal but for the host (column 1) become one row naming the hosts, when there are more
@@ -233,7 +235,15 @@ Section context_section(const std::vector<ReportFile>& files) {
   s.html += "<h3>Expected rates drawn on bandwidth charts</h3>";
   s.html += rates.empty() ? paragraph("None in the files (give --expect-gbps to draw one).")
                           : "<ul>" + rates + "</ul>";
-  s.html += paragraph("libibverbs version: not recorded in results files (schema v1).");
+  const bool some_without = std::any_of(files.begin(), files.end(), [](const ReportFile& f) {
+    return !f.doc.environment.ibverbs_version.has_value();
+  });
+  if (some_without) {
+    s.html += paragraph(
+        "libibverbs version: '-' in the runs table where a file does not record it (written "
+        "before ibscope recorded it, 2026-12-07, or the loaded library's name carried no "
+        "version).");
+  }
   s.html += "<h3>Warnings</h3>" + warnings_list(files);
   return s;
 }

@@ -442,6 +442,7 @@ json to_json(const Environment& env, bool keep_rank_samples) {
   if (env.ibscope_env) j["ibscope_env"] = *env.ibscope_env;
   if (env.ucx_env_set) j["ucx_env_set"] = *env.ucx_env_set;
   if (env.ucx_version) j["ucx_version"] = *env.ucx_version;
+  if (env.ibverbs_version) j["ibverbs_version"] = *env.ibverbs_version;
   std::optional<std::vector<TransportClass>> classes = env.transport_classes;
   if (env.transports && summarise_transports(env.transports->size(), keep_rank_samples)) {
     classes = transport_classes(*env.transports);
@@ -479,6 +480,8 @@ Environment read_environment(const FieldReader& in, const json& j) {
   Environment env;
   if (j.contains("ucx_version"))
     env.ucx_version = in.get<std::string>(j, "environment", "ucx_version");
+  if (j.contains("ibverbs_version"))
+    env.ibverbs_version = in.get<std::string>(j, "environment", "ibverbs_version");
   env.build = in.get_or<std::string>(j, "environment", "build", "");
   if (j.contains("transports")) {
     env.transports = read_string_map(in, j["transports"], "environment.transports");

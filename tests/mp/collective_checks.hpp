@@ -23,14 +23,14 @@ inline std::string sizes_for(int p, int element_bytes, int chunk_bytes = 256 * 1
 /// The run wrote `expected_rows` collective rows, every one verified with #wrong == 0, and
 /// completed.
 inline void check_all_rows_verified(const nlohmann::json& doc, std::size_t expected_rows) {
-  const auto& rows = doc["collectives"]["rows"];
+  const auto& rows = doc.at("collectives").at("rows");
   CHECK(rows.size() == expected_rows);
   for (const auto& r : rows) {
     INFO(r.dump());
-    REQUIRE(r["wrong"].is_number());
-    CHECK(r["wrong"].get<int>() == 0);
+    REQUIRE(r.at("wrong").is_number());
+    CHECK(r.at("wrong").get<int>() == 0);
   }
-  CHECK(doc["complete"].get<bool>());
+  CHECK(doc.at("complete").get<bool>());
 }
 
 }  // namespace ibscope::test

@@ -37,26 +37,26 @@ TEST_CASE("accept names the rank that arrives last at every all-reduce", "[mp][a
   CHECK(res.out.find("ibscope accept: FAIL") != std::string::npos);
   CHECK(res.out.find("FAIL straggler: rank 2 (") != std::string::npos);
   const auto doc = load_run_results(res);
-  const auto& s = doc["acceptance"]["stragglers"];
-  REQUIRE(s["straggler"].is_object());
-  CHECK(s["straggler"]["rank"] == 2);
-  CHECK(s["ranks"][2]["last_fraction"].get<double>() >= 0.75);
-  CHECK(s["ranks"][2]["median_late_us"].get<double>() > 3000);
+  const auto& s = doc.at("acceptance").at("stragglers");
+  REQUIRE(s.at("straggler").is_object());
+  CHECK(s.at("straggler").at("rank") == 2);
+  CHECK(s.at("ranks").at(2).at("last_fraction").get<double>() >= 0.75);
+  CHECK(s.at("ranks").at(2).at("median_late_us").get<double>() > 3000);
   // Per row, per iteration, every rank's arrival.
-  REQUIRE(s["rows"].size() == 2);
-  CHECK(s["rows"][0]["arrival_us"].size() == 20);
-  CHECK(s["rows"][0]["arrival_us"][0].size() == 4);
-  CHECK(doc["acceptance"]["allreduce"]["wrong"] == 0);
-  CHECK_FALSE(doc["acceptance"]["pass"].get<bool>());
-  CHECK(doc["complete"].get<bool>());
+  REQUIRE(s.at("rows").size() == 2);
+  CHECK(s.at("rows").at(0).at("arrival_us").size() == 20);
+  CHECK(s.at("rows").at(0).at("arrival_us").at(0).size() == 4);
+  CHECK(doc.at("acceptance").at("allreduce").at("wrong") == 0);
+  CHECK_FALSE(doc.at("acceptance").at("pass").get<bool>());
+  CHECK(doc.at("complete").get<bool>());
   // The straggler is forged by a test hook: the banner, the verdict and the file say so.
   CHECK(res.out.find("# WARNING: FAULT HOOK IBSCOPE_FAULT_DELAY_RANK=2:4000 (every rank) is set") !=
         std::string::npos);
   CHECK(res.out.find("FAIL fault hook IBSCOPE_FAULT_DELAY_RANK=2:4000 (every rank) is set") !=
         std::string::npos);
-  CHECK(doc["acceptance"]["fault_hooks"] ==
+  CHECK(doc.at("acceptance").at("fault_hooks") ==
         nlohmann::json::array({"IBSCOPE_FAULT_DELAY_RANK=2:4000 (every rank)"}));
-  CHECK(doc["environment"]["ibscope_env"]["IBSCOPE_FAULT_DELAY_RANK"] == "2:4000");
+  CHECK(doc.at("environment").at("ibscope_env").at("IBSCOPE_FAULT_DELAY_RANK") == "2:4000");
 }
 
 TEST_CASE("accept never passes while a fault hook is set, whatever it measured",
@@ -84,8 +84,8 @@ TEST_CASE("accept never passes while a fault hook is set, whatever it measured",
   CHECK(hooked.out.find("FAIL fault hook IBSCOPE_FAULT_NOT_YET_WRITTEN=1 (every rank) is set") !=
         std::string::npos);
   const auto doc = load_run_results(hooked);
-  CHECK_FALSE(doc["acceptance"]["pass"].get<bool>());
-  CHECK(doc["acceptance"]["fault_hooks"] ==
+  CHECK_FALSE(doc.at("acceptance").at("pass").get<bool>());
+  CHECK(doc.at("acceptance").at("fault_hooks") ==
         nlohmann::json::array({"IBSCOPE_FAULT_NOT_YET_WRITTEN=1 (every rank)"}));
 }
 
@@ -101,20 +101,20 @@ TEST_CASE("accept judges the link between two hosts against --expect-gbps", "[mp
     CHECK(res[0].out.find("of the expected") != std::string::npos);
     CHECK(res[0].out.find("best of 2 attempts") != std::string::npos);
     const auto doc = load_run_results(res[0]);
-    const auto& a = doc["acceptance"];
-    REQUIRE(a["links"].size() == 1);
-    const auto& l = a["links"][0];
-    CHECK_FALSE(l["pass"].get<bool>());
-    CHECK(l["attempts"] == 2);
+    const auto& a = doc.at("acceptance");
+    REQUIRE(a.at("links").size() == 1);
+    const auto& l = a.at("links").at(0);
+    CHECK_FALSE(l.at("pass").get<bool>());
+    CHECK(l.at("attempts") == 2);
     const double expected = 4000 / 8.0 * 1448 / 1538;
-    CHECK(l["expected_gbps"].get<double>() == Approx(expected).epsilon(1e-6));
-    CHECK(l["gbps_a_to_b"].get<double>() > 0);
-    CHECK(l["gbps_b_to_a"].get<double>() > 0);
-    CHECK(l["latency_us"].get<double>() > 0);
-    CHECK(a["hosts"].size() == 2);
-    CHECK(a["retest_rounds"] == 1);
+    CHECK(l.at("expected_gbps").get<double>() == Approx(expected).epsilon(1e-6));
+    CHECK(l.at("gbps_a_to_b").get<double>() > 0);
+    CHECK(l.at("gbps_b_to_a").get<double>() > 0);
+    CHECK(l.at("latency_us").get<double>() > 0);
+    CHECK(a.at("hosts").size() == 2);
+    CHECK(a.at("retest_rounds") == 1);
     // Every round of the all-pairs phase is in the p2p rows: latency and both directions.
-    CHECK(doc["p2p"]["rows"].size() >= 3);
+    CHECK(doc.at("p2p").at("rows").size() >= 3);
   }
   SECTION("a rate it can reach passes, exit 0") {
     const auto res = run_two_hosts({"--expect-gbps", "0.01", "--link-kind", "tcp", "--bw-size",
@@ -126,8 +126,8 @@ TEST_CASE("accept judges the link between two hosts against --expect-gbps", "[mp
     CHECK(res[0].out.find("ibscope accept: PASS (1 links between 2 hosts over ucx") !=
           std::string::npos);
     const auto doc = load_run_results(res[0]);
-    CHECK(doc["acceptance"]["pass"].get<bool>());
-    CHECK(doc["acceptance"]["links"][0]["fraction_of_expected"].get<double>() > 1);
+    CHECK(doc.at("acceptance").at("pass").get<bool>());
+    CHECK(doc.at("acceptance").at("links").at(0).at("fraction_of_expected").get<double>() > 1);
   }
 }
 
@@ -143,11 +143,11 @@ TEST_CASE("accept retests links in rounds where some ranks sit out", "[mp][accep
     CHECK_FALSE(r.timed_out);
   }
   const auto doc = load_run_results(res[0]);
-  const auto& a = doc["acceptance"];
-  CHECK(a["retest_rounds"] == 2);
-  REQUIRE(a["links"].size() == 3);
-  for (const auto& l : a["links"]) CHECK(l["attempts"] == 3);
-  CHECK(doc["complete"].get<bool>());
+  const auto& a = doc.at("acceptance");
+  CHECK(a.at("retest_rounds") == 2);
+  REQUIRE(a.at("links").size() == 3);
+  for (const auto& l : a.at("links")) CHECK(l.at("attempts") == 3);
+  CHECK(doc.at("complete").get<bool>());
 }
 
 TEST_CASE("accept usage errors exit 2 before any rank starts", "[mp][accept]") {
@@ -184,5 +184,5 @@ TEST_CASE("accept --transport verbs without an RDMA device says so and keeps the
   CHECK(res.err.find("no RDMA") != std::string::npos);
   CHECK(res.err.find("--transport ucx") != std::string::npos);
   const auto doc = load_run_results(res);
-  CHECK_FALSE(doc["complete"].get<bool>());
+  CHECK_FALSE(doc.at("complete").get<bool>());
 }

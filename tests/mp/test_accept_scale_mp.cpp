@@ -60,26 +60,26 @@ TEST_CASE("accept pairs random K measures K rounds of host pairs rail to rail",
   }
   CHECK(res[0].out.find("pairs random:2 (seed 7;") != std::string::npos);
   const auto doc = load_run_results(res[0]);
-  const auto& a = doc["acceptance"];
+  const auto& a = doc.at("acceptance");
   // 2 rounds x 2 host pairs x 2 rails, every link rail to rail, no host pair twice.
-  REQUIRE(a["links"].size() == 8);
+  REQUIRE(a.at("links").size() == 8);
   std::set<std::pair<std::string, std::string>> host_pairs;
-  for (const auto& l : a["links"]) {
-    const int ra = l["rank_a"], rb = l["rank_b"];
+  for (const auto& l : a.at("links")) {
+    const int ra = l.at("rank_a"), rb = l.at("rank_b");
     CHECK(ra % 2 == rb % 2);
-    CHECK(l["host_a"] != l["host_b"]);
-    host_pairs.insert({l["host_a"].get<std::string>(), l["host_b"].get<std::string>()});
+    CHECK(l.at("host_a") != l.at("host_b"));
+    host_pairs.insert({l.at("host_a").get<std::string>(), l.at("host_b").get<std::string>()});
   }
   CHECK(host_pairs.size() == 4);
   bool noted = false;
-  for (const auto& n : a["notes"]) {
+  for (const auto& n : a.at("notes")) {
     const auto text = n.get<std::string>();
     noted = noted || (text.find("random:2 (seed 7;") != std::string::npos &&
                       text.find("2 rounds over 4 hosts, rail to rail (2 rank(s) per host") !=
                           std::string::npos);
   }
   CHECK(noted);
-  CHECK(a["pass"].get<bool>());
+  CHECK(a.at("pass").get<bool>());
 }
 
 TEST_CASE("accept pairs ranks when the hosts hold different numbers of them",
@@ -95,5 +95,5 @@ TEST_CASE("accept pairs ranks when the hosts hold different numbers of them",
   CHECK(res[0].out.find("warning: pairs: the hosts hold different numbers of ranks") !=
         std::string::npos);
   const auto doc = load_run_results(res[0]);
-  CHECK(doc["acceptance"]["links"].size() == 5);
+  CHECK(doc.at("acceptance").at("links").size() == 5);
 }

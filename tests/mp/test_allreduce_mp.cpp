@@ -20,12 +20,12 @@ namespace {
 // Verified, and every timed iteration kept as a raw sample.
 void check_rows(const nlohmann::json& doc, std::size_t expected_rows) {
   check_all_rows_verified(doc, expected_rows);
-  for (const auto& r : doc["collectives"]["rows"]) {
-    CHECK(r["samples_us"].size() == r["iteration_us"]["n"].get<std::size_t>());
-    CHECK(r["time_us"].get<double>() > 0);
-    CHECK(r["average"] == "avg");
-    CHECK(r["iteration_rank"].get<int>() >= 0);
-    CHECK(r["iteration_rank"].get<int>() < r["ranks"].get<int>());
+  for (const auto& r : doc.at("collectives").at("rows")) {
+    CHECK(r.at("samples_us").size() == r.at("iteration_us").at("n").get<std::size_t>());
+    CHECK(r.at("time_us").get<double>() > 0);
+    CHECK(r.at("average") == "avg");
+    CHECK(r.at("iteration_rank").get<int>() >= 0);
+    CHECK(r.at("iteration_rank").get<int>() < r.at("ranks").get<int>());
   }
 }
 
@@ -48,9 +48,9 @@ TEST_CASE("allreduce over shared memory with 1 to 5 local ranks", "[mp][allreduc
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
       check_rows(doc, 6 * 2);
-      CHECK(doc["job"]["ranks"].get<int>() == np);
+      CHECK(doc.at("job").at("ranks").get<int>() == np);
       if (np > 1) {
-        const std::string t = doc["environment"]["transports"]["0->1"].get<std::string>();
+        const std::string t = doc.at("environment").at("transports").at("0->1").get<std::string>();
         INFO(t);
         CHECK((t.find("sysv") != std::string::npos || t.find("posix") != std::string::npos));
       }
@@ -66,7 +66,7 @@ TEST_CASE("allreduce over UCX tcp with 2 3 and 5 local ranks", "[mp][allreduce][
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
       check_rows(doc, 6 * 2);
-      const std::string t = doc["environment"]["transports"]["1->0"].get<std::string>();
+      const std::string t = doc.at("environment").at("transports").at("1->0").get<std::string>();
       INFO(t);
       CHECK(t.find("tcp/") != std::string::npos);
     }
@@ -95,13 +95,13 @@ TEST_CASE("an injected corruption is caught by #wrong and fails the run",
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("verification failed") != std::string::npos);
   const auto doc = load_run_results(r);
-  for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 1);
+  for (const auto& row : doc.at("collectives").at("rows")) CHECK(row.at("wrong").get<int>() == 1);
   // The hook is named in rank 0's banner and the results' warnings, and recorded.
   const std::string warning = "FAULT HOOK IBSCOPE_FAULT_CORRUPT_RANK=1 (every rank) is set";
   CHECK(r.out.find("# WARNING: " + warning) != std::string::npos);
-  REQUIRE_FALSE(doc["warnings"].empty());
-  CHECK(doc["warnings"][0].get<std::string>().starts_with(warning));
-  CHECK(doc["environment"]["ibscope_env"]["IBSCOPE_FAULT_CORRUPT_RANK"] == "1");
+  REQUIRE_FALSE(doc.at("warnings").empty());
+  CHECK(doc.at("warnings").at(0).get<std::string>().starts_with(warning));
+  CHECK(doc.at("environment").at("ibscope_env").at("IBSCOPE_FAULT_CORRUPT_RANK") == "1");
 }
 
 TEST_CASE("every IBSCOPE_* variable is recorded and any IBSCOPE_FAULT_* one is a hook, warned of",
@@ -115,14 +115,16 @@ TEST_CASE("every IBSCOPE_* variable is recorded and any IBSCOPE_FAULT_* one is a
     CHECK(r.out.find("# WARNING: FAULT HOOK IBSCOPE_FAULT_NOT_YET_WRITTEN=on (every rank) is "
                      "set") != std::string::npos);
     const auto doc = load_run_results(r);
-    const auto& env = doc["environment"]["ibscope_env"];
-    CHECK(env["IBSCOPE_FAULT_NOT_YET_WRITTEN"] == "on");
-    CHECK(env["IBSCOPE_YIELD_WHEN_IDLE"] == "1");
+    const auto& env = doc.at("environment").at("ibscope_env");
+    CHECK(env.at("IBSCOPE_FAULT_NOT_YET_WRITTEN") == "on");
+    CHECK(env.at("IBSCOPE_YIELD_WHEN_IDLE") == "1");
     // The local launcher's job token: present, its value never written.
-    CHECK(env["IBSCOPE_TOKEN"] == "(set; value not recorded)");
-    REQUIRE_FALSE(doc["warnings"].empty());
-    CHECK(doc["warnings"][0].get<std::string>().starts_with(
-        "FAULT HOOK IBSCOPE_FAULT_NOT_YET_WRITTEN=on (every rank) is set"));
+    CHECK(env.at("IBSCOPE_TOKEN") == "(set; value not recorded)");
+    REQUIRE_FALSE(doc.at("warnings").empty());
+    CHECK(doc.at("warnings")
+              .at(0)
+              .get<std::string>()
+              .starts_with("FAULT HOOK IBSCOPE_FAULT_NOT_YET_WRITTEN=on (every rank) is set"));
   }
   SECTION("without a hook: no such warning") {
     const auto r = run_allreduce(2, "4096", "float", "sum", {{"IBSCOPE_YIELD_WHEN_IDLE", "1"}});
@@ -130,9 +132,9 @@ TEST_CASE("every IBSCOPE_* variable is recorded and any IBSCOPE_FAULT_* one is a
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("FAULT HOOK") == std::string::npos);
     const auto doc = load_run_results(r);
-    for (const auto& w : doc["warnings"])
+    for (const auto& w : doc.at("warnings"))
       CHECK(w.get<std::string>().find("FAULT HOOK") == std::string::npos);
-    CHECK(doc["environment"]["ibscope_env"]["IBSCOPE_YIELD_WHEN_IDLE"] == "1");
+    CHECK(doc.at("environment").at("ibscope_env").at("IBSCOPE_YIELD_WHEN_IDLE") == "1");
   }
 }
 
@@ -160,25 +162,25 @@ TEST_CASE("a rank delayed before every call raises the average time by the delay
   REQUIRE(late.exit_code == 0);
   const auto base_doc = load_run_results(base);
   const auto late_doc = load_run_results(late);
-  const auto& base_rows = base_doc["collectives"]["rows"];
-  const auto& late_rows = late_doc["collectives"]["rows"];
+  const auto& base_rows = base_doc.at("collectives").at("rows");
+  const auto& late_rows = late_doc.at("collectives").at("rows");
   REQUIRE(base_rows.size() == 2);  // out of place, in place
   REQUIRE(late_rows.size() == 2);
   for (std::size_t i = 0; i < 2; ++i) {
     const double added_us =
-        late_rows[i]["time_us"].get<double>() - base_rows[i]["time_us"].get<double>();
+        late_rows.at(i).at("time_us").get<double>() - base_rows.at(i).at("time_us").get<double>();
     INFO("row " << i << ": the delay added " << added_us << " us");
-    CHECK(late_rows[i]["average"] == "avg");
+    CHECK(late_rows.at(i).at("average") == "avg");
     // Every call waits for the late rank, so it takes the delay at least; the difference to
     // the undelayed run also carries that run's noise (0.89 x the delay in 2 of 6 runs here
     // on 2026-12-06), so it is held to a looser bound.
-    CHECK(late_rows[i]["time_us"].get<double>() > 0.95 * kDelayUs);
+    CHECK(late_rows.at(i).at("time_us").get<double>() > 0.95 * kDelayUs);
     CHECK(added_us > 0.75 * kDelayUs);
-    const double time_us = late_rows[i]["time_us"].get<double>();
-    const double calls_mean_us = late_rows[i]["iteration_us"]["mean"].get<double>();
+    const double time_us = late_rows.at(i).at("time_us").get<double>();
+    const double calls_mean_us = late_rows.at(i).at("iteration_us").at("mean").get<double>();
     CHECK(time_us == Approx(calls_mean_us).epsilon(0.1));
-    CHECK(late_rows[i]["iteration_us"]["p50"].get<double>() > 0.9 * kDelayUs);
-    CHECK(late_rows[i]["samples_us"].size() == 20);
+    CHECK(late_rows.at(i).at("iteration_us").at("p50").get<double>() > 0.9 * kDelayUs);
+    CHECK(late_rows.at(i).at("samples_us").size() == 20);
   }
 }
 
@@ -254,8 +256,8 @@ TEST_CASE("every injected misplacement is caught by #wrong and fails the run",
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("verification failed") != std::string::npos);
     const auto doc = load_run_results(r);
-    REQUIRE(doc["collectives"]["rows"].size() == 2);  // out of place and in place
-    for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() > 0);
+    REQUIRE(doc.at("collectives").at("rows").size() == 2);  // out of place and in place
+    for (const auto& row : doc.at("collectives").at("rows")) CHECK(row.at("wrong").get<int>() > 0);
   }
 }
 
@@ -312,19 +314,20 @@ TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the mo
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
-  CHECK(doc["command"]["subcommand"] == "run");
-  CHECK(doc["p2p"]["rows"].size() == 3 * 5);  // latency, bw, bibw x 1, 16, 256, 4K, 64K
+  CHECK(doc.at("command").at("subcommand") == "run");
+  CHECK(doc.at("p2p").at("rows").size() == 3 * 5);  // latency, bw, bibw x 1, 16, 256, 4K, 64K
   // 8 B .. 256 KiB x8, both placements, every algorithm (-A all is run's default).
   const auto algorithms = ibscope::collectives::algorithms_for(ibscope::Collective::kAllreduce);
-  CHECK(doc["collectives"]["rows"].size() == 6 * 2 * algorithms.size());
+  CHECK(doc.at("collectives").at("rows").size() == 6 * 2 * algorithms.size());
   for (const auto& a : algorithms) {
     INFO(a.name);
-    CHECK(std::count_if(doc["collectives"]["rows"].begin(), doc["collectives"]["rows"].end(),
-                        [&](const auto& row) { return row["algorithm"] == a.name; }) == 12);
+    CHECK(std::count_if(doc.at("collectives").at("rows").begin(),
+                        doc.at("collectives").at("rows").end(),
+                        [&](const auto& row) { return row.at("algorithm") == a.name; }) == 12);
   }
   CHECK(doc.contains("tuning"));
   REQUIRE(doc.contains("topology"));
-  CHECK(doc["topology"]["hosts"].size() == 1);
+  CHECK(doc.at("topology").at("hosts").size() == 1);
   CHECK(r.out.find("busbw(GB/s)") != std::string::npos);
   CHECK(r.out.find("p2p latency") != std::string::npos);
   // After the results file: the fits and the network's share, computed from that file.

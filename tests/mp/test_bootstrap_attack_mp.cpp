@@ -130,8 +130,8 @@ TEST_CASE("a job under attack from a local stranger completes and logs each refu
   REQUIRE(res.exit_code == 0);
   CHECK(!res.timed_out);
   const auto doc = load_run_results(res);
-  for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 0);
-  CHECK(doc["complete"].get<bool>());
+  for (const auto& row : doc.at("collectives").at("rows")) CHECK(row.at("wrong").get<int>() == 0);
+  CHECK(doc.at("complete").get<bool>());
   for (std::size_t i = 0; i < attacks.size(); ++i) {
     INFO(attacks[i].name);
     CHECK_THAT(seen[i].second, Catch::Matchers::Contains(attacks[i].reason));

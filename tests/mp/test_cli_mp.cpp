@@ -29,6 +29,10 @@ TEST_CASE("usage errors exit 2 with a clear message", "[mp][cli]") {
       {{"p2p", "--tests", "latency,speed"}, "unknown test 'speed'"},
       {{"p2p", "--pairs", "some"}, "'some'"},
       {{}, "subcommand"},
+      // A mistyped command is named, with the nearest one; --help after it is no way out.
+      {{"allreduc", "--np", "2"}, "unknown command 'allreduc' (did you mean 'allreduce'?)"},
+      {{"allreduc", "--help"}, "unknown command 'allreduc' (did you mean 'allreduce'?)"},
+      {{"foo"}, "unknown command 'foo'; 'ibscope --help' lists the commands"},
   };
   for (const auto& c : cases) {
     const auto r = run_cli(c.args);
@@ -72,11 +76,14 @@ TEST_CASE("validate rejects schema violations naming the JSON path", "[mp][cli]"
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"type", [](nlohmann::json& d) { d["collectives"]["rows"][0]["busbw_gbps"] = "fast"; },
+      {"type",
+       [](nlohmann::json& d) { d.at("collectives").at("rows").at(0)["busbw_gbps"] = "fast"; },
        "collectives.rows[0].busbw_gbps: expected a number, got string"},
-      {"unknown", [](nlohmann::json& d) { d["collectives"]["rows"][0]["busbw_gbs"] = 1.0; },
+      {"unknown",
+       [](nlohmann::json& d) { d.at("collectives").at("rows").at(0)["busbw_gbs"] = 1.0; },
        "collectives.rows[0].busbw_gbs: unknown field"},
-      {"missing", [](nlohmann::json& d) { d["tool"].erase("git_sha"); }, "tool.git_sha: missing"},
+      {"missing", [](nlohmann::json& d) { d.at("tool").erase("git_sha"); },
+       "tool.git_sha: missing"},
       {"version", [](nlohmann::json& d) { d["schema_version"] = 3; },
        "schema_version: version 3 is not supported (this ibscope reads schema versions 1 to 2)"},
   };

@@ -28,7 +28,7 @@ ProcessResult run_collective(const std::string& collective, int np, const std::s
 void check_verified(const nlohmann::json& doc, const std::string& collective,
                     std::size_t expected_rows) {
   check_all_rows_verified(doc, expected_rows);
-  for (const auto& r : doc["collectives"]["rows"]) CHECK(r["collective"] == collective);
+  for (const auto& r : doc.at("collectives").at("rows")) CHECK(r.at("collective") == collective);
 }
 
 }  // namespace
@@ -46,8 +46,8 @@ TEST_CASE("reduce-scatter allgather and broadcast over shared memory with 1 to 8
         const auto doc = load_run_results(r);
         check_verified(doc, c, 6 * 2);
         if (std::string(c) == "broadcast") {
-          CHECK(doc["collectives"]["rows"][0]["root"].get<int>() == np - 1);
-          CHECK(doc["collectives"]["rows"][0]["op"] == "none");
+          CHECK(doc.at("collectives").at("rows").at(0).at("root").get<int>() == np - 1);
+          CHECK(doc.at("collectives").at("rows").at(0).at("op") == "none");
         }
       }
     }
@@ -95,8 +95,8 @@ TEST_CASE("an injected corruption is caught in every collective", "[mp][collecti
       CHECK(r.err.find("verification failed") != std::string::npos);
       // Named: a range-for over a member of a temporary would outlive it.
       const auto doc = load_run_results(r);
-      for (const auto& row : doc["collectives"]["rows"]) {
-        CHECK(row["wrong"].get<int>() == 1);
+      for (const auto& row : doc.at("collectives").at("rows")) {
+        CHECK(row.at("wrong").get<int>() == 1);
       }
     }
   }
@@ -127,19 +127,19 @@ TEST_CASE("algorithms side by side write a tuning table that auto then follows",
   INFO(describe(all));
   REQUIRE(all.exit_code == 0);
   const auto doc = load_run_results(all);
-  const auto& rows = doc["collectives"]["rows"];
+  const auto& rows = doc.at("collectives").at("rows");
   std::set<std::string> algorithms;
-  for (const auto& r : rows) algorithms.insert(r["algorithm"].get<std::string>());
+  for (const auto& r : rows) algorithms.insert(r.at("algorithm").get<std::string>());
   CHECK(algorithms.size() >= 2);
   CHECK(rows.size() == algorithms.size() * 3 * 2);
   // Side by side: the rows of one size come together, one per algorithm.
-  CHECK(rows[0]["size_bytes"] == rows[2]["size_bytes"]);
-  CHECK(rows[0]["algorithm"] != rows[2]["algorithm"]);
+  CHECK(rows.at(0).at("size_bytes") == rows.at(2).at("size_bytes"));
+  CHECK(rows.at(0).at("algorithm") != rows.at(2).at("algorithm"));
   CHECK(all.out.find("Fastest allreduce algorithm by size") != std::string::npos);
   REQUIRE(doc.contains("tuning"));
-  const auto& entry = doc["tuning"]["entries"][0];
-  CHECK(entry["ranks"] == 2);
-  CHECK(entry["ranges"].back()["max_bytes"].is_null());
+  const auto& entry = doc.at("tuning").at("entries").at(0);
+  CHECK(entry.at("ranks") == 2);
+  CHECK(entry.at("ranges").back().at("max_bytes").is_null());
 
   const std::string results = results_path(all);
   const auto autorun =
@@ -147,19 +147,19 @@ TEST_CASE("algorithms side by side write a tuning table that auto then follows",
   INFO(describe(autorun));
   REQUIRE(autorun.exit_code == 0);
   const auto adoc = load_run_results(autorun);
-  for (const auto& r : adoc["collectives"]["rows"]) {
+  for (const auto& r : adoc.at("collectives").at("rows")) {
     INFO(r.dump());
-    CHECK(r["selected_by"].get<std::string>().find(results) != std::string::npos);
+    CHECK(r.at("selected_by").get<std::string>().find(results) != std::string::npos);
     // The algorithm that ran is the table's choice for that size.
-    const auto bytes = r["size_bytes"].get<std::uint64_t>();
+    const auto bytes = r.at("size_bytes").get<std::uint64_t>();
     std::string expected;
-    for (const auto& range : entry["ranges"]) {
-      if (range["max_bytes"].is_null() || bytes <= range["max_bytes"].get<std::uint64_t>()) {
-        expected = range["algorithm"].get<std::string>();
+    for (const auto& range : entry.at("ranges")) {
+      if (range.at("max_bytes").is_null() || bytes <= range.at("max_bytes").get<std::uint64_t>()) {
+        expected = range.at("algorithm").get<std::string>();
         break;
       }
     }
-    CHECK(r["algorithm"] == expected);
+    CHECK(r.at("algorithm") == expected);
   }
   CHECK(autorun.out.find("auto:") != std::string::npos);
 
@@ -169,8 +169,8 @@ TEST_CASE("algorithms side by side write a tuning table that auto then follows",
     INFO(describe(r4));
     REQUIRE(r4.exit_code == 0);
     const auto doc4 = load_run_results(r4);
-    for (const auto& r : doc4["collectives"]["rows"]) {
-      CHECK(r["selected_by"] == "auto: default rule");
+    for (const auto& r : doc4.at("collectives").at("rows")) {
+      CHECK(r.at("selected_by") == "auto: default rule");
     }
   }
 }

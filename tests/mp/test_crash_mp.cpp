@@ -79,11 +79,11 @@ TEST_CASE("a rank 0 killed by SIGKILL leaves a checkpoint with every row measure
   CHECK(r.exit_code != 0);
   const fs::path checkpoint = only_checkpoint(out);
   const nlohmann::json j = read_json(checkpoint);
-  CHECK_FALSE(j["complete"].get<bool>());
-  CHECK(j["error"]["kind"] == "unfinished");
+  CHECK_FALSE(j.at("complete").get<bool>());
+  CHECK(j.at("error").at("kind") == "unfinished");
   // Three sizes (8, 16, 32 B), out of place and in place: every batch before the kill.
-  REQUIRE(j["collectives"]["rows"].size() == 6);
-  CHECK(j["collectives"]["rows"][5]["size_bytes"] == 32);
+  REQUIRE(j.at("collectives").at("rows").size() == 6);
+  CHECK(j.at("collectives").at("rows").at(5).at("size_bytes") == 32);
   // Rank 1 says where rank 0's rows are.
   CHECK_THAT(r.err, Catch::Contains("what rank 0 measured is in its checkpoint " + out +
                                     "/ibscope-allreduce-*.json.partial on "));
@@ -105,8 +105,8 @@ TEST_CASE("a rank 0 killed by SIGKILL leaves a checkpoint with every row measure
   CHECK(rec.exit_code == 0);
   CHECK_THAT(rec.out, Catch::Contains("6 rows recovered"));
   const auto doc = load_run_results(rec);
-  CHECK(doc["collectives"]["rows"].size() == 6);
-  CHECK_THAT(doc["error"]["message"].get<std::string>(),
+  CHECK(doc.at("collectives").at("rows").size() == 6);
+  CHECK_THAT(doc.at("error").at("message").get<std::string>(),
              Catch::StartsWith("recovered by `ibscope recover`"));
   const auto again = run_process({{"recover", checkpoint.string()}, {}, 30});
   CHECK(again.exit_code == 1);
@@ -125,8 +125,8 @@ TEST_CASE("a rank 0 that aborts (SIGABRT as inside UCX) leaves its checkpoint",
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.err, Catch::Contains("rank 0") && Catch::Contains("ABRT"));
   const nlohmann::json j = read_json(only_checkpoint(out));
-  CHECK(j["error"]["kind"] == "unfinished");
-  CHECK(j["collectives"]["rows"].size() == 4);
+  CHECK(j.at("error").at("kind") == "unfinished");
+  CHECK(j.at("collectives").at("rows").size() == 4);
 }
 
 TEST_CASE("a peer that aborts mid-sweep leaves rank 0 to write every row before it",
@@ -137,9 +137,9 @@ TEST_CASE("a peer that aborts mid-sweep leaves rank 0 to write every row before 
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code != 0);
   const auto doc = load_run_results(r);  // the results file, not a checkpoint
-  CHECK_FALSE(doc["complete"].get<bool>());
-  CHECK(doc["error"]["kind"] != "unfinished");
-  CHECK(doc["collectives"]["rows"].size() >= 6);
+  CHECK_FALSE(doc.at("complete").get<bool>());
+  CHECK(doc.at("error").at("kind") != "unfinished");
+  CHECK(doc.at("collectives").at("rows").size() >= 6);
   const auto files = files_in(out);
   REQUIRE(files.size() == 1);
   CHECK(files[0].extension() == ".json");  // the checkpoint is gone
@@ -154,10 +154,10 @@ TEST_CASE("soak stopped by SIGTERM keeps its windows and exits 143", "[mp][fault
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code == 143);
   const auto doc = load_run_results(r);
-  CHECK_FALSE(doc["complete"].get<bool>());
-  CHECK(doc["error"]["kind"] == "interrupted");
-  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("SIGTERM"));
-  CHECK(doc["soak"]["windows"].size() >= 2);
+  CHECK_FALSE(doc.at("complete").get<bool>());
+  CHECK(doc.at("error").at("kind") == "interrupted");
+  CHECK_THAT(doc.at("error").at("message").get<std::string>(), Catch::Contains("SIGTERM"));
+  CHECK(doc.at("soak").at("windows").size() >= 2);
   CHECK(files_in(out).size() == 1);
 }
 
@@ -172,8 +172,8 @@ TEST_CASE("accept stopped by SIGINT keeps the rows it measured and exits 130",
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code == 130);
   const auto doc = load_run_results(r);
-  CHECK(doc["error"]["kind"] == "interrupted");
-  CHECK(doc["collectives"]["rows"].size() >= 2);
+  CHECK(doc.at("error").at("kind") == "interrupted");
+  CHECK(doc.at("collectives").at("rows").size() >= 2);
 }
 
 TEST_CASE("SIGUSR1 stops the run cleanly with exit 138 when --stop-on-usr1 is given",
@@ -186,9 +186,9 @@ TEST_CASE("SIGUSR1 stops the run cleanly with exit 138 when --stop-on-usr1 is gi
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code == 138);
   const auto doc = load_run_results(r);
-  CHECK(doc["error"]["kind"] == "interrupted");
-  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("SIGUSR1"));
-  CHECK(doc["collectives"]["rows"].size() >= 4);
+  CHECK(doc.at("error").at("kind") == "interrupted");
+  CHECK_THAT(doc.at("error").at("message").get<std::string>(), Catch::Contains("SIGUSR1"));
+  CHECK(doc.at("collectives").at("rows").size() >= 4);
 }
 
 TEST_CASE("a checkpoint that failed on a full disk is retried: a killed rank 0 keeps every batch",
@@ -202,7 +202,7 @@ TEST_CASE("a checkpoint that failed on a full disk is retried: a killed rank 0 k
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code != 0);
   const nlohmann::json j = read_json(only_checkpoint(out));
-  CHECK(j["collectives"]["rows"].size() == 10);  // 5 batches of 2 rows, not the 2 of batch 1
+  CHECK(j.at("collectives").at("rows").size() == 10);  // 5 batches of 2 rows, not the 2 of batch 1
   // Warned once, when it failed; said when it was written again.
   CHECK(ibscope::test::lines_with(r.err, "cannot update the checkpoint").size() == 1);
   CHECK_THAT(r.err, Catch::Contains("cannot update the checkpoint after batch 2 (") &&
@@ -235,8 +235,8 @@ TEST_CASE("a results file that a full disk refuses is reported with where the ro
   REQUIRE(files.size() == 1);
   REQUIRE(files[0].string().ends_with(".json.partial"));
   const nlohmann::json j = read_json(files[0]);
-  CHECK(j["collectives"]["rows"].size() == 6);
-  CHECK_THAT(j["error"]["message"].get<std::string>(),
+  CHECK(j.at("collectives").at("rows").size() == 6);
+  CHECK_THAT(j.at("error").at("message").get<std::string>(),
              Catch::StartsWith("rank 0 (pid ") &&
                  Catch::Contains("had not written its results file yet: this checkpoint holds "
                                  "the 6 rows measured until"));
@@ -275,6 +275,6 @@ TEST_CASE("recover refuses the checkpoint of a running sweep and takes it once r
   CHECK(rec.exit_code == 0);
   const std::string name = checkpoint.string().substr(0, checkpoint.string().size() - 8);
   CHECK(results_path(rec) == name);  // <name>.json
-  CHECK(load_run_results(rec)["collectives"]["rows"].size() >= 2);
+  CHECK(load_run_results(rec).at("collectives").at("rows").size() >= 2);
   CHECK_FALSE(fs::exists(name + ".lock"));
 }

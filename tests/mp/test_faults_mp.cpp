@@ -71,8 +71,8 @@ TEST_CASE("a rank killed mid-run makes the others exit non-zero naming it", "[mp
   CHECK(res.err.find("rank 1 (") != std::string::npos);
   // Rank 0 keeps what it measured before the fault, marked incomplete.
   const auto doc = load_run_results(res);
-  CHECK_FALSE(doc["complete"].get<bool>());
-  CHECK(doc["error"]["message"].get<std::string>().find("rank 1") != std::string::npos);
+  CHECK_FALSE(doc.at("complete").get<bool>());
+  CHECK(doc.at("error").at("message").get<std::string>().find("rank 1") != std::string::npos);
 }
 
 TEST_CASE("a stranger without the job token is refused and the job completes", "[mp][faults]") {
@@ -183,9 +183,10 @@ TEST_CASE("Ctrl-C (SIGINT to the launcher) keeps every row measured and exits 13
   CHECK(after_s < 10);
   CHECK_THAT(res.err, Catch::Contains("interrupted by SIGINT on rank 0"));
   const auto doc = load_run_results(res);
-  CHECK_FALSE(doc["complete"].get<bool>());
-  CHECK(doc["error"]["kind"] == "interrupted");
-  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("interrupted by SIGINT"));
+  CHECK_FALSE(doc.at("complete").get<bool>());
+  CHECK(doc.at("error").at("kind") == "interrupted");
+  CHECK_THAT(doc.at("error").at("message").get<std::string>(),
+             Catch::Contains("interrupted by SIGINT"));
   // Every row printed before the signal is in the file.
   std::size_t printed = 0;
   std::istringstream lines(res.out);
@@ -196,8 +197,9 @@ TEST_CASE("Ctrl-C (SIGINT to the launcher) keeps every row measured and exits 13
     }
   }
   CHECK(printed >= 2);
-  CHECK(doc["collectives"]["rows"].size() >= 2 * printed);  // out of place + in place per line
-  for (int pid : ranks) CHECK(::kill(pid, 0) != 0);         // no rank left running
+  CHECK(doc.at("collectives").at("rows").size() >=
+        2 * printed);                                // out of place + in place per line
+  for (int pid : ranks) CHECK(::kill(pid, 0) != 0);  // no rank left running
 }
 
 TEST_CASE("a second Ctrl-C ends the job at once", "[mp][faults][signals]") {

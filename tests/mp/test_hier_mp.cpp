@@ -69,7 +69,7 @@ TEST_CASE("hier over shared memory with 1 to 8 local ranks", "[mp][hier][shm]") 
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
       check_all_rows_verified(doc, kHierSizes * kHierPlacements);
-      for (const auto& row : doc["collectives"]["rows"]) CHECK(row["algorithm"] == "hier");
+      for (const auto& row : doc.at("collectives").at("rows")) CHECK(row.at("algorithm") == "hier");
     }
   }
   CHECK(arena_segments_left().empty());
@@ -80,13 +80,13 @@ TEST_CASE("hier verifies every type and op in and out of place", "[mp][hier][typ
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
-  const auto& rows = doc["collectives"]["rows"];
+  const auto& rows = doc.at("collectives").at("rows");
   CHECK(rows.size() > 5 * kHierPlacements * 8);  // every type and op at 5 sizes
   for (const auto& row : rows) {
     INFO(row.dump());
-    CHECK(row["wrong"].get<int>() == 0);
+    CHECK(row.at("wrong").get<int>() == 0);
   }
-  CHECK(doc["complete"].get<bool>());
+  CHECK(doc.at("complete").get<bool>());
 }
 
 TEST_CASE("hier between emulated hosts: a ring per rail, every row verified", "[mp][hier][hosts]") {
@@ -103,7 +103,7 @@ TEST_CASE("hier between emulated hosts: a ring per rail, every row verified", "[
       }
       const auto doc = load_run_results(res[0]);
       check_all_rows_verified(doc, kHierSizes * kHierPlacements);
-      CHECK(doc["job"]["hosts"] == nlohmann::json(hosts));  // by rank
+      CHECK(doc.at("job").at("hosts") == nlohmann::json(hosts));  // by rank
     }
   }
 }
@@ -172,18 +172,18 @@ TEST_CASE("p2p --local-path shm: pairs on one host through the arena and across 
     REQUIRE(r.exit_code == 0);
   }
   const auto doc = load_run_results(res[0]);
-  const auto& rows = doc["p2p"]["rows"];
+  const auto& rows = doc.at("p2p").at("rows");
   REQUIRE(rows.size() == 6 * 3 * 2);  // pairs x tests x sizes
   int through_arena = 0;
   for (const auto& row : rows) {
     INFO(row.dump());
-    const bool same_host = row["host_a"] == row["host_b"];
-    const bool arena = row["transports"].get<std::string>().find("intra-host shm") == 0;
+    const bool same_host = row.at("host_a") == row.at("host_b");
+    const bool arena = row.at("transports").get<std::string>().find("intra-host shm") == 0;
     CHECK(arena == same_host);
     through_arena += arena ? 1 : 0;
-    CHECK(row["time_us"]["n"].get<int>() > 0);
-    CHECK(row["time_us"]["p50"].get<double>() > 0);
-    if (row["test"] != "latency") CHECK(row["bw_gbps"].get<double>() > 0);
+    CHECK(row.at("time_us").at("n").get<int>() > 0);
+    CHECK(row.at("time_us").at("p50").get<double>() > 0);
+    if (row.at("test") != "latency") CHECK(row.at("bw_gbps").get<double>() > 0);
   }
   CHECK(through_arena == 2 * 3 * 2);
   CHECK(arena_segments_left().empty());

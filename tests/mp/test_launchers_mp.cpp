@@ -53,9 +53,9 @@ TEST_CASE("mpirun starts ibscope, which bootstraps through PMIx", "[mp][launcher
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
-  CHECK(doc["job"]["bootstrap"] == "pmix");
-  CHECK(doc["job"]["ranks"] == 3);
-  for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 0);
+  CHECK(doc.at("job").at("bootstrap") == "pmix");
+  CHECK(doc.at("job").at("ranks") == 3);
+  for (const auto& row : doc.at("collectives").at("rows")) CHECK(row.at("wrong").get<int>() == 0);
 }
 
 TEST_CASE("mpirun starts ibscope accept: the ranks meet through PMIx, every link is judged",
@@ -90,16 +90,16 @@ TEST_CASE("mpirun starts ibscope accept: the ranks meet through PMIx, every link
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("ibscope accept: PASS (6 links between 4 hosts") != std::string::npos);
   const auto doc = load_run_results(r);
-  CHECK(doc["job"]["bootstrap"] == "pmix");
-  CHECK(doc["job"]["ranks"] == 4);
-  const auto& a = doc["acceptance"];
-  CHECK(a["pass"].get<bool>());
-  REQUIRE(a["links"].size() == 6);
-  for (const auto& l : a["links"]) {
-    CHECK(l["pass"].get<bool>());
-    CHECK(l["host_b"] == "emu" + std::to_string(l["rank_b"].get<int>()));
+  CHECK(doc.at("job").at("bootstrap") == "pmix");
+  CHECK(doc.at("job").at("ranks") == 4);
+  const auto& a = doc.at("acceptance");
+  CHECK(a.at("pass").get<bool>());
+  REQUIRE(a.at("links").size() == 6);
+  for (const auto& l : a.at("links")) {
+    CHECK(l.at("pass").get<bool>());
+    CHECK(l.at("host_b") == "emu" + std::to_string(l.at("rank_b").get<int>()));
   }
-  CHECK(a["allreduce"]["wrong"] == 0);
+  CHECK(a.at("allreduce").at("wrong") == 0);
 }
 
 TEST_CASE("SIGTERM to mpirun stops ibscope with every row measured kept",
@@ -122,8 +122,8 @@ TEST_CASE("SIGTERM to mpirun stops ibscope with every row measured kept",
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code != 0);
   const auto doc = load_run_results(r);
-  CHECK(doc["error"]["kind"] == "interrupted");
-  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("SIGTERM"));
-  CHECK(doc["collectives"]["rows"].size() >= 4);
+  CHECK(doc.at("error").at("kind") == "interrupted");
+  CHECK_THAT(doc.at("error").at("message").get<std::string>(), Catch::Contains("SIGTERM"));
+  CHECK(doc.at("collectives").at("rows").size() >= 4);
   CHECK(files_in(out).size() == 1);
 }

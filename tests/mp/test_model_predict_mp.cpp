@@ -22,8 +22,8 @@ TEST_CASE("predict with given tiers prints the ring formula's time", "[mp][model
   // Ring all-reduce, p = 4: 2*3*10 us + 2*3/4 * 2^30 B / 50e9 B/s = 60 us + 32212.25 us.
   std::ifstream in(dir + "/p.json");
   const auto doc = nlohmann::json::parse(in);
-  CHECK(doc["rows"][0]["predicted_us"].get<double>() == Approx(60 + 32212.254720));
-  CHECK(doc["rows"][0]["busbw_gbps"].get<double>() ==
+  CHECK(doc.at("rows").at(0).at("predicted_us").get<double>() == Approx(60 + 32212.254720));
+  CHECK(doc.at("rows").at(0).at("busbw_gbps").get<double>() ==
         Approx(2.0 * 3 / 4 * (1 << 30) / (32272.254720e-6) / 1e9));
   // The JSON is never overwritten.
   const auto again =

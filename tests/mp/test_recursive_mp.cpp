@@ -55,7 +55,7 @@ TEST_CASE("rd and rhd over shared memory with 1 to 8 local ranks", "[mp][recursi
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
       check_all_rows_verified(doc, kSizes * kAlgos * kPlacements);
-      CHECK(doc["job"]["ranks"].get<int>() == np);
+      CHECK(doc.at("job").at("ranks").get<int>() == np);
     }
   }
 }
@@ -68,7 +68,7 @@ TEST_CASE("rd and rhd over UCX tcp with 2 3 and 5 local ranks", "[mp][recursive]
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
       check_all_rows_verified(doc, kSizes * kAlgos * kPlacements);
-      const std::string t = doc["environment"]["transports"]["1->0"].get<std::string>();
+      const std::string t = doc.at("environment").at("transports").at("1->0").get<std::string>();
       INFO(t);
       CHECK(t.find("tcp/") != std::string::npos);
     }

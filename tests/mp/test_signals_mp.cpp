@@ -32,8 +32,8 @@ void check_complete_results(const std::string& out, std::size_t rows) {
   REQUIRE(files.size() == 1);
   REQUIRE(files[0].extension() == ".json");
   const auto doc = read_json(files[0]);
-  CHECK(doc["complete"].get<bool>());
-  CHECK(doc["collectives"]["rows"].size() == rows);
+  CHECK(doc.at("complete").get<bool>());
+  CHECK(doc.at("collectives").at("rows").size() == rows);
 }
 
 std::size_t count_lines(const std::string& s) {
@@ -95,9 +95,10 @@ TEST_CASE("a SIGHUP the caller ignores (nohup) leaves the run going, SIGTERM sti
   CHECK(r.exit_code == 143);
   CHECK_THAT(r.err, !Catch::Contains("SIGHUP"));
   const auto doc = load_run_results(r);
-  CHECK_FALSE(doc["complete"].get<bool>());
-  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("interrupted by SIGTERM"));
-  CHECK(doc["collectives"]["rows"].size() >= 6);
+  CHECK_FALSE(doc.at("complete").get<bool>());
+  CHECK_THAT(doc.at("error").at("message").get<std::string>(),
+             Catch::Contains("interrupted by SIGTERM"));
+  CHECK(doc.at("collectives").at("rows").size() >= 6);
 }
 
 TEST_CASE("a SIGTERM in the launcher's first milliseconds exits 143, no rank killed by it",

@@ -223,11 +223,11 @@ TEST_CASE("srun --mpi=pmix starts ibscope allreduce, ranks find each other throu
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
-  CHECK(doc["job"]["bootstrap"] == "pmix");
-  CHECK(doc["job"]["ranks"] == 4);
-  CHECK(doc["complete"].get<bool>());
-  REQUIRE(!doc["collectives"]["rows"].empty());
-  for (const auto& row : doc["collectives"]["rows"]) CHECK(row["wrong"].get<int>() == 0);
+  CHECK(doc.at("job").at("bootstrap") == "pmix");
+  CHECK(doc.at("job").at("ranks") == 4);
+  CHECK(doc.at("complete").get<bool>());
+  REQUIRE(!doc.at("collectives").at("rows").empty());
+  for (const auto& row : doc.at("collectives").at("rows")) CHECK(row.at("wrong").get<int>() == 0);
 }
 
 TEST_CASE("srun --mpi=pmix starts ibscope p2p latency", "[mp][launcher][slurm]") {
@@ -240,9 +240,9 @@ TEST_CASE("srun --mpi=pmix starts ibscope p2p latency", "[mp][launcher][slurm]")
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
-  CHECK(doc["job"]["bootstrap"] == "pmix");
-  CHECK(doc["job"]["ranks"] == 4);
-  CHECK(doc["complete"].get<bool>());
+  CHECK(doc.at("job").at("bootstrap") == "pmix");
+  CHECK(doc.at("job").at("ranks") == 4);
+  CHECK(doc.at("complete").get<bool>());
 }
 
 TEST_CASE("srun --mpi=pmix starts ibscope accept: every link between the task hosts judged",
@@ -267,19 +267,19 @@ TEST_CASE("srun --mpi=pmix starts ibscope accept: every link between the task ho
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("ibscope accept: PASS (6 links between 4 hosts") != std::string::npos);
   const auto doc = load_run_results(r);
-  CHECK(doc["job"]["bootstrap"] == "pmix");
-  CHECK(doc["job"]["ranks"] == 4);
-  CHECK(doc["complete"].get<bool>());
-  const auto& a = doc["acceptance"];
-  CHECK(a["pass"].get<bool>());
-  REQUIRE(a["links"].size() == 6);
-  for (const auto& l : a["links"]) {
-    CHECK(l["pass"].get<bool>());
-    CHECK(l["host_a"] == "emu" + std::to_string(l["rank_a"].get<int>()));
-    CHECK(l["measured_gbps"].get<double>() > 0);
+  CHECK(doc.at("job").at("bootstrap") == "pmix");
+  CHECK(doc.at("job").at("ranks") == 4);
+  CHECK(doc.at("complete").get<bool>());
+  const auto& a = doc.at("acceptance");
+  CHECK(a.at("pass").get<bool>());
+  REQUIRE(a.at("links").size() == 6);
+  for (const auto& l : a.at("links")) {
+    CHECK(l.at("pass").get<bool>());
+    CHECK(l.at("host_a") == "emu" + std::to_string(l.at("rank_a").get<int>()));
+    CHECK(l.at("measured_gbps").get<double>() > 0);
   }
-  CHECK(a["hosts"].size() == 4);
-  CHECK(a["allreduce"]["wrong"] == 0);
+  CHECK(a.at("hosts").size() == 4);
+  CHECK(a.at("allreduce").at("wrong") == 0);
 }
 
 TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the slow one named",
@@ -334,17 +334,17 @@ TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the
         std::string::npos);
   CHECK(r.out.find("tcp/" + hosts->device()) != std::string::npos);  // UCX used the veth
   const auto doc = load_run_results(r);
-  CHECK(doc["job"]["bootstrap"] == "pmix");
-  REQUIRE(doc["job"]["hosts"].size() == 4);
-  for (int i = 0; i < 4; ++i) CHECK(doc["job"]["hosts"][i] == hosts->host(i));
-  const auto& a = doc["acceptance"];
-  CHECK_FALSE(a["pass"].get<bool>());
-  REQUIRE(a["links"].size() == 6);
-  for (const auto& l : a["links"]) {
-    const bool slow = l["host_a"] == hosts->host(2) || l["host_b"] == hosts->host(2);
-    const double fraction = l["fraction_of_expected"].get<double>();
+  CHECK(doc.at("job").at("bootstrap") == "pmix");
+  REQUIRE(doc.at("job").at("hosts").size() == 4);
+  for (int i = 0; i < 4; ++i) CHECK(doc.at("job").at("hosts").at(i) == hosts->host(i));
+  const auto& a = doc.at("acceptance");
+  CHECK_FALSE(a.at("pass").get<bool>());
+  REQUIRE(a.at("links").size() == 6);
+  for (const auto& l : a.at("links")) {
+    const bool slow = l.at("host_a") == hosts->host(2) || l.at("host_b") == hosts->host(2);
+    const double fraction = l.at("fraction_of_expected").get<double>();
     INFO(l.dump());
-    CHECK(l["pass"].get<bool>() == !slow);
+    CHECK(l.at("pass").get<bool>() == !slow);
     if (slow) {
       CHECK(fraction == Approx(0.25).margin(0.05));  // 50 of 200 Mbit/s
     } else {
@@ -352,12 +352,12 @@ TEST_CASE("srun --mpi=pmix with IBSCOPE_NETNS: 4 ranks in 4 namespace hosts, the
       CHECK(fraction < 1.05);
     }
   }
-  REQUIRE(a["hosts"].size() == 4);
-  for (const auto& h : a["hosts"]) {
+  REQUIRE(a.at("hosts").size() == 4);
+  for (const auto& h : a.at("hosts")) {
     INFO(h.dump());
-    const bool slow = h["host"] == hosts->host(2);
-    CHECK(h["culprit"].get<bool>() == slow);
-    CHECK(h["pass"].get<bool>() == !slow);
+    const bool slow = h.at("host") == hosts->host(2);
+    CHECK(h.at("culprit").get<bool>() == slow);
+    CHECK(h.at("pass").get<bool>() == !slow);
   }
 }
 
@@ -472,10 +472,10 @@ TEST_CASE("scancel of a running srun step keeps every row measured and says SIGT
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code != 0);
   const auto doc = load_run_results(r);
-  CHECK_FALSE(doc["complete"].get<bool>());
-  CHECK(doc["error"]["kind"] == "interrupted");
-  CHECK_THAT(doc["error"]["message"].get<std::string>(), Catch::Contains("SIGTERM"));
-  CHECK(doc["collectives"]["rows"].size() >= 4);
+  CHECK_FALSE(doc.at("complete").get<bool>());
+  CHECK(doc.at("error").at("kind") == "interrupted");
+  CHECK_THAT(doc.at("error").at("message").get<std::string>(), Catch::Contains("SIGTERM"));
+  CHECK(doc.at("collectives").at("rows").size() >= 4);
   CHECK(files_in(out).size() == 1);  // the results file; the checkpoint is gone
   CHECK(cluster->task_pids(0).empty());
   CHECK(cluster->task_pids(1).empty());

@@ -51,32 +51,32 @@ TEST_CASE("soak: 6 s over 3 ranks passes, one row per window and size, #wrong 0"
   CHECK(r.out.find("rss_growth(MiB)") != std::string::npos);
   for (int w = 0; w < 5; ++w) CHECK(rows_of_window(r.out, w) == 2);
   const auto doc = load_run_results(r);
-  CHECK(doc["command"]["subcommand"] == "soak");
-  const auto& s = doc["soak"];
-  CHECK(s["params"]["duration_s"].get<double>() == 6);
-  CHECK(s["params"]["window_s"].get<double>() == 1);
-  const auto& windows = s["windows"];
+  CHECK(doc.at("command").at("subcommand") == "soak");
+  const auto& s = doc.at("soak");
+  CHECK(s.at("params").at("duration_s").get<double>() == 6);
+  CHECK(s.at("params").at("window_s").get<double>() == 1);
+  const auto& windows = s.at("windows");
   REQUIRE(windows.size() >= 5);
   REQUIRE(windows.size() <= 7);
   for (const auto& w : windows) {
-    CHECK(w["rss_bytes"].size() == 3);
-    REQUIRE(w["cases"].size() == 2);
-    for (const auto& c : w["cases"]) {
-      CHECK(c["wrong"].get<std::uint64_t>() == 0);
-      CHECK(c["iterations"].get<std::uint64_t>() > 0);
-      CHECK(c["time_us"]["p50"].get<double>() > 0);
-      CHECK(c["busbw_gbps"].get<double>() > 0);
+    CHECK(w.at("rss_bytes").size() == 3);
+    REQUIRE(w.at("cases").size() == 2);
+    for (const auto& c : w.at("cases")) {
+      CHECK(c.at("wrong").get<std::uint64_t>() == 0);
+      CHECK(c.at("iterations").get<std::uint64_t>() > 0);
+      CHECK(c.at("time_us").at("p50").get<double>() > 0);
+      CHECK(c.at("busbw_gbps").get<double>() > 0);
     }
   }
-  CHECK(windows.back()["end_s"].get<double>() >= 6);
-  CHECK(windows.back()["end_s"].get<double>() < 8);
-  const auto& sum = s["summary"];
-  CHECK(sum["pass"] == true);
-  CHECK(sum["wrong"].get<std::uint64_t>() == 0);
-  CHECK(sum["rss_growth_bytes"].size() == 3);
-  REQUIRE(sum["cases"].size() == 2);
-  CHECK(sum["cases"][0]["first_window"] == 1);
-  CHECK(sum["cases"][1]["size_bytes"] == 256 * 1024);
+  CHECK(windows.back().at("end_s").get<double>() >= 6);
+  CHECK(windows.back().at("end_s").get<double>() < 8);
+  const auto& sum = s.at("summary");
+  CHECK(sum.at("pass") == true);
+  CHECK(sum.at("wrong").get<std::uint64_t>() == 0);
+  CHECK(sum.at("rss_growth_bytes").size() == 3);
+  REQUIRE(sum.at("cases").size() == 2);
+  CHECK(sum.at("cases").at(0).at("first_window") == 1);
+  CHECK(sum.at("cases").at(1).at("size_bytes") == 256 * 1024);
 }
 
 TEST_CASE("soak: a leak injected below the soak loop fails it on RSS", "[mp][soak]") {
@@ -89,9 +89,9 @@ TEST_CASE("soak: a leak injected below the soak loop fails it on RSS", "[mp][soa
   CHECK(r.err.find("soak FAILED: RSS of rank 0 grew by") != std::string::npos);
   CHECK(r.err.find("more than --max-rss-growth 2 MiB") != std::string::npos);
   const auto doc = load_run_results(r);
-  CHECK(doc["soak"]["summary"]["pass"] == false);
-  CHECK(doc["soak"]["summary"]["wrong"].get<std::uint64_t>() == 0);
-  CHECK(doc["soak"]["summary"]["rss_growth_bytes"][1].get<std::int64_t>() > 2 << 20);
+  CHECK(doc.at("soak").at("summary").at("pass") == false);
+  CHECK(doc.at("soak").at("summary").at("wrong").get<std::uint64_t>() == 0);
+  CHECK(doc.at("soak").at("summary").at("rss_growth_bytes").at(1).get<std::int64_t>() > 2 << 20);
 }
 
 TEST_CASE("soak: corrupted results (IBSCOPE_FAULT_CORRUPT_RANK) fail it on #wrong", "[mp][soak]") {
@@ -104,9 +104,9 @@ TEST_CASE("soak: corrupted results (IBSCOPE_FAULT_CORRUPT_RANK) fail it on #wron
   CHECK(r.err.find("soak FAILED: fault hook IBSCOPE_FAULT_CORRUPT_RANK=1 (every rank) is set") !=
         std::string::npos);
   const auto doc = load_run_results(r);
-  CHECK(doc["soak"]["summary"]["wrong"].get<std::uint64_t>() > 0);
-  CHECK(doc["soak"]["windows"][0]["cases"][0]["wrong"].get<std::uint64_t>() ==
-        doc["soak"]["windows"][0]["cases"][0]["iterations"].get<std::uint64_t>());
+  CHECK(doc.at("soak").at("summary").at("wrong").get<std::uint64_t>() > 0);
+  CHECK(doc.at("soak").at("windows").at(0).at("cases").at(0).at("wrong").get<std::uint64_t>() ==
+        doc.at("soak").at("windows").at(0).at("cases").at(0).at("iterations").get<std::uint64_t>());
 }
 
 TEST_CASE("soak: bad durations and windows are usage errors before any rank starts", "[mp][soak]") {

@@ -19,23 +19,23 @@ TEST_CASE("topo with two local ranks gives one host with both ranks", "[mp][topo
   const auto printed = nlohmann::json::parse(r.out);  // stdout is the results document
   const auto doc = load_run_results(r);               // and the file is valid
   CHECK(printed == doc);
-  CHECK(doc["command"]["subcommand"] == "topo");
-  CHECK(doc["job"]["ranks"] == 2);
-  const auto& hosts = doc["topology"]["hosts"];
+  CHECK(doc.at("command").at("subcommand") == "topo");
+  CHECK(doc.at("job").at("ranks") == 2);
+  const auto& hosts = doc.at("topology").at("hosts");
   REQUIRE(hosts.size() == 1);
   const auto& host = hosts[0];
-  CHECK(host["host"] == doc["job"]["hosts"][0]);
-  CHECK(host["ranks"] == nlohmann::json::array({0, 1}));
-  CHECK(host["pus"].get<int>() >= 1);
-  REQUIRE_FALSE(host["numa_nodes"].empty());
-  for (const auto& node : host["numa_nodes"]) {
-    CHECK_FALSE(node["cpus"].get<std::string>().empty());
-    CHECK(node["memory_bytes"].get<std::uint64_t>() > 0);
+  CHECK(host.at("host") == doc.at("job").at("hosts").at(0));
+  CHECK(host.at("ranks") == nlohmann::json::array({0, 1}));
+  CHECK(host.at("pus").get<int>() >= 1);
+  REQUIRE_FALSE(host.at("numa_nodes").empty());
+  for (const auto& node : host.at("numa_nodes")) {
+    CHECK_FALSE(node.at("cpus").get<std::string>().empty());
+    CHECK(node.at("memory_bytes").get<std::uint64_t>() > 0);
   }
   if (!host_has_rdma_devices()) {
-    CHECK(host["rdma"]["available"] == false);
-    CHECK_THAT(host["rdma"]["reason"].get<std::string>(), Catch::Contains("no RDMA device"));
-    CHECK(host["nics"].empty());
+    CHECK(host.at("rdma").at("available") == false);
+    CHECK_THAT(host.at("rdma").at("reason").get<std::string>(), Catch::Contains("no RDMA device"));
+    CHECK(host.at("nics").empty());
   }
 
   const auto v = run_process({{"validate", results_path(r)}, {}, 30});

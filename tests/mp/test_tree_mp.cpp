@@ -41,9 +41,9 @@ TEST_CASE("tree and dbt over shared memory with 1 to 8 local ranks", "[mp][tree]
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
       check_all_rows_verified(doc, 6 * 2 * kAlgorithms);
-      CHECK(doc["job"]["ranks"].get<int>() == np);
+      CHECK(doc.at("job").at("ranks").get<int>() == np);
       if (np > 1) {
-        const std::string t = doc["environment"]["transports"]["0->1"].get<std::string>();
+        const std::string t = doc.at("environment").at("transports").at("0->1").get<std::string>();
         INFO(t);
         CHECK((t.find("sysv") != std::string::npos || t.find("posix") != std::string::npos));
       }
@@ -60,7 +60,7 @@ TEST_CASE("tree and dbt over UCX tcp with 2 3 and 5 local ranks", "[mp][tree][tc
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
       check_all_rows_verified(doc, 6 * 2 * kAlgorithms);
-      const std::string t = doc["environment"]["transports"]["1->0"].get<std::string>();
+      const std::string t = doc.at("environment").at("transports").at("1->0").get<std::string>();
       INFO(t);
       CHECK(t.find("tcp/") != std::string::npos);
     }

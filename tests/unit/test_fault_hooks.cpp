@@ -155,7 +155,7 @@ TEST_CASE("fault hooks: a value with tabs, newlines and backslashes travels inta
           "[fault_hooks]") {
   // The job's hooks cross the bootstrap as tab-separated lines: a tab in a value broke the
   // line apart ("'2000\t0-1' is not a rank range").
-  for (const std::string value :
+  for (const std::string& value :
        {std::string("1:\t2000"), std::string("a\nb"), std::string("back\\slash\\t"),
         std::string("\\"), std::string("")}) {
     const std::string escaped = escape_hook_value(value);

@@ -80,7 +80,10 @@ struct RankRail {
 /// variables (rank 0's).
 struct Environment {
   std::optional<std::string> ucx_version;  ///< jobs that connected UCX
-  std::string build;                       ///< "Release", "Debug+asan/ubsan"
+  /// The libibverbs loaded in rank 0 (verbs/library_version.hpp); empty in files from before
+  /// 2026-12-07 or where it could not be read.
+  std::optional<std::string> ibverbs_version;
+  std::string build;  ///< "Release", "Debug+asan/ubsan"
   /// "rank->peer" -> UCX's transport description; jobs that connected UCX.
   std::optional<std::map<std::string, std::string>> transports;
   std::map<std::string, std::string> ucx_env;  ///< the UCX_* variables the user set (rank 0)
