@@ -31,7 +31,8 @@ std::optional<std::string> nearest_name(std::string_view typed,
   std::size_t best_distance = 0;
   for (const std::string& name : names) {
     const std::size_t d = edit_distance(typed, name);
-    const bool near = (d <= 2 && 2 * d < typed.size()) || (!typed.empty() && name.starts_with(typed));
+    const bool near =
+        (d <= 2 && 2 * d < typed.size()) || (!typed.empty() && name.starts_with(typed));
     if (near && (!best || d < best_distance)) {
       best = name;
       best_distance = d;
@@ -56,8 +57,7 @@ void check_command_name(const CLI::App& app, int argc, char** argv) {
   const std::vector<std::string> names = command_names(app);
   if (std::find(names.begin(), names.end(), typed) != names.end()) return;
   const auto nearest = nearest_name(typed, names);
-  throw UsageError(fmt::format("unknown command '{}'{}; 'ibscope --help' lists the commands",
-                               typed,
+  throw UsageError(fmt::format("unknown command '{}'{}; 'ibscope --help' lists the commands", typed,
                                nearest ? fmt::format(" (did you mean '{}'?)", *nearest) : ""));
 }
 

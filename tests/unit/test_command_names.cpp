@@ -17,7 +17,7 @@ TEST_CASE("command names: edit distance and the nearest name", "[cli][command_na
   CHECK(cli::edit_distance("allerduce", "allreduce") == 2);
   CHECK(cli::edit_distance("kitten", "sitting") == 3);
   const std::vector<std::string> names{"allreduce", "allgather", "all_gather", "p2p", "probe",
-                                       "report", "recover", "run", "topo"};
+                                       "report",    "recover",   "run",        "topo"};
   CHECK(cli::nearest_name("allreduc", names) == "allreduce");
   CHECK(cli::nearest_name("allgathr", names) == "allgather");
   CHECK(cli::nearest_name("prob", names) == "probe");
@@ -44,9 +44,9 @@ TEST_CASE("command names: an unknown first word is a usage error naming it",
   }
   {
     char* argv[] = {prog.data(), foo.data(), nullptr};
-    CHECK_THROWS_WITH(cli::check_command_name(app, 2, argv),
-                      Catch::Contains("unknown command 'foo';") &&
-                          !Catch::Contains("did you mean"));
+    CHECK_THROWS_WITH(
+        cli::check_command_name(app, 2, argv),
+        Catch::Contains("unknown command 'foo';") && !Catch::Contains("did you mean"));
   }
   for (std::string* ok : {&alias, &flag}) {
     char* argv[] = {prog.data(), ok->data(), nullptr};
