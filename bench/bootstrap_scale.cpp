@@ -7,7 +7,7 @@
 //
 //   join      connect, hello (token, rank, host), and the host layout round
 //   address   publish a UCX worker address (--address-bytes), fence, look up 4 peers' addresses
-//             (ring neighbours, tree parent and child): what ucx::Comm does
+//             (ring neighbours, tree parent and child): what transport::Comm does
 //   barrier   one fence
 //   gather    a stats gather to rank 0 (--stats-bytes per rank): a sweep row's loop times
 //   allgather the same addresses by allgather: the protocol before issue 23, for comparison

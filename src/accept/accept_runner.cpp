@@ -12,7 +12,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
 #include "section.hpp"
@@ -72,7 +72,7 @@ struct AllreducePhase {
   std::uint64_t wrong = 0;
 };
 
-AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
+AllreducePhase run_allreduce_phase(transport::Comm& comm, const AcceptOptions& o,
                                    const AcceptSinks& sinks) {
   AllreducePhase phase;
   if (sinks.phase && comm.rank() == 0) sinks.phase("clock offsets to rank 0, for arrival times");
@@ -113,7 +113,7 @@ AllreducePhase run_allreduce_phase(ucx::Comm& comm, const AcceptOptions& o,
 
 }  // namespace
 
-AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& hosts,
+AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopology>& hosts,
                         const AcceptOptions& o, const AcceptSinks& sinks) {
   validate(o);
   bootstrap::Bootstrap& boot = comm.bootstrap();

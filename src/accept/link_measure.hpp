@@ -47,7 +47,8 @@ struct LinkRounds {
 };
 
 /// Every rank calls it; the result is the same on every rank.
-LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx, const LinkRounds& rounds);
+LinkSet measure_links_ucx(transport::Comm& comm, const MeasureContext& ctx,
+                          const LinkRounds& rounds);
 
 /// Every rank calls it; the result is complete on rank 0 only.
 LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContext& ctx,

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "ibscope/measure/p2p.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 #include "link_measure.hpp"
 
 namespace ibscope::accept {
@@ -39,7 +39,7 @@ std::optional<LinkKind> kind_of_path(const std::string& transports, const Prefli
   return std::nullopt;
 }
 
-// "tcp/eth0[am,rma] tcp/eth0[...] | tag_send ..." (ucx::Endpoint::transports) -> "eth0": the
+// "tcp/eth0[am,rma] tcp/eth0[...] | tag_send ..." (Comm::transports over UCX) -> "eth0": the
 // device of the first lane, the NIC the path leaves by. "" when unknown.
 std::string first_lane_device(const std::string& transports) {
   const auto slash = transports.find('/');
@@ -51,7 +51,8 @@ std::string first_lane_device(const std::string& transports) {
 
 }  // namespace
 
-LinkSet measure_links_ucx(ucx::Comm& comm, const MeasureContext& ctx, const LinkRounds& rounds) {
+LinkSet measure_links_ucx(transport::Comm& comm, const MeasureContext& ctx,
+                          const LinkRounds& rounds) {
   const AcceptOptions& o = ctx.options;
   const bootstrap::Bootstrap& boot = comm.bootstrap();
   struct Figures {

@@ -29,7 +29,6 @@
 #include "ibscope/output/console.hpp"
 #include "ibscope/results/loader.hpp"
 #include "ibscope/results/results_file.hpp"
-#include "ibscope/transport/ucx/context.hpp"
 
 namespace ibscope::cli {
 namespace {

@@ -28,7 +28,7 @@
 #include "ibscope/output/results_csv.hpp"
 #include "ibscope/results/writer.hpp"
 #include "ibscope/topo/cpu.hpp"
-#include "ibscope/transport/ucx/endpoint.hpp"
+#include "ibscope/transport/transports.hpp"
 #include "ibscope/transport/verbs/library_version.hpp"
 
 namespace ibscope::cli {
@@ -120,7 +120,7 @@ std::vector<FaultHook> gather_fault_hooks(bootstrap::Bootstrap& boot) {
 
 /// Gathers what describes the job (on every rank; collective) and fills the banner/results.
 /// Returns the fault hooks set on any rank (the same on every rank).
-std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
+std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, transport::Comm* comm,
                                     results::Document* doc, output::BannerInfo& banner,
                                     const measure::RailSetup* rail, const EnvVars& user_ucx_env) {
   const topo::CpuInfo cpu = topo::read_cpu_info();
@@ -141,7 +141,7 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
   if (comm != nullptr && rail != nullptr) {
     std::vector<std::string> lanes;
     for (const int r : neighbours) {
-      for (auto& d : ucx::lane_devices(comm->transports(r))) {
+      for (auto& d : comm->devices_to(r)) {
         if (std::find(lanes.begin(), lanes.end(), d) == lanes.end()) lanes.push_back(d);
       }
     }
@@ -156,7 +156,7 @@ std::vector<FaultHook> describe_job(bootstrap::Bootstrap& boot, ucx::Comm* comm,
   banner.ranks = boot.size();
   banner.bootstrap = std::string(boot.kind());
   banner.hosts = boot.hosts();
-  if (comm != nullptr) banner.ucx_version = ucx::Context::version();
+  if (comm != nullptr) banner.ucx_version = comm->library_version();
   banner.build = build_description();
 
   std::map<std::string, std::string> transports;
@@ -233,7 +233,7 @@ void print_results_path(const std::string& line, bool table) {
 
 }  // namespace
 
-ucx::Comm& JobContext::comm() const {
+transport::Comm& JobContext::comm() const {
   if (comm_ptr == nullptr) throw std::logic_error("this job did not connect UCX");
   return *comm_ptr;
 }
@@ -290,7 +290,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
   std::optional<results::ResultsFile> results_file;
   // Outside the try block: an error's line and the results are written before the endpoints
   // are force-closed, which can abort inside UCX (ud_verbs on Soft-RoCE, UCX 1.13).
-  std::optional<ucx::Comm> comm;
+  std::unique_ptr<transport::Comm> comm;
   const bool table = common.format == "table" && !common.quiet;
   try {
     // First, for the launcher and a rank alike: a reader of standard output that goes away
@@ -320,9 +320,9 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       // Every rank's own NIC, for the messages of the peers that talk to it (the Comm's barrier
       // makes it visible).
       boot->publish_detail(rail->rail ? "nic " + rail->rail->device_port() : std::string());
-      comm.emplace(*boot);
+      comm = transport::data_transport().create(*boot);
     }
-    ucx::Comm* comm_ptr = comm ? &*comm : nullptr;
+    transport::Comm* comm_ptr = comm.get();
     if (boot->rank() == 0) {
       doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
       doc->keep_rank_samples = common.keep_samples;

@@ -12,8 +12,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/memory_setup.hpp"
 #include "ibscope/output/soak_report.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
-#include "ibscope/transport/ucx/staging_scope.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -103,7 +102,7 @@ results::SoakParams params_of(const collectives::SoakOptions& o) {
 
 int soak_body(JobContext& ctx, const collectives::SoakOptions& options) {
   collectives::SoakOptions o = options;
-  ucx::StagingScope staging(ctx.comm());
+  transport::StagingScope staging(ctx.comm());
   const auto& request = o.collective.memory_request;
   if (request.kind != memory::MemKind::kHost || request.path != memory::PathRequest::kAuto) {
     const measure::MemorySetup m = measure::setup_memory(ctx.comm(), request);

@@ -13,7 +13,7 @@
 #include "ibscope/measure/memory_setup.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
-#include "ibscope/transport/ucx/staging_scope.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -50,7 +50,7 @@ std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
 }
 
 // Every rank's `mine`, in rank order, on rank 0 (which labels the rows); empty elsewhere.
-std::vector<std::string> gather_labels(ucx::Comm& comm, const std::string& mine) {
+std::vector<std::string> gather_labels(transport::Comm& comm, const std::string& mine) {
   const auto all = comm.bootstrap().gather(
       std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "memory labels");
   std::vector<std::string> out;
@@ -65,7 +65,7 @@ int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& 
   output::ProgressLine progress(ctx.show_progress);
   collectives::CollectiveSweepOptions o = options;
   o.progress = progress.callback();
-  ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
+  transport::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   if (!plain_host(o.memory_request)) {
     const measure::MemorySetup m = measure::setup_memory(ctx.comm(), o.memory_request);
     o.algorithm_options.memory = m.space;
@@ -116,7 +116,7 @@ int p2p_body(JobContext& ctx, const measure::P2pOptions& options) {
   output::ProgressLine progress(ctx.show_progress);
   measure::P2pOptions o = options;
   o.progress = progress.callback();
-  ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
+  transport::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   // Side B is rank 1 when memory is given per side (--pairs first); every other rank is A.
   const int me = ctx.comm().rank();
   const auto& sides = o.memory_sides;

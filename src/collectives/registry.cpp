@@ -19,7 +19,8 @@ namespace ibscope::collectives {
 namespace {
 
 template <typename Algorithm>
-std::unique_ptr<CollectiveAlgorithm> make_algorithm(ucx::Comm& comm, const AlgorithmOptions& o) {
+std::unique_ptr<CollectiveAlgorithm> make_algorithm(transport::Comm& comm,
+                                                    const AlgorithmOptions& o) {
   return std::make_unique<Algorithm>(comm, o);
 }
 

@@ -3,8 +3,7 @@
 #include <utility>
 
 #include "ibscope/gpu/cuda.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
-#include "ibscope/transport/ucx/endpoint.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::measure {
 
@@ -26,12 +25,12 @@ BufferPlan collective_buffer_plan(std::string what, std::string size_flag, std::
                     .kind = kind};
 }
 
-void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan) {
+void require_buffers_fit(const transport::Comm& comm, const BufferPlan& plan) {
   const bool on_host = plan.kind == memory::MemKind::kHost;
   const std::uint64_t data = saturating_mul(plan.bytes, static_cast<std::uint64_t>(plan.buffers));
   bool pinned = false;
   for (int r = 0; r < comm.size() && !pinned; ++r) {
-    pinned = r != comm.rank() && ucx::uses_nic_registration(comm.transports(r));
+    pinned = comm.registers_memory_for(r);
   }
   MemoryDemand need;
   need.what = plan.what;

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "ibscope/core/clock.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::measure {
 
@@ -32,7 +32,7 @@ constexpr std::uint32_t kPingStep = 1;
 constexpr std::uint32_t kPongStep = 2;
 }  // namespace
 
-std::vector<ClockOffset> measure_clock_offsets(ucx::Comm& comm, int samples_per_rank,
+std::vector<ClockOffset> measure_clock_offsets(transport::Comm& comm, int samples_per_rank,
                                                double timeout_s) {
   const std::uint32_t seq = comm.next_op_seq();
   const int me = comm.rank();
@@ -50,10 +50,10 @@ std::vector<ClockOffset> measure_clock_offsets(ucx::Comm& comm, int samples_per_
         double remote_s = 0;
         ClockSample s;
         s.local_send_s = steady_now_s();
-        ucx::Request reqs[2] = {
-            comm.irecv(peer, ucx::make_tag(peer, seq, kPongStep, chunk), &remote_s,
+        transport::Request reqs[2] = {
+            comm.irecv(peer, transport::make_tag(peer, seq, kPongStep, chunk), &remote_s,
                        sizeof remote_s),
-            comm.isend(peer, ucx::make_tag(0, seq, kPingStep, chunk), &ping, 1)};
+            comm.isend(peer, transport::make_tag(0, seq, kPingStep, chunk), &ping, 1)};
         comm.wait_all(reqs, what, Deadline(timeout_s));
         s.local_recv_s = steady_now_s();
         s.remote_s = remote_s;
@@ -67,11 +67,11 @@ std::vector<ClockOffset> measure_clock_offsets(ucx::Comm& comm, int samples_per_
     for (int k = 0; k < samples_per_rank; ++k) {
       const auto chunk = static_cast<std::uint32_t>(k);
       std::byte ping{};
-      auto r = comm.irecv(0, ucx::make_tag(0, seq, kPingStep, chunk), &ping, 1);
+      auto r = comm.irecv(0, transport::make_tag(0, seq, kPingStep, chunk), &ping, 1);
       // Rank 0 visits the ranks in turn: the first ping may take a while to come.
       comm.wait(r, what, Deadline(timeout_s));
       const double now_s = steady_now_s();
-      auto s = comm.isend(0, ucx::make_tag(me, seq, kPongStep, chunk), &now_s, sizeof now_s);
+      auto s = comm.isend(0, transport::make_tag(me, seq, kPongStep, chunk), &now_s, sizeof now_s);
       comm.wait(s, what, Deadline(timeout_s));
     }
   }

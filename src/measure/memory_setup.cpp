@@ -11,8 +11,7 @@
 #include "ibscope/memory/copy_engine.hpp"
 #include "ibscope/topo/discover.hpp"
 #include "ibscope/topo/gpu_choice.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
-#include "ibscope/transport/ucx/context.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::measure {
 
@@ -49,7 +48,7 @@ int choose_ordinal(const bootstrap::Bootstrap& boot, std::string& reason) {
 
 }  // namespace
 
-MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) {
+MemorySetup setup_memory(transport::Comm& comm, const memory::MemoryRequest& request) {
   MemorySetup s;
   if (request.kind == memory::MemKind::kCuda) {
     const int ordinal = choose_ordinal(comm.bootstrap(), s.gpu_reason);
@@ -57,14 +56,14 @@ MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request) 
   } else {
     s.space = memory::host_space();
   }
-  s.decision = memory::choose_path(request.kind, request.path,
-                                   comm.context()->supports_cuda_memory(), ucx::Context::version());
+  s.decision = memory::choose_path(request.kind, request.path, comm.reads_device_memory(),
+                                   comm.library_version());
   // Fragmenting is a wire format: if any rank stages, every rank cuts messages alike.
   const bool any_staged =
       sum_over_ranks(comm.bootstrap(), s.decision.path == memory::MemPath::kStaged ? 1 : 0,
                      "memory path exchange") > 0;
   if (any_staged) {
-    ucx::StagingConfig config;
+    transport::StagingConfig config;
     config.fragment_bytes = request.fragment_bytes;
     config.window = request.window;
     if (s.decision.path == memory::MemPath::kStaged) config.engine = s.space->make_copy_engine();

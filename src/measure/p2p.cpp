@@ -73,7 +73,7 @@ class PairRunner {
  public:
   /// `arena`: the intra-host arena for pairs on one host (LocalPath::kShm), else null. Collective
   /// over every rank when set (the buffers are shared allocations).
-  PairRunner(ucx::Comm& comm, const P2pOptions& o, std::size_t max_bytes,
+  PairRunner(transport::Comm& comm, const P2pOptions& o, std::size_t max_bytes,
              std::shared_ptr<intra_host::LocalArena> arena)
       : comm_(comm),
         o_(o),
@@ -185,14 +185,16 @@ class PairRunner {
                  const std::string& what, const Deadline& deadline) {
     const int me = comm_.rank();
     if (initiator) {
-      ucx::Request reqs[2] = {
-          comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes),
-          comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(), bytes)};
+      transport::Request reqs[2] = {
+          comm_.irecv(peer, transport::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes),
+          comm_.isend(peer, transport::make_tag(me, seq, kDataStep, iter), send_.data(), bytes)};
       comm_.wait_all(reqs, what, deadline);
     } else {
-      auto r = comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes);
+      auto r =
+          comm_.irecv(peer, transport::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes);
       comm_.wait(r, what, deadline);
-      auto s = comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(), bytes);
+      auto s =
+          comm_.isend(peer, transport::make_tag(me, seq, kDataStep, iter), send_.data(), bytes);
       comm_.wait(s, what, deadline);
     }
   }
@@ -203,22 +205,22 @@ class PairRunner {
   void window(int peer, bool sends, bool receives, std::size_t bytes, std::uint32_t seq,
               std::uint32_t iter, const std::string& what, const Deadline& deadline) {
     const int me = comm_.rank();
-    std::vector<ucx::Request> reqs;
+    std::vector<transport::Request> reqs;
     reqs.reserve(static_cast<std::size_t>(2 * o_.window + 2));
     std::byte ack_in{}, ack_out{};
     if (sends) {
-      reqs.push_back(comm_.irecv(peer, ucx::make_tag(peer, seq, kAckStep, iter), &ack_in, 1));
+      reqs.push_back(comm_.irecv(peer, transport::make_tag(peer, seq, kAckStep, iter), &ack_in, 1));
     }
     if (receives) {
       for (int w = 0; w < o_.window; ++w) {
-        reqs.push_back(
-            comm_.irecv(peer, ucx::make_tag(peer, seq, kDataStep, iter), recv_.data(), bytes));
+        reqs.push_back(comm_.irecv(peer, transport::make_tag(peer, seq, kDataStep, iter),
+                                   recv_.data(), bytes));
       }
     }
     if (sends) {
       for (int w = 0; w < o_.window; ++w) {
         reqs.push_back(
-            comm_.isend(peer, ucx::make_tag(me, seq, kDataStep, iter), send_.data(), bytes));
+            comm_.isend(peer, transport::make_tag(me, seq, kDataStep, iter), send_.data(), bytes));
       }
     }
     if (receives) {
@@ -226,12 +228,12 @@ class PairRunner {
       const std::size_t first_recv = sends ? 1 : 0;
       comm_.wait_all(std::span(reqs).subspan(first_recv, static_cast<std::size_t>(o_.window)), what,
                      deadline);
-      reqs.push_back(comm_.isend(peer, ucx::make_tag(me, seq, kAckStep, iter), &ack_out, 1));
+      reqs.push_back(comm_.isend(peer, transport::make_tag(me, seq, kAckStep, iter), &ack_out, 1));
     }
     comm_.wait_all(reqs, what, deadline);
   }
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   const P2pOptions& o_;
   std::shared_ptr<intra_host::LocalArena> arena_;
   memory::SpaceBuffer send_, recv_;
@@ -262,7 +264,7 @@ P2pRow make_row(Test t, int a, int b, const bootstrap::Bootstrap& boot, std::siz
 
 }  // namespace
 
-void run_p2p(ucx::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
+void run_p2p(transport::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink) {
   bootstrap::Bootstrap& boot = comm.bootstrap();
   const int me = comm.rank();
   if (comm.size() < 2) {

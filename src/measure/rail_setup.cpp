@@ -51,8 +51,7 @@ RailSetup set_up_rail(const bootstrap::Bootstrap& boot, const RailRequest& reque
   // Rule 2 of choose_rail applies only where the host has GPUs: there each rank's GPU and NIC
   // pair up, whatever memory this job's buffers use.
   s.rail = topo::choose_rail(host, boot.local_rank(), requested, /*gpu_buffers=*/true);
-  s.env = ucx::plan_ucx_env(process_env_with_prefix("UCX_"), s.rail);
-  ucx::apply(s.env);
+  s.env = transport::data_transport().prepare(s.rail);
   s.warnings.insert(s.warnings.end(), s.env.warnings.begin(), s.env.warnings.end());
 
   if (!s.rail) {

@@ -185,20 +185,15 @@ TEST_CASE("verify: every misplacement is caught in every collective, type and p 
           "[verify][misplace]") {
   constexpr std::uint64_t kSeed = 42;
   for (int p = 2; p <= 16; ++p) {
-    // Patterns built once per (type, op): the collectives that do not reduce share one.
-    std::map<std::tuple<DataType, ReduceOp, int>, collectives::VerifiablePattern> patterns;
+    // Patterns kept alive for the whole p, so that pattern_for builds each (type, op) once:
+    // the collectives that do not reduce share one.
+    std::vector<std::shared_ptr<const collectives::VerifiablePattern>> keep;
     for (DataType t : kAllDataTypes) {
       for (Collective c : kCollectives) {
         for (ReduceOp op : kAllReduceOps) {
           if (!reduces(c) && op != ReduceOp::kSum) continue;
-          const ReduceOp pattern_op = reduces(c) ? op : ReduceOp::kMax;
-          auto it = patterns.find({t, pattern_op, p});
-          if (it == patterns.end()) {
-            it = patterns
-                     .emplace(std::tuple{t, pattern_op, p}, collectives::pattern_for(c, t, op, p))
-                     .first;
-          }
-          const collectives::VerifiablePattern& pattern = it->second;
+          keep.push_back(collectives::pattern_for(c, t, op, p));
+          const collectives::VerifiablePattern& pattern = *keep.back();
           // Blocks of about 61 elements, sizes differing by one; at p = 8 also a vector that
           // spans table segments (float32 and bfloat16 sums: the costly case, kept small).
           std::vector<std::size_t> counts{61 * static_cast<std::size_t>(p) + 3};
@@ -240,8 +235,8 @@ TEST_CASE("verify: a result from the previous run's seed is wrong", "[verify][mi
       INFO(name_of(c) << " " << name_of(t));
       const int p = 4;
       const std::size_t count = 1000;
-      const collectives::VerifiablePattern pattern =
-          collectives::pattern_for(c, t, ReduceOp::kSum, p);
+      const collectives::VerifiablePattern& pattern =
+          *collectives::pattern_for(c, t, ReduceOp::kSum, p);
       SimulatedCall previous(c, p, t, ReduceOp::kSum, count, pattern, 6);
       SimulatedCall now(c, p, t, ReduceOp::kSum, count, pattern, 7);
       REQUIRE(now.deliver_and_count(now.correct(), 0) == 0);
@@ -290,8 +285,8 @@ TEST_CASE("verify: all-gather blocks of different ranks differ at every block si
   for (DataType t : kAllDataTypes) {
     const bool distinct = size_of(t) >= 4;
     for (int p : {2, 3, 4}) {
-      const collectives::VerifiablePattern pattern =
-          collectives::pattern_for(Collective::kAllgather, t, ReduceOp::kSum, p);
+      const auto shared = collectives::pattern_for(Collective::kAllgather, t, ReduceOp::kSum, p);
+      const collectives::VerifiablePattern& pattern = *shared;
       for (std::size_t block : blocks) {
         if (p == 4 && block > kL + 1) continue;  // the large blocks at 2 and 3 ranks suffice
         INFO(name_of(t) << " p " << p << " block " << block);
@@ -337,8 +332,8 @@ TEST_CASE("verify: ranks a table length apart differ in every element in a disti
   constexpr std::size_t kL = collectives::VerifiablePattern::kTableLength;
   const std::size_t count = 4099;
   for (DataType t : {DataType::kFloat32, DataType::kInt32, DataType::kFloat64, DataType::kInt64}) {
-    const collectives::VerifiablePattern pattern =
-        collectives::pattern_for(Collective::kAllgather, t, ReduceOp::kSum, 2);
+    const auto shared = collectives::pattern_for(Collective::kAllgather, t, ReduceOp::kSum, 2);
+    const collectives::VerifiablePattern& pattern = *shared;
     Bytes a(count * size_of(t));
     for (int q : {0, 1, 777}) {
       for (int k : {1, 2, 511}) {

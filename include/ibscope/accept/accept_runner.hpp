@@ -41,7 +41,7 @@ struct AcceptResult {
 /// name and ranks on the others (rank 0 judges the preflight and broadcasts its RDMA verdict).
 /// Throws EnvironmentError when verbs are asked for and a host cannot run them, UsageError,
 /// TimeoutError / RemoteError naming the stalled or lost rank.
-AcceptResult run_accept(ucx::Comm& comm, const std::vector<topo::HostTopology>& hosts,
+AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopology>& hosts,
                         const AcceptOptions& options, const AcceptSinks& sinks);
 
 }  // namespace ibscope::accept

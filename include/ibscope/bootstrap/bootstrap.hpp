@@ -65,7 +65,8 @@ class Bootstrap {
   /// for none), for every rank (rank 0, which gathers them).
   void set_rank_details(std::vector<std::string> details);
   /// This rank's own detail, published so that the peers that learn its host (learn_hosts())
-  /// learn it too. Call before a barrier (ucx::Comm's constructor has one), on every rank.
+  /// learn it too. Call before a barrier (the UCX communicator's constructor has one), on every
+  /// rank.
   void publish_detail(const std::string& detail);
 
   /// Every rank contributes `mine`; returns all contributions indexed by rank. `what` names the

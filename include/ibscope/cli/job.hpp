@@ -19,7 +19,7 @@
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/results/document.hpp"
 #include "ibscope/results/results_file.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::cli {
 
@@ -29,7 +29,7 @@ enum class JobTransport { kUcx, kBootstrapOnly };
 
 struct JobContext {
   bootstrap::Bootstrap& bootstrap;
-  ucx::Comm* comm_ptr;         ///< nullptr for JobTransport::kBootstrapOnly
+  transport::Comm* comm_ptr;   ///< nullptr for JobTransport::kBootstrapOnly
   results::Document* results;  ///< rank 0 only; nullptr elsewhere
   std::FILE* table_out;        ///< where tables go; nullptr when not printing tables
   double timeout_s;
@@ -47,7 +47,7 @@ struct JobContext {
   std::unique_ptr<DiskFullHook> disk_full_hook = nullptr;
 
   /// The UCX communicator; only for jobs started with JobTransport::kUcx.
-  ucx::Comm& comm() const;
+  transport::Comm& comm() const;
   /// Every rank calls this after each batch of rows (a sweep's message size, a soak's window)
   /// that rank 0 added to `results`: rank 0 rewrites its checkpoint, so a crash loses at most
   /// the batch in progress; the crash hook fires here. A checkpoint that cannot be written (a

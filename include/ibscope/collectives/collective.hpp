@@ -25,9 +25,9 @@
 #include "ibscope/core/collective_kind.hpp"
 #include "ibscope/core/datatype.hpp"
 
-namespace ibscope::ucx {
+namespace ibscope::transport {
 class Comm;
-}  // namespace ibscope::ucx
+}  // namespace ibscope::transport
 namespace ibscope::memory {
 class MemorySpace;
 }  // namespace ibscope::memory
@@ -80,7 +80,8 @@ struct CollectiveAlgorithmInfo {
   /// Alpha-beta-gamma cost of one call on n bytes (the full vector), the formula the
   /// algorithm's file documents and the model uses.
   std::function<double(const LinkCost&, double n_bytes, int p)> cost_s;
-  std::function<std::unique_ptr<CollectiveAlgorithm>(ucx::Comm&, const AlgorithmOptions&)> create;
+  std::function<std::unique_ptr<CollectiveAlgorithm>(transport::Comm&, const AlgorithmOptions&)>
+      create;
 };
 
 /// Every registered algorithm of a collective, in presentation order (never empty).

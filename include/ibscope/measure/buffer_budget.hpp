@@ -10,9 +10,9 @@
 #include "ibscope/core/memory_budget.hpp"
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope::ucx {
+namespace ibscope::transport {
 class Comm;
-}  // namespace ibscope::ucx
+}  // namespace ibscope::transport
 
 namespace ibscope::measure {
 
@@ -39,6 +39,6 @@ BufferPlan collective_buffer_plan(std::string what, std::string size_flag, std::
 /// MemAvailable for host buffers of all ranks on the host, RLIMIT_MEMLOCK when UCX reaches a
 /// peer over a NIC transport (it pins host buffers), free GPU memory for device buffers. A
 /// collective call: ends with a bootstrap barrier, so no rank allocates before all checked.
-void require_buffers_fit(const ucx::Comm& comm, const BufferPlan& plan);
+void require_buffers_fit(const transport::Comm& comm, const BufferPlan& plan);
 
 }  // namespace ibscope::measure

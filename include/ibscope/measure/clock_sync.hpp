@@ -11,9 +11,9 @@
 
 #include "ibscope/core/clock.hpp"
 
-namespace ibscope::ucx {
+namespace ibscope::transport {
 class Comm;
-}  // namespace ibscope::ucx
+}  // namespace ibscope::transport
 
 namespace ibscope::measure {
 
@@ -39,7 +39,7 @@ double seconds_of(Clock::time_point t) noexcept;
 
 /// Collective over `comm`: returns on rank 0 the offset of every rank ([0] is zero); other
 /// ranks get an empty vector. Throws TimeoutError / RemoteError naming the peer.
-std::vector<ClockOffset> measure_clock_offsets(ucx::Comm& comm, int samples_per_rank,
+std::vector<ClockOffset> measure_clock_offsets(transport::Comm& comm, int samples_per_rank,
                                                double timeout_s);
 
 }  // namespace ibscope::measure

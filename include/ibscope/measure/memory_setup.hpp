@@ -8,7 +8,7 @@
 #include "ibscope/memory/mem_path.hpp"
 #include "ibscope/memory/memory_space.hpp"
 
-namespace ibscope::ucx {
+namespace ibscope::transport {
 class Comm;
 }
 
@@ -25,6 +25,6 @@ struct MemorySetup {
 /// modulo the visible devices), decides the path, and when any rank stages, sets every rank's
 /// communicator to the same fragment size (the staging ranks with their copy engine). Rank 0
 /// logs the decision once.
-MemorySetup setup_memory(ucx::Comm& comm, const memory::MemoryRequest& request);
+MemorySetup setup_memory(transport::Comm& comm, const memory::MemoryRequest& request);
 
 }  // namespace ibscope::measure

@@ -16,7 +16,7 @@
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/memory/mem_path.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::measure {
 
@@ -65,7 +65,7 @@ struct P2pOptions {
 /// order; on the other ranks with none (the samples go to rank 0 only).
 using P2pRowsSink = std::function<void(const std::vector<P2pRow>&)>;
 
-void run_p2p(ucx::Comm& comm, const P2pOptions& options, const P2pRowsSink& sink);
+void run_p2p(transport::Comm& comm, const P2pOptions& options, const P2pRowsSink& sink);
 
 /// Parses "all" | "first". Throws UsageError.
 PairsMode parse_pairs_mode(std::string_view text);

@@ -10,7 +10,7 @@
 
 #include "ibscope/results/document.hpp"
 #include "ibscope/topo/rail_choice.hpp"
-#include "ibscope/transport/ucx/env_plan.hpp"
+#include "ibscope/transport/transports.hpp"
 
 namespace ibscope::bootstrap {
 class Bootstrap;
@@ -25,7 +25,7 @@ struct RailRequest {
 
 struct RailSetup {
   std::optional<topo::RailChoice> rail;  ///< empty: no ACTIVE RDMA port on this host
-  ucx::EnvPlan env;                      ///< what was set, and why
+  transport::EnvPlan env;                ///< what was set, and why
   std::string binding;                   ///< "bound to NUMA node 0 (...)", or why not
   int numa_node = -1;                    ///< the node bound to (-1: none)
   std::string cpus;                      ///< that node's CPU list ("" when not bound)
@@ -45,7 +45,7 @@ struct JobRails {
 };
 
 /// Collective (one gather to rank 0): this rank's rail setup and the RDMA devices its UCX lanes
-/// use (ucx::lane_devices of each endpoint) to rank 0; the other ranks get an empty JobRails. A
+/// use (transport::Comm::devices_to each peer) to rank 0; the other ranks get an empty JobRails. A
 /// rank whose lanes use a NIC other than its rail is a warning naming rank, host and both NICs.
 JobRails gather_rails(bootstrap::Bootstrap& boot, const RailSetup& mine,
                       const std::vector<std::string>& lane_nics);

@@ -25,7 +25,7 @@ double dbt_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
                                       static_cast<double>(DbtAllreduce::kDefaultChunkBytes));
 }
 
-DbtAllreduce::DbtAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
+DbtAllreduce::DbtAllreduce(transport::Comm& comm, const AlgorithmOptions& options)
     : pipeline_(comm,
                 {pattern::dbt_node(0, comm.rank(), comm.size()),
                  pattern::dbt_node(1, comm.rank(), comm.size())},

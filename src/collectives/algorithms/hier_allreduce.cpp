@@ -28,7 +28,7 @@ std::shared_ptr<intra_host::LocalArena> required_arena(const AlgorithmOptions& o
 
 }  // namespace
 
-HierAllreduce::HierAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
+HierAllreduce::HierAllreduce(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm), arena_(required_arena(options)), inter_(comm, options) {
   const auto& pl = arena_->placement();
   for (int h = 0; h < pl.hosts; ++h) rail_.push_back(pl.rail_rank_of(h));

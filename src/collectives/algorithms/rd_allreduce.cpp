@@ -18,17 +18,17 @@ double rd_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
   return t;
 }
 
-RdAllreduce::RdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
+RdAllreduce::RdAllreduce(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
       layout_(pattern::recursive_layout(comm.rank(), comm.size())),
       scratch_(options.memory) {}
 
-void RdAllreduce::wait_both(ucx::Request& recv, ucx::Request& send, int peer,
+void RdAllreduce::wait_both(transport::Request& recv, transport::Request& send, int peer,
                             const Deadline& deadline) {
   while (true) {
     // Test both every round, so that a failed send is reported even while the receive waits.
-    const bool sent = send.test(comm_);
-    const bool received = recv.test(comm_);
+    const bool sent = send.test();
+    const bool received = recv.test();
     if (sent && received) return;
     comm_.progress();
     comm_.poll_health(what_, deadline, peer);
@@ -54,17 +54,17 @@ void RdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
 
   if (l.role == pattern::PrePostRole::kSendIdle) {
     const int peer = l.prepost_partner;
-    const auto send_tag = ucx::make_tag(me, seq, 0, 0);
-    const auto recv_tag = ucx::make_tag(peer, seq, post_step, 0);
+    const auto send_tag = transport::make_tag(me, seq, 0, 0);
+    const auto recv_tag = transport::make_tag(peer, seq, post_step, 0);
     if (in != out) {
-      ucx::Request recv = comm_.irecv(peer, recv_tag, out, bytes);
-      ucx::Request send = comm_.isend(peer, send_tag, in, bytes);
+      transport::Request recv = comm_.irecv(peer, recv_tag, out, bytes);
+      transport::Request send = comm_.isend(peer, send_tag, in, bytes);
       wait_both(recv, send, peer, deadline);
     } else {
       // In place the result lands where our input is still being sent from.
-      ucx::Request send = comm_.isend(peer, send_tag, in, bytes);
+      transport::Request send = comm_.isend(peer, send_tag, in, bytes);
       comm_.wait(send, what_, deadline);
-      ucx::Request recv = comm_.irecv(peer, recv_tag, out, bytes);
+      transport::Request recv = comm_.irecv(peer, recv_tag, out, bytes);
       comm_.wait(recv, what_, deadline);
     }
     return;
@@ -73,7 +73,8 @@ void RdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   const std::byte* mine = in;  // where this rank's partial result is
   if (l.role == pattern::PrePostRole::kReduceJoin) {
     const int peer = l.prepost_partner;
-    ucx::Request recv = comm_.irecv(peer, ucx::make_tag(peer, seq, 0, 0), scratch_.data(), bytes);
+    transport::Request recv =
+        comm_.irecv(peer, transport::make_tag(peer, seq, 0, 0), scratch_.data(), bytes);
     comm_.wait(recv, what_, deadline);
     // The partner is the lower rank: its vector goes first.
     scratch_.space().reduce(a.type, a.op, out, scratch_.data(), in, a.count);
@@ -83,9 +84,9 @@ void RdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
     const int partner_new = pattern::recursive_partner(l.new_rank, k);
     const int peer = pattern::recursive_rank_of(partner_new, l.p);
     const auto step = static_cast<std::uint32_t>(k + 1);
-    ucx::Request recv =
-        comm_.irecv(peer, ucx::make_tag(peer, seq, step, 0), scratch_.data(), bytes);
-    ucx::Request send = comm_.isend(peer, ucx::make_tag(me, seq, step, 0), mine, bytes);
+    transport::Request recv =
+        comm_.irecv(peer, transport::make_tag(peer, seq, step, 0), scratch_.data(), bytes);
+    transport::Request send = comm_.isend(peer, transport::make_tag(me, seq, step, 0), mine, bytes);
     wait_both(recv, send, peer, deadline);
     // Both partners compute (lower new rank's vector) op (higher's): identical bits on both.
     if (l.new_rank < partner_new) {
@@ -97,7 +98,8 @@ void RdAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {
   }
   if (l.role == pattern::PrePostRole::kReduceJoin) {
     const int peer = l.prepost_partner;
-    ucx::Request send = comm_.isend(peer, ucx::make_tag(me, seq, post_step, 0), out, bytes);
+    transport::Request send =
+        comm_.isend(peer, transport::make_tag(me, seq, post_step, 0), out, bytes);
     comm_.wait(send, what_, deadline);
   }
 }

@@ -33,7 +33,7 @@ std::size_t slot_bytes_for(std::size_t chunk_bytes) {
 
 }  // namespace
 
-RhdAllreduce::RhdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
+RhdAllreduce::RhdAllreduce(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
       layout_(pattern::recursive_layout(comm.rank(), comm.size())),
       chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
@@ -61,19 +61,21 @@ void RhdAllreduce::exchange(const CollectiveArgs& a, std::byte* out, std::uint32
       const pattern::Span ch = pattern::chunk_of(x.recv, ce, posted_recv);
       std::byte* dst = reducing ? scratch_.data() + (posted_recv % kScratchSlots) * slot_bytes_
                                 : out + ch.offset * es;
-      const auto tag = ucx::make_tag(x.peer, seq, x.step, static_cast<std::uint32_t>(posted_recv));
+      const auto tag =
+          transport::make_tag(x.peer, seq, x.step, static_cast<std::uint32_t>(posted_recv));
       recvs_.push(posted_recv, comm_.irecv(x.peer, tag, dst, ch.count * es));
       ++posted_recv;
     }
     while (posted_send < n_send && sends_.size < kMaxInFlight) {
       const pattern::Span ch = pattern::chunk_of(x.send, ce, posted_send);
-      const auto tag = ucx::make_tag(me, seq, x.step, static_cast<std::uint32_t>(posted_send));
+      const auto tag =
+          transport::make_tag(me, seq, x.step, static_cast<std::uint32_t>(posted_send));
       sends_.push(posted_send,
                   comm_.isend(x.peer, tag, x.send_base + ch.offset * es, ch.count * es));
       ++posted_send;
     }
     bool moved = false;
-    while (recvs_.size > 0 && recvs_.front().req.test(comm_)) {
+    while (recvs_.size > 0 && recvs_.front().req.test()) {
       if (reducing) {
         const std::size_t c = recvs_.front().chunk;
         const pattern::Span ch = pattern::chunk_of(x.recv, ce, c);
@@ -89,7 +91,7 @@ void RhdAllreduce::exchange(const CollectiveArgs& a, std::byte* out, std::uint32
       recvs_.pop();
       moved = true;
     }
-    while (sends_.size > 0 && sends_.front().req.test(comm_)) {
+    while (sends_.size > 0 && sends_.front().req.test()) {
       sends_.pop();
       moved = true;
     }

@@ -12,7 +12,7 @@ double ring_allgather_cost_s(const LinkCost& c, double n, int p) noexcept {
   return pm1 * c.alpha_s + pm1 / p * n * c.beta_s_per_byte;
 }
 
-RingAllgather::RingAllgather(ucx::Comm& comm, const AlgorithmOptions& options)
+RingAllgather::RingAllgather(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm), pipeline_(comm, options) {}
 
 void RingAllgather::run(const CollectiveArgs& a, const Deadline& deadline) {

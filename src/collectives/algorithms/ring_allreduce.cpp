@@ -6,7 +6,7 @@
 
 namespace ibscope::collectives {
 
-RingAllreduce::RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
+RingAllreduce::RingAllreduce(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm), pipeline_(comm, options) {}
 
 void RingAllreduce::run(const CollectiveArgs& a, const Deadline& deadline) {

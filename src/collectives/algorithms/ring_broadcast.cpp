@@ -20,7 +20,7 @@ double ring_broadcast_cost_s(const LinkCost& c, double n, int p) noexcept {
   return (p - 2 + chunks) * (c.alpha_s + per_chunk * c.beta_s_per_byte);
 }
 
-RingBroadcast::RingBroadcast(ucx::Comm& comm, const AlgorithmOptions& options)
+RingBroadcast::RingBroadcast(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
       chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
       memory_(options.memory ? options.memory : memory::host_space()) {}
@@ -65,25 +65,25 @@ void RingBroadcast::run(const CollectiveArgs& a, const Deadline& deadline) {
   while (received < chunks || posted_sends < chunks || !sends_.empty()) {
     while (posted_recvs < chunks && recvs_.size() < kMaxInFlight) {
       const auto span = pattern::chunk_of(all, chunk_elems, posted_recvs);
-      const auto tag = ucx::make_tag(prev, seq, 0, static_cast<std::uint32_t>(posted_recvs));
+      const auto tag = transport::make_tag(prev, seq, 0, static_cast<std::uint32_t>(posted_recvs));
       recvs_.push_back(
           {posted_recvs, comm_.irecv(prev, tag, dst + span.offset * es, span.count * es)});
       ++posted_recvs;
     }
     while (posted_sends < received && sends_.size() < kMaxInFlight) {
       const auto span = pattern::chunk_of(all, chunk_elems, posted_sends);
-      const auto tag = ucx::make_tag(me, seq, 0, static_cast<std::uint32_t>(posted_sends));
+      const auto tag = transport::make_tag(me, seq, 0, static_cast<std::uint32_t>(posted_sends));
       sends_.push_back(
           {posted_sends, comm_.isend(next, tag, src + span.offset * es, span.count * es)});
       ++posted_sends;
     }
     bool moved = false;
-    while (!recvs_.empty() && recvs_.front().req.test(comm_)) {
+    while (!recvs_.empty() && recvs_.front().req.test()) {
       recvs_.pop_front();
       ++received;
       moved = true;
     }
-    while (!sends_.empty() && sends_.front().req.test(comm_)) {
+    while (!sends_.empty() && sends_.front().req.test()) {
       sends_.pop_front();
       moved = true;
     }

@@ -4,7 +4,7 @@
 
 namespace ibscope::collectives {
 
-RingPipeline::RingPipeline(ucx::Comm& comm, const AlgorithmOptions& options)
+RingPipeline::RingPipeline(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm),
       chunk_bytes_(options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes),
       scratch_(options.memory) {}
@@ -112,8 +112,8 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
         }
         dst = work + span.offset * es;
       }
-      const auto tag = ucx::make_tag(prev, seq, static_cast<std::uint32_t>(rc.step),
-                                     static_cast<std::uint32_t>(rc.chunk));
+      const auto tag = transport::make_tag(prev, seq, static_cast<std::uint32_t>(rc.step),
+                                           static_cast<std::uint32_t>(rc.chunk));
       recvs_.push_back({rc, slot, comm_.irecv(prev, tag, dst, span.count * es)});
       advance(rc, recv_chunks);
     }
@@ -122,13 +122,13 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
     while (sc.step < total_steps && sends_.size() < kMaxSendsInFlight &&
            (sc.step == 0 || done_[static_cast<std::size_t>(sc.step - 1)] > sc.chunk)) {
       const auto span = pattern::chunk_of(step(sc.step).send, chunk_elems, sc.chunk);
-      const auto tag = ucx::make_tag(me, seq, static_cast<std::uint32_t>(sc.step),
-                                     static_cast<std::uint32_t>(sc.chunk));
+      const auto tag = transport::make_tag(me, seq, static_cast<std::uint32_t>(sc.step),
+                                           static_cast<std::uint32_t>(sc.chunk));
       sends_.push_back({sc, comm_.isend(next, tag, send_src(sc.step, span), span.count * es)});
       advance(sc, send_chunks);
     }
     bool moved = false;
-    while (!recvs_.empty() && recvs_.front().req.test(comm_)) {
+    while (!recvs_.empty() && recvs_.front().req.test()) {
       PendingRecv& r = recvs_.front();
       if (r.at.step < rs_steps) {
         const auto span = pattern::chunk_of(step(r.at.step).recv, chunk_elems, r.at.chunk);
@@ -141,7 +141,7 @@ void RingPipeline::run(const Plan& plan, std::size_t count, DataType type, Reduc
       recvs_.pop_front();
       moved = true;
     }
-    while (!sends_.empty() && sends_.front().req.test(comm_)) {
+    while (!sends_.empty() && sends_.front().req.test()) {
       ++sent_[static_cast<std::size_t>(sends_.front().at.step)];
       sends_.pop_front();
       moved = true;

@@ -12,7 +12,7 @@ double ring_reduce_scatter_cost_s(const LinkCost& c, double n, int p) noexcept {
   return pm1 * c.alpha_s + pm1 / p * n * (c.beta_s_per_byte + c.gamma_s_per_byte);
 }
 
-RingReduceScatter::RingReduceScatter(ucx::Comm& comm, const AlgorithmOptions& options)
+RingReduceScatter::RingReduceScatter(transport::Comm& comm, const AlgorithmOptions& options)
     : comm_(comm), pipeline_(comm, options), work_(options.memory) {}
 
 void RingReduceScatter::run(const CollectiveArgs& a, const Deadline& deadline) {

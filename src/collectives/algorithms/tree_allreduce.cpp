@@ -24,7 +24,7 @@ double tree_allreduce_cost_s(const LinkCost& c, double n, int p) noexcept {
                                        static_cast<double>(TreeAllreduce::kDefaultChunkBytes));
 }
 
-TreeAllreduce::TreeAllreduce(ucx::Comm& comm, const AlgorithmOptions& options)
+TreeAllreduce::TreeAllreduce(transport::Comm& comm, const AlgorithmOptions& options)
     : pipeline_(comm, {pattern::btree_node(comm.rank(), comm.size())},
                 options.chunk_bytes != 0 ? options.chunk_bytes : kDefaultChunkBytes, "tree",
                 options.memory) {}

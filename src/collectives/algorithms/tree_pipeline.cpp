@@ -20,7 +20,7 @@ std::size_t slot_size(std::size_t bytes) noexcept {
 
 }  // namespace
 
-TreePipeline::TreePipeline(ucx::Comm& comm, std::vector<pattern::TreeNode> trees,
+TreePipeline::TreePipeline(transport::Comm& comm, std::vector<pattern::TreeNode> trees,
                            std::size_t chunk_bytes, std::string_view name,
                            std::shared_ptr<memory::MemorySpace> memory)
     : comm_(comm), chunk_bytes_(chunk_bytes), scratch_(std::move(memory)), name_(name) {
@@ -125,7 +125,8 @@ void TreePipeline::run(const CollectiveArgs& a, const Deadline& deadline) {
   }
   for (Stream& s : streams_) {
     s.posted = s.done = 0;
-    for (ucx::Request& r : s.reqs) r = ucx::Request{};  // cancels leftovers of a failed run
+    for (transport::Request& r : s.reqs)
+      r = transport::Request{};  // cancels leftovers of a failed run
   }
   if (what_count_ != a.count) {
     what_ = fmt::format("allreduce {} ({} elements)", name_, a.count);
@@ -142,21 +143,23 @@ void TreePipeline::run(const CollectiveArgs& a, const Deadline& deadline) {
     const std::size_t bytes = span.count * es;
     const auto up_step = static_cast<std::uint32_t>(2 * s.tree);
     const auto c = static_cast<std::uint32_t>(chunk);
-    ucx::Request& req = s.reqs[chunk % kWindow];
+    transport::Request& req = s.reqs[chunk % kWindow];
     switch (s.kind) {
       case Kind::kUpRecv:
-        req = comm_.irecv(s.peer, ucx::make_tag(s.peer, seq, up_step, c), slot(s, chunk), bytes);
+        req = comm_.irecv(s.peer, transport::make_tag(s.peer, seq, up_step, c), slot(s, chunk),
+                          bytes);
         break;
       case Kind::kUpSend:
         // A leaf has nothing to reduce: its chunk goes up straight from the input.
-        req = comm_.isend(s.peer, ucx::make_tag(me, seq, up_step, c),
+        req = comm_.isend(s.peer, transport::make_tag(me, seq, up_step, c),
                           (t.node.is_leaf() ? in : out) + off, bytes);
         break;
       case Kind::kDownRecv:
-        req = comm_.irecv(s.peer, ucx::make_tag(s.peer, seq, up_step + 1, c), out + off, bytes);
+        req =
+            comm_.irecv(s.peer, transport::make_tag(s.peer, seq, up_step + 1, c), out + off, bytes);
         break;
       case Kind::kDownSend:
-        req = comm_.isend(s.peer, ucx::make_tag(me, seq, up_step + 1, c), out + off, bytes);
+        req = comm_.isend(s.peer, transport::make_tag(me, seq, up_step + 1, c), out + off, bytes);
         break;
     }
   };
@@ -179,7 +182,7 @@ void TreePipeline::run(const CollectiveArgs& a, const Deadline& deadline) {
       bool finished = true;
       for (Stream& s : streams_) {
         const std::size_t chunks = trees_[static_cast<std::size_t>(s.tree)].chunks;
-        while (s.done < s.posted && s.reqs[s.done % kWindow].test(comm_)) {
+        while (s.done < s.posted && s.reqs[s.done % kWindow].test()) {
           complete(s, s.done);
           ++s.done;
           moved = true;
@@ -199,7 +202,7 @@ void TreePipeline::run(const CollectiveArgs& a, const Deadline& deadline) {
     }
   } catch (...) {
     for (Stream& s : streams_) {
-      for (ucx::Request& r : s.reqs) r = ucx::Request{};
+      for (transport::Request& r : s.reqs) r = transport::Request{};
     }
     throw;
   }

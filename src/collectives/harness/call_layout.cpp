@@ -1,6 +1,10 @@
 #include "ibscope/collectives/harness/call_layout.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace ibscope::collectives {
@@ -46,8 +50,24 @@ std::size_t pattern_first(Collective c, const CallLayout& l) {
   return c == Collective::kAllgather ? 0 : l.input_first;
 }
 
-VerifiablePattern pattern_for(Collective c, DataType type, ReduceOp op, int ranks) {
-  return VerifiablePattern(type, reduces(c) ? op : ReduceOp::kMax, ranks);
+std::shared_ptr<const VerifiablePattern> pattern_for(Collective c, DataType type, ReduceOp op,
+                                                     int ranks) {
+  const ReduceOp pattern_op = reduces(c) ? op : ReduceOp::kMax;
+  using Key = std::tuple<DataType, ReduceOp, int>;
+  static std::mutex m;
+  static std::map<Key, std::weak_ptr<const VerifiablePattern>> live;
+  const Key key{type, pattern_op, ranks};
+  {
+    std::lock_guard lock(m);
+    if (auto p = live[key].lock()) return p;
+  }
+  // Built outside the lock (milliseconds at large p); two builders of one key both build, and
+  // the later one's tables are kept.
+  auto p = std::make_shared<const VerifiablePattern>(type, pattern_op, ranks);
+  std::lock_guard lock(m);
+  std::erase_if(live, [](const auto& entry) { return entry.second.expired(); });
+  live[key] = p;
+  return p;
 }
 
 void prepare_call(Collective c, int rank, const VerifiablePattern& pattern, const CallLayout& l,

@@ -18,7 +18,7 @@
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/measure/warm_up.hpp"
 #include "ibscope/memory/memory_space.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -104,7 +104,7 @@ void check_collective_fault_hooks(int job_ranks) {
 
 namespace {
 
-measure::CollectiveRow make_row(const ucx::Comm& comm, const CollectiveSweepOptions& o,
+measure::CollectiveRow make_row(const transport::Comm& comm, const CollectiveSweepOptions& o,
                                 const std::string& algorithm, const std::string& selected_by,
                                 DataType type, ReduceOp op, bool in_place, std::uint64_t bytes,
                                 const measure::RowTiming& timing,
@@ -142,7 +142,7 @@ void warn_stalls(const measure::CollectiveRow& row, const std::string& what) {
 
 }  // namespace
 
-void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
+void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o,
                           const CollectiveRowsSink& sink) {
   bootstrap::Bootstrap& boot = comm.bootstrap();
   const Collective c = o.collective;
@@ -172,7 +172,8 @@ void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& o,
   for (DataType type : o.types) {
     const std::size_t es = size_of(type);
     for (ReduceOp op : ops) {
-      const VerifiablePattern pattern = pattern_for(c, type, op, comm.size());
+      const auto shared_pattern = pattern_for(c, type, op, comm.size());
+      const VerifiablePattern& pattern = *shared_pattern;
       for (std::uint64_t bytes : measure::sweep_sizes(o.sweep, es)) {
         const std::size_t count = bytes / es;
         for (const std::string& asked : ws.algorithms()) {

@@ -9,13 +9,13 @@
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 namespace {
 
 // Runs the budget check before the members that allocate are made.
-std::uint64_t checked_max_bytes(const ucx::Comm& comm, const CollectiveSweepOptions& o,
+std::uint64_t checked_max_bytes(const transport::Comm& comm, const CollectiveSweepOptions& o,
                                 std::string_view what, std::string size_flag) {
   const std::uint64_t max_bytes = max_sweep_bytes(o);
   measure::require_buffers_fit(
@@ -30,7 +30,7 @@ constexpr std::string_view kHier = "hier";
 // The sweep's algorithms that can run on this job (collective over `comm`): hier needs host
 // memory and ranks placed in blocks per host. What cannot run fails the run (UsageError) when
 // the user named it, else it is left out with a warning on rank 0.
-std::vector<std::string> usable_algorithms(ucx::Comm& comm, const CollectiveSweepOptions& o) {
+std::vector<std::string> usable_algorithms(transport::Comm& comm, const CollectiveSweepOptions& o) {
   std::vector<std::string> usable = o.algorithms;
   if (std::find(usable.begin(), usable.end(), kHier) == usable.end()) return usable;
   const bool plain_host = space_of(o.algorithm_options).kind() == memory::MemKind::kHost &&
@@ -61,7 +61,7 @@ bool auto_may_pick_hier(const CollectiveSweepOptions& o) {
 
 // The arena when an algorithm that reads local peers' buffers in place may run (named, or
 // picked by auto on a placement that allows it), else null. Collective over `comm`.
-std::shared_ptr<intra_host::LocalArena> arena_if_needed(ucx::Comm& comm,
+std::shared_ptr<intra_host::LocalArena> arena_if_needed(transport::Comm& comm,
                                                         const CollectiveSweepOptions& o,
                                                         const std::vector<std::string>& a) {
   if (std::find(a.begin(), a.end(), kHier) != a.end()) return intra_host::LocalArena::create(comm);
@@ -93,7 +93,8 @@ std::uint64_t max_sweep_bytes(const CollectiveSweepOptions& o) {
   return max_bytes;
 }
 
-CollectiveWorkspace::CollectiveWorkspace(ucx::Comm& comm, const CollectiveSweepOptions& options,
+CollectiveWorkspace::CollectiveWorkspace(transport::Comm& comm,
+                                         const CollectiveSweepOptions& options,
                                          std::string_view what, std::string size_flag)
     : comm_(comm),
       options_(options),

@@ -16,7 +16,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/memory/memory_space.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -44,7 +44,7 @@ struct Case {
   DataType type;
   ReduceOp op;
   std::uint64_t bytes = 0;
-  VerifiablePattern pattern;
+  std::shared_ptr<const VerifiablePattern> pattern;
   CallLayout call, check;
   measure::TimeHistogram window_us;  // this window's times, max over ranks
   std::uint64_t window_wrong = 0;
@@ -78,7 +78,7 @@ class InjectedLeak {
 
 }  // namespace
 
-std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
+std::vector<measure::SoakWindow> run_soak(transport::Comm& comm, const SoakOptions& options,
                                           const SoakWindowSink& sink) {
   const CollectiveSweepOptions& o = options.collective;
   bootstrap::Bootstrap& boot = comm.bootstrap();
@@ -138,7 +138,7 @@ std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& op
       ++iteration;
       for (std::size_t ci = 0; ci < nc; ++ci) {
         Case& cs = cases[ci];
-        prepare_call(c, me, cs.pattern, cs.check, false, iteration);
+        prepare_call(c, me, *cs.pattern, cs.check, false, iteration);
         if (!on_host) {
           space.from_host(ws.send(), check_send, cs.bytes);
           space.from_host(ws.recv(), check_recv, cs.bytes);
@@ -149,7 +149,7 @@ std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& op
         if (!on_host) space.to_host(check_recv, ws.recv(), cs.bytes);
         if (corrupt_rank == me) corrupt_one_element(cs.check);
         mine[kHeader + ci] +=
-            static_cast<double>(count_wrong_call(c, comm.size(), cs.pattern, cs.check, iteration));
+            static_cast<double>(count_wrong_call(c, comm.size(), *cs.pattern, cs.check, iteration));
       }
       leak.iteration();
     }

@@ -8,7 +8,7 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/core/error.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::intra_host {
 namespace {
@@ -42,7 +42,7 @@ std::string placement_problem(bootstrap::Bootstrap& bs) {
 
 }  // namespace
 
-std::string block_placement_problem(ucx::Comm& comm) {
+std::string block_placement_problem(transport::Comm& comm) {
   bootstrap::Bootstrap& bs = comm.bootstrap();
   const std::string mine = placement_problem(bs);
   // Rank 0 picks the first problem any rank found and tells every rank.
@@ -57,7 +57,7 @@ std::string block_placement_problem(ucx::Comm& comm) {
   return {reinterpret_cast<const char*>(got.data()), got.size()};
 }
 
-std::shared_ptr<LocalArena> LocalArena::create(ucx::Comm& comm) {
+std::shared_ptr<LocalArena> LocalArena::create(transport::Comm& comm) {
   if (std::string problem = block_placement_problem(comm); !problem.empty()) {
     throw UsageError(problem);
   }
@@ -80,7 +80,7 @@ std::shared_ptr<LocalArena> LocalArena::create(ucx::Comm& comm) {
   return std::shared_ptr<LocalArena>(new LocalArena(comm, pl, job_id));
 }
 
-LocalArena::LocalArena(ucx::Comm& comm, BlockPlacement placement, std::uint64_t job_id)
+LocalArena::LocalArena(transport::Comm& comm, BlockPlacement placement, std::uint64_t job_id)
     : comm_(comm), placement_(placement), job_id_(job_id) {
   if (placement_.local_size == 1) return;
   auto [own, peers] = share(sizeof(Control), "intra-host arena: control blocks");

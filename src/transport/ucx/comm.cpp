@@ -18,67 +18,36 @@
 
 namespace ibscope::ucx {
 
-std::uint64_t make_tag(int source_rank, std::uint32_t op_seq, std::uint32_t step,
-                       std::uint32_t chunk) noexcept {
-  return (static_cast<std::uint64_t>(source_rank & 0xfffff) << 44) |
-         (static_cast<std::uint64_t>(op_seq & 0xfff) << 32) |
-         (static_cast<std::uint64_t>(step & 0xfff) << 20) | (chunk & 0xfffff);
-}
-
-Request::Request() noexcept = default;
-
-Request::Request(void* ucx_request, int peer, bool is_send, ucp_worker* worker) noexcept
-    : req_(ucx_request), worker_(worker), peer_(peer), is_send_(is_send) {}
-
-Request::Request(std::unique_ptr<StagedTransfer> staged, int peer, bool is_send) noexcept
-    : staged_(std::move(staged)), peer_(peer), is_send_(is_send) {}
-
-Request::Request(Request&& other) noexcept
-    : req_(std::exchange(other.req_, nullptr)),
-      staged_(std::move(other.staged_)),
-      worker_(other.worker_),
-      peer_(other.peer_),
-      is_send_(other.is_send_) {}
-
-Request& Request::operator=(Request&& other) noexcept {
-  if (this != &other) {
-    release();
-    req_ = std::exchange(other.req_, nullptr);
-    staged_ = std::move(other.staged_);
-    worker_ = other.worker_;
-    peer_ = other.peer_;
-    is_send_ = other.is_send_;
-  }
-  return *this;
-}
-
-Request::~Request() { release(); }
-
-void Request::release() noexcept {
-  staged_.reset();
-  if (req_ == nullptr) return;
-  // Still pending (an error path). A receive is cancelled first: its buffer may be freed right
-  // after this. UCX releases the request when it completes or is cancelled.
-  if (!is_send_ && worker_ != nullptr && ucp_request_check_status(req_) == UCS_INPROGRESS) {
-    ucp_request_cancel(worker_, req_);
-  }
-  ucp_request_free(req_);
-  req_ = nullptr;
-}
-
-bool Request::test(const Comm& comm) {
-  if (staged_ != nullptr) {
-    if (!staged_->advance()) return false;
-    staged_.reset();
+bool Comm::test(Request& request) {
+  void* const handle = request.handle();
+  if (request.flavor() == kStaged) {
+    auto* staged = static_cast<StagedTransfer*>(handle);
+    if (!staged->advance()) return false;
+    request.clear();
+    delete staged;
     return true;
   }
-  if (req_ == nullptr) return true;
-  const ucs_status_t st = ucp_request_check_status(req_);
+  const ucs_status_t st = ucp_request_check_status(handle);
   if (st == UCS_INPROGRESS) return false;
-  ucp_request_free(req_);
-  req_ = nullptr;
-  if (st != UCS_OK) comm.throw_peer_error(peer_, st, is_send_ ? "send" : "receive");
+  ucp_request_free(handle);
+  request.clear();
+  if (st != UCS_OK) throw_peer_error(request.peer(), st, request.is_send() ? "send" : "receive");
   return true;
+}
+
+void Comm::release(Request& request) noexcept {
+  void* const handle = request.handle();
+  request.clear();
+  if (request.flavor() == kStaged) {
+    delete static_cast<StagedTransfer*>(handle);
+    return;
+  }
+  // Still pending (an error path). A receive is cancelled first: its buffer may be freed right
+  // after this. UCX releases the request when it completes or is cancelled.
+  if (!request.is_send() && ucp_request_check_status(handle) == UCS_INPROGRESS) {
+    ucp_request_cancel(worker_->get(), handle);
+  }
+  ucp_request_free(handle);
 }
 
 bool peer_error_handling_everywhere() {
@@ -113,7 +82,7 @@ std::atomic<int> comms_created{0};
 }  // namespace
 
 Comm::Comm(bootstrap::Bootstrap& bootstrap)
-    : bootstrap_(bootstrap),
+    : transport::Comm(bootstrap),
       address_key_(fmt::format("ucx.address.{}", comms_created++)),
       yield_when_idle_(decide_yield_when_idle(bootstrap)),
       always_peer_mode_(peer_error_handling_everywhere()) {
@@ -123,8 +92,8 @@ Comm::Comm(bootstrap::Bootstrap& bootstrap)
   // Addresses are published, not exchanged: a rank fetches those of the peers it talks to when
   // it first does (connect()), so a ring connects 2 peers and a tree 3, not n - 1, and the
   // root's store sends O(n) bytes in all rather than n addresses to each of n ranks.
-  bootstrap_.publish(address_key_, worker_->address());
-  bootstrap_.barrier("UCX worker addresses published");
+  bootstrap.publish(address_key_, worker_->address());
+  bootstrap.barrier("UCX worker addresses published");
 }
 
 void Comm::connect(std::span<const int> peers) {
@@ -135,8 +104,8 @@ void Comm::connect(std::span<const int> peers) {
     if (std::find(missing.begin(), missing.end(), r) == missing.end()) missing.push_back(r);
   }
   if (missing.empty()) return;
-  bootstrap_.learn_hosts(missing);
-  const auto addresses = bootstrap_.lookup(address_key_, missing, "UCX worker addresses");
+  bootstrap().learn_hosts(missing);
+  const auto addresses = bootstrap().lookup(address_key_, missing, "UCX worker addresses");
   for (std::size_t i = 0; i < missing.size(); ++i) {
     const int r = missing[i];
     // Every peer gets UCX's peer failure detection by default. UCX 1.13 then offers same-host
@@ -145,12 +114,12 @@ void Comm::connect(std::span<const int> peers) {
     // UCX may pick cma's single copy; on this project's 2-core VM that was 2.5x slower from
     // 4 MiB up (process_vm_readv per chunk), hence not the default. Same-host deaths are also
     // caught by the bootstrap (the store connection closes) and by the deadlines.
-    const bool peer_mode = always_peer_mode_ || bootstrap_.host(r) != bootstrap_.host(rank());
+    const bool peer_mode = always_peer_mode_ || bootstrap().host(r) != bootstrap().host(rank());
     try {
       endpoints_[static_cast<std::size_t>(r)] =
           std::make_unique<Endpoint>(worker_, r, addresses[i], peer_mode);
     } catch (const Error& e) {
-      throw Error(e.kind(), fmt::format("{} [rank {} is on {}]", e.what(), r, bootstrap_.host(r)));
+      throw Error(e.kind(), fmt::format("{} [rank {} is on {}]", e.what(), r, bootstrap().host(r)));
     }
     ++connected_;
   }
@@ -177,9 +146,9 @@ void Comm::close() {
     }
     log::debug("UCX endpoints: connected {} of {} peers ({})", connected_, size() - 1, peers);
   }
-  bootstrap_.barrier("UCX teardown");
+  bootstrap().barrier("UCX teardown");
   for (auto& ep : endpoints_) {
-    if (ep) ep->close(bootstrap_.timeout_s(), false);
+    if (ep) ep->close(bootstrap().timeout_s(), false);
   }
 }
 
@@ -206,7 +175,7 @@ void Comm::advance_staged() {
 void Comm::remove_staged(StagedTransfer* t) noexcept { std::erase(staged_, t); }
 
 void Comm::set_staging(StagingConfig config) {
-  staging_ = std::move(config);
+  transport::Comm::set_staging(std::move(config));
   bounce_pool_ = staging_.engine ? std::make_unique<BouncePool>(*staging_.engine) : nullptr;
 }
 
@@ -214,7 +183,7 @@ std::size_t Comm::bounce_bytes() const noexcept {
   return bounce_pool_ ? bounce_pool_->allocated_bytes() : 0;
 }
 
-Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
+Request Comm::isend(int peer, transport::Tag tag, const void* buffer, std::size_t bytes,
                     ucp_mem* memh) {
   if (!stages(bytes)) return post_send(peer, tag, buffer, bytes, memh);
   if (peer == rank()) throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
@@ -224,7 +193,7 @@ Request Comm::isend(int peer, std::uint64_t tag, const void* buffer, std::size_t
                 bytes);
 }
 
-Request Comm::irecv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes, ucp_mem* memh) {
+Request Comm::irecv(int peer, transport::Tag tag, void* buffer, std::size_t bytes, ucp_mem* memh) {
   if (!stages(bytes)) return post_recv(peer, tag, buffer, bytes, memh);
   return staged(false, peer, tag, static_cast<std::byte*>(buffer), bytes);
 }
@@ -233,15 +202,15 @@ bool Comm::stages(std::size_t bytes) const noexcept {
   return staging_.engine || (staging_.fragment_bytes > 0 && bytes > staging_.fragment_bytes);
 }
 
-Request Comm::staged(bool is_send, int peer, std::uint64_t tag, std::byte* user,
+Request Comm::staged(bool is_send, int peer, transport::Tag tag, std::byte* user,
                      std::size_t bytes) {
   const StagedTransfer::Setup setup{this, staging_.engine.get(), bounce_pool_.get(),
                                     staging_.fragment_bytes, staging_.window};
-  return Request(std::make_unique<StagedTransfer>(setup, is_send, peer, tag, user, bytes), peer,
-                 is_send);
+  return Request(this, new StagedTransfer(setup, is_send, peer, tag, user, bytes), peer, is_send,
+                 kStaged);
 }
 
-Request Comm::post_send(int peer, std::uint64_t tag, const void* buffer, std::size_t bytes,
+Request Comm::post_send(int peer, transport::Tag tag, const void* buffer, std::size_t bytes,
                         ucp_mem* memh) {
   if (peer == rank()) throw Error(ErrorKind::kSystem, fmt::format("isend to self (rank {})", peer));
   const auto& ep = endpoints_.at(static_cast<std::size_t>(peer));
@@ -250,10 +219,10 @@ Request Comm::post_send(int peer, std::uint64_t tag, const void* buffer, std::si
   ucp_request_param_t param = make_param(memh);
   void* req = ucp_tag_send_nbx(ep->get(), buffer, bytes, tag, &param);
   if (UCS_PTR_IS_ERR(req)) throw_peer_error(peer, UCS_PTR_STATUS(req), "send");
-  return Request(req, peer, true);
+  return Request(this, req, peer, true, kUcpRequest);
 }
 
-Request Comm::post_recv(int peer, std::uint64_t tag, void* buffer, std::size_t bytes,
+Request Comm::post_recv(int peer, transport::Tag tag, void* buffer, std::size_t bytes,
                         ucp_mem* memh) {
   // Tag receives need no endpoint, but connecting the sender too lets its failure be seen here
   // (peer error handling) and names its host in a timeout.
@@ -262,7 +231,7 @@ Request Comm::post_recv(int peer, std::uint64_t tag, void* buffer, std::size_t b
   ucp_request_param_t param = make_param(memh);
   void* req = ucp_tag_recv_nbx(worker_->get(), buffer, bytes, tag, ~std::uint64_t{0}, &param);
   if (UCS_PTR_IS_ERR(req)) throw_peer_error(peer, UCS_PTR_STATUS(req), "receive");
-  return Request(req, peer, false, worker_->get());
+  return Request(this, req, peer, false, kUcpRequest);
 }
 
 void Comm::check_peer(int peer, std::string_view what) const {
@@ -277,13 +246,13 @@ void Comm::throw_peer_error(int peer, int status, std::string_view what) const {
   // comes within a moment: wait up to 0.5 s for it; check_health() throws it.
   const auto grace_end = Clock::now() + std::chrono::milliseconds(500);
   while (Clock::now() < grace_end) {
-    bootstrap_.check_health();
+    bootstrap().check_health();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   throw RemoteError(
       fmt::format("UCX {} between {} and {} failed: {} (peer died, or the link "
                   "between them went down)",
-                  what, bootstrap_.describe(rank()), bootstrap_.describe(peer),
+                  what, bootstrap().describe(rank()), bootstrap().describe(peer),
                   ucs_status_string(static_cast<ucs_status_t>(status))));
 }
 
@@ -296,61 +265,34 @@ namespace {
 // whenever 10 ms have passed, the clock being read every 16 polls. One Comm per thread.
 thread_local Clock::time_point next_health_check{};
 
-// Which pending request to blame on a timeout: a send that is not accepted points at the peer
-// (or link) that stopped; a receive may only wait for a rank that is itself stalled further
-// round the ring. Completed requests are released on the way (test() does that anyway).
-int stalled_peer(std::span<Request> requests, std::size_t first_pending, const Comm& comm) {
-  int receive_peer = -1;
-  for (std::size_t i = first_pending; i < requests.size(); ++i) {
-    if (requests[i].test(comm)) continue;
-    if (requests[i].is_send()) return requests[i].peer();
-    if (receive_peer < 0) receive_peer = requests[i].peer();
-  }
-  return receive_peer;
-}
-
 }  // namespace
 
 void Comm::poll_health(std::string_view what, const Deadline& deadline, int waiting_for) {
-  if ((++health_counter_ & 0xf) != 0) return;
+  if ((next_health_poll() & 0xf) != 0) return;
   throw_if_interrupted();
   const auto now = Clock::now();
   if (now < next_health_check) return;
   next_health_check = now + std::chrono::milliseconds(10);
   if (deadline.expired()) {
     throw TimeoutError(fmt::format("{}: {} waited {:.0f} s for {} (stalled or unreachable)", what,
-                                   bootstrap_.describe(rank()), deadline.budget_s(),
-                                   bootstrap_.describe(waiting_for)));
+                                   bootstrap().describe(rank()), deadline.budget_s(),
+                                   bootstrap().describe(waiting_for)));
   }
-  bootstrap_.check_health();
+  bootstrap().check_health();
   if (waiting_for >= 0 && waiting_for != rank()) check_peer(waiting_for, what);
-}
-
-void Comm::wait(Request& request, std::string_view what, const Deadline& deadline) {
-  while (!request.test(*this)) {
-    progress();
-    poll_health(what, deadline, request.peer());
-  }
-}
-
-void Comm::wait_all(std::span<Request> requests, std::string_view what, const Deadline& deadline) {
-  std::size_t first_pending = 0;
-  while (first_pending < requests.size()) {
-    if (requests[first_pending].test(*this)) {
-      ++first_pending;
-      continue;
-    }
-    progress();
-    int waiting_for = requests[first_pending].peer();
-    if ((health_counter_ & 0xf) == 0xf) waiting_for = stalled_peer(requests, first_pending, *this);
-    if (waiting_for < 0) continue;  // everything completed meanwhile: the loop will see it
-    poll_health(what, deadline, waiting_for);
-  }
 }
 
 std::string Comm::transports(int peer) const {
   const auto& ep = endpoints_.at(static_cast<std::size_t>(peer));
   return ep ? ep->transports() : std::string();
 }
+
+std::vector<std::string> Comm::devices_to(int peer) const { return lane_devices(transports(peer)); }
+
+bool Comm::registers_memory_for(int peer) const {
+  return peer != rank() && uses_nic_registration(transports(peer));
+}
+
+bool Comm::reads_device_memory() const noexcept { return context_->supports_cuda_memory(); }
 
 }  // namespace ibscope::ucx

@@ -96,7 +96,7 @@ bool StagedTransfer::advance_send() {
     f.state = State::kOnWire;
   }
   while (!window_.empty() && window_.front().state == State::kOnWire &&
-         window_.front().request.test(*setup_.comm)) {
+         window_.front().request.test()) {
     if (setup_.pool != nullptr) setup_.pool->give(std::move(window_.front().bounce));
     window_.pop_front();
   }
@@ -105,7 +105,7 @@ bool StagedTransfer::advance_send() {
 
 bool StagedTransfer::advance_recv() {
   for (Fragment& f : window_) {
-    if (f.state != State::kOnWire || !f.request.test(*setup_.comm)) continue;
+    if (f.state != State::kOnWire || !f.request.test()) continue;
     if (setup_.engine == nullptr) {
       f.state = State::kCopying;  // already in place; ticket 0 is always done
       continue;

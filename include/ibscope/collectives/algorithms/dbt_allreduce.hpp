@@ -30,7 +30,7 @@
 #include "ibscope/collectives/algorithms/tree_pipeline.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -45,7 +45,7 @@ class DbtAllreduce final : public CollectiveAlgorithm {
   static constexpr std::size_t kDefaultChunkBytes = 128 * 1024;
 
   /// Init: this rank's place in both trees and its scratch slots (not timed).
-  DbtAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
+  DbtAllreduce(transport::Comm& comm, const AlgorithmOptions& options);
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:

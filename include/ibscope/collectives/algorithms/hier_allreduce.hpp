@@ -35,8 +35,8 @@
 
 #include "ibscope/collectives/algorithms/ring_pipeline.hpp"
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/transport/comm.hpp"
 #include "ibscope/transport/intra_host/local_arena.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -47,7 +47,7 @@ class HierAllreduce final : public CollectiveAlgorithm {
   static constexpr std::size_t kLocalChunkBytes = 64 * 1024;
 
   /// Throws UsageError without the arena (options.arena) or for device memory.
-  HierAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
+  HierAllreduce(transport::Comm& comm, const AlgorithmOptions& options);
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
@@ -55,7 +55,7 @@ class HierAllreduce final : public CollectiveAlgorithm {
   // One host, at most LocalArena::kSlotBytes: copy in, one wait, every rank folds everything.
   void run_small(const CollectiveArgs& a, const Deadline& deadline);
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   std::shared_ptr<intra_host::LocalArena> arena_;
   RingPipeline inter_;
   std::vector<int> rail_;  // the ranks with this rank's local index, by host

@@ -24,7 +24,7 @@
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
 #include "ibscope/collectives/scratch.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -34,14 +34,15 @@ double rd_allreduce_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 class RdAllreduce final : public CollectiveAlgorithm {
  public:
   /// Options are accepted for the registry's sake; recursive doubling sends whole vectors.
-  RdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
+  RdAllreduce(transport::Comm& comm, const AlgorithmOptions& options);
   /// Throws TimeoutError / RemoteError naming the peer (see CollectiveAlgorithm::run).
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
-  void wait_both(ucx::Request& recv, ucx::Request& send, int peer, const Deadline& deadline);
+  void wait_both(transport::Request& recv, transport::Request& send, int peer,
+                 const Deadline& deadline);
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   pattern::RecursiveLayout layout_;
   Scratch scratch_;   // the partner's vector; only grows
   std::string what_;  // error context, reformatted only when the count changes

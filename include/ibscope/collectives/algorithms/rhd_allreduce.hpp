@@ -31,7 +31,7 @@
 #include "ibscope/collectives/cost.hpp"
 #include "ibscope/collectives/pattern/recursive.hpp"
 #include "ibscope/collectives/scratch.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -44,7 +44,7 @@ class RhdAllreduce final : public CollectiveAlgorithm {
   static constexpr std::size_t kScratchSlots = 4;
   static constexpr std::size_t kMaxInFlight = 8;  // per direction
 
-  RhdAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
+  RhdAllreduce(transport::Comm& comm, const AlgorithmOptions& options);
   /// Throws TimeoutError / RemoteError naming the peer (see CollectiveAlgorithm::run).
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
@@ -66,14 +66,14 @@ class RhdAllreduce final : public CollectiveAlgorithm {
 
   struct Pending {
     std::size_t chunk = 0;
-    ucx::Request req;
+    transport::Request req;
   };
   // Fixed-capacity FIFO: no allocation while running.
   struct Fifo {
     std::array<Pending, kMaxInFlight> items;
     std::size_t head = 0, size = 0;
     Pending& front() { return items[head]; }
-    void push(std::size_t chunk, ucx::Request&& req) {
+    void push(std::size_t chunk, transport::Request&& req) {
       Pending& p = items[(head + size) % kMaxInFlight];
       p.chunk = chunk;
       p.req = std::move(req);
@@ -84,12 +84,12 @@ class RhdAllreduce final : public CollectiveAlgorithm {
       --size;
     }
     void clear() {
-      for (Pending& p : items) p.req = ucx::Request();
+      for (Pending& p : items) p.req = transport::Request();
       head = size = 0;
     }
   };
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   pattern::RecursiveLayout layout_;
   std::size_t chunk_bytes_;
   std::size_t slot_bytes_;  // >= one chunk of the widest type, a multiple of 64

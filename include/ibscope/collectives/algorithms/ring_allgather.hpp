@@ -18,11 +18,11 @@ double ring_allgather_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
 class RingAllgather final : public CollectiveAlgorithm {
  public:
-  RingAllgather(ucx::Comm& comm, const AlgorithmOptions& options);
+  RingAllgather(transport::Comm& comm, const AlgorithmOptions& options);
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   RingPipeline pipeline_;
   std::string what_;
   std::size_t what_count_ = static_cast<std::size_t>(-1);

@@ -12,7 +12,7 @@
 
 #include "ibscope/collectives/algorithms/ring_pipeline.hpp"
 #include "ibscope/collectives/collective.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -20,11 +20,11 @@ class RingAllreduce final : public CollectiveAlgorithm {
  public:
   static constexpr std::size_t kDefaultChunkBytes = RingPipeline::kDefaultChunkBytes;
 
-  RingAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
+  RingAllreduce(transport::Comm& comm, const AlgorithmOptions& options);
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   RingPipeline pipeline_;
   std::string what_;  // error context, reformatted only when the count changes
   std::size_t what_count_ = static_cast<std::size_t>(-1);

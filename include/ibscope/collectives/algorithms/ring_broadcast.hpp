@@ -13,7 +13,7 @@
 #include <string>
 
 #include "ibscope/collectives/collective.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -23,16 +23,16 @@ class RingBroadcast final : public CollectiveAlgorithm {
  public:
   static constexpr std::size_t kDefaultChunkBytes = 256 * 1024;
 
-  RingBroadcast(ucx::Comm& comm, const AlgorithmOptions& options);
+  RingBroadcast(transport::Comm& comm, const AlgorithmOptions& options);
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
   struct Pending {
     std::size_t chunk;
-    ucx::Request req;
+    transport::Request req;
   };
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   std::size_t chunk_bytes_;
   std::shared_ptr<memory::MemorySpace> memory_;  // where the buffers live (host by default)
   std::deque<Pending> recvs_, sends_;

@@ -23,7 +23,7 @@
 #include "ibscope/collectives/scratch.hpp"
 #include "ibscope/core/clock.hpp"
 #include "ibscope/core/datatype.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -54,7 +54,7 @@ class RingPipeline {
   };
 
   /// Chunk size and memory space from `options` (chunk 0: kDefaultChunkBytes).
-  RingPipeline(ucx::Comm& comm, const AlgorithmOptions& options);
+  RingPipeline(transport::Comm& comm, const AlgorithmOptions& options);
 
   /// Runs the plan over `count` elements. `what` names the operation in errors.
   void run(const Plan& plan, std::size_t count, DataType type, ReduceOp op,
@@ -77,14 +77,14 @@ class RingPipeline {
   struct PendingRecv {
     Cursor at;
     std::size_t slot;
-    ucx::Request req;
+    transport::Request req;
   };
   struct PendingSend {
     Cursor at;
-    ucx::Request req;
+    transport::Request req;
   };
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   std::size_t chunk_bytes_;
   Scratch scratch_;  // kScratchSlots chunk slots, sized on first use
   std::vector<StepPlan> steps_;

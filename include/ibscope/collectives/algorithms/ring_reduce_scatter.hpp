@@ -22,11 +22,11 @@ double ring_reduce_scatter_cost_s(const LinkCost& c, double n_bytes, int p) noex
 
 class RingReduceScatter final : public CollectiveAlgorithm {
  public:
-  RingReduceScatter(ucx::Comm& comm, const AlgorithmOptions& options);
+  RingReduceScatter(transport::Comm& comm, const AlgorithmOptions& options);
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   RingPipeline pipeline_;
   Scratch work_;  // grows to the largest vector seen, then stays
   std::string what_;

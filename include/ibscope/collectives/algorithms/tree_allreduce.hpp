@@ -36,7 +36,7 @@
 #include "ibscope/collectives/algorithms/tree_pipeline.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -51,7 +51,7 @@ class TreeAllreduce final : public CollectiveAlgorithm {
   static constexpr std::size_t kDefaultChunkBytes = 128 * 1024;
 
   /// Init: this rank's place in the tree and its scratch slots (not timed).
-  TreeAllreduce(ucx::Comm& comm, const AlgorithmOptions& options);
+  TreeAllreduce(transport::Comm& comm, const AlgorithmOptions& options);
   void run(const CollectiveArgs& args, const Deadline& deadline) override;
 
  private:

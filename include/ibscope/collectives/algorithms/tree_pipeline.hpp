@@ -31,7 +31,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/pattern/tree.hpp"
 #include "ibscope/collectives/scratch.hpp"
-#include "ibscope/transport/ucx/comm.hpp"
+#include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
 
@@ -43,7 +43,7 @@ class TreePipeline {
   /// `trees`: this rank's links in each tree (1 or 2). With 2, tree t carries
   /// pattern::dbt_half(count, t); with 1, the whole buffer. `name` prefixes error messages.
   /// Allocates the scratch slots (kWindow chunks per child stream).
-  TreePipeline(ucx::Comm& comm, std::vector<pattern::TreeNode> trees, std::size_t chunk_bytes,
+  TreePipeline(transport::Comm& comm, std::vector<pattern::TreeNode> trees, std::size_t chunk_bytes,
                std::string_view name, std::shared_ptr<memory::MemorySpace> memory);
 
   /// One all-reduce. Allocates nothing once the scratch fits the chunk (it grows only when the
@@ -59,10 +59,10 @@ class TreePipeline {
     int tree = 0;
     int peer = -1;
     int other_child = -1;  // kUpRecv: index of the sibling stream (reduction order), or -1
-    std::size_t scratch_offset = 0;          // kUpRecv: first of its kWindow slots, in slots
-    std::size_t posted = 0;                  // chunks posted, in order
-    std::size_t done = 0;                    // chunks completed (and reduced), in order
-    std::array<ucx::Request, kWindow> reqs;  // chunk c in reqs[c % kWindow]
+    std::size_t scratch_offset = 0;                // kUpRecv: first of its kWindow slots, in slots
+    std::size_t posted = 0;                        // chunks posted, in order
+    std::size_t done = 0;                          // chunks completed (and reduced), in order
+    std::array<transport::Request, kWindow> reqs;  // chunk c in reqs[c % kWindow]
   };
   struct Tree {
     pattern::TreeNode node;
@@ -80,7 +80,7 @@ class TreePipeline {
   bool ready(const Stream& s, std::size_t chunk) const noexcept;
   int waiting_for() const noexcept;
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   std::size_t chunk_bytes_;
   std::vector<Tree> trees_;
   std::vector<Stream> streams_;

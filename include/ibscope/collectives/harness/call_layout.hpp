@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/harness/misplace.hpp"
@@ -39,8 +40,11 @@ std::size_t pattern_first(Collective c, const CallLayout& l);
 /// The pattern that verifies `c` with `op` over `ranks` ranks. Collectives that do not reduce
 /// (all-gather, broadcast; `op` ignored) deliver inputs unchanged, so their inputs need only be
 /// representable: they use the min/max pattern, whose values span the type's whole exact
-/// integer range (a sum pattern's shrink as p grows: 1..16 for bfloat16 at p = 16).
-VerifiablePattern pattern_for(Collective c, DataType type, ReduceOp op, int ranks);
+/// integer range (a sum pattern's shrink as p grows: 1..16 for bfloat16 at p = 16). Shared:
+/// while one is in use, the same (type, op, ranks) gets the same tables (the soak's cases of
+/// one type and op; the ranks of an in-process job, which are threads), built once.
+std::shared_ptr<const VerifiablePattern> pattern_for(Collective c, DataType type, ReduceOp op,
+                                                     int ranks);
 
 /// Fills the inputs of one verification run and poisons what the call must overwrite. Every
 /// rank of one run passes the same `seed` (the sweep: a per-run counter; the soak: the

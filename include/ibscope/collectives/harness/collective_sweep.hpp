@@ -17,9 +17,9 @@
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/memory/mem_path.hpp"
 
-namespace ibscope::ucx {
+namespace ibscope::transport {
 class Comm;
-}  // namespace ibscope::ucx
+}  // namespace ibscope::transport
 
 namespace ibscope::collectives {
 
@@ -70,7 +70,7 @@ using CollectiveRowsSink = std::function<void(const std::vector<measure::Collect
 
 /// Runs the sweep across all ranks of `comm`. Throws on a failed peer or a deadline; #wrong is
 /// reported in the rows, not thrown.
-void run_collective_sweep(ucx::Comm& comm, const CollectiveSweepOptions& options,
+void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& options,
                           const CollectiveRowsSink& sink);
 
 /// The fault hooks of the sweeps (docs/fault-hooks.md). Each value is parsed as a flag is: a

@@ -35,8 +35,8 @@ class CollectiveWorkspace {
   /// Collective over `comm`: refuses, before any buffer exists, buffers that would not fit
   /// (UsageError naming "<what> up to <max size>" and `size_flag`, require_buffers_fit), then
   /// allocates them (SystemError on ENOMEM). Borrows `comm` and `options`, which must outlive it.
-  CollectiveWorkspace(ucx::Comm& comm, const CollectiveSweepOptions& options, std::string_view what,
-                      std::string size_flag);
+  CollectiveWorkspace(transport::Comm& comm, const CollectiveSweepOptions& options,
+                      std::string_view what, std::string size_flag);
   CollectiveWorkspace(const CollectiveWorkspace&) = delete;
   CollectiveWorkspace& operator=(const CollectiveWorkspace&) = delete;
 
@@ -65,7 +65,7 @@ class CollectiveWorkspace {
   CollectiveAlgorithm& instance(const std::string& name);
 
  private:
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   const CollectiveSweepOptions& options_;
   std::uint64_t max_bytes_;
   memory::MemorySpace& space_;

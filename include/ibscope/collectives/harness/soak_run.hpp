@@ -11,9 +11,9 @@
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/measure/soak.hpp"
 
-namespace ibscope::ucx {
+namespace ibscope::transport {
 class Comm;
-}  // namespace ibscope::ucx
+}  // namespace ibscope::transport
 
 namespace ibscope::collectives {
 
@@ -33,7 +33,7 @@ using SoakWindowSink = std::function<void(const measure::SoakWindow&)>;
 
 /// Runs the soak across all ranks of `comm` and returns its windows. Throws on a failed peer or
 /// a deadline; #wrong is counted in the windows, not thrown.
-std::vector<measure::SoakWindow> run_soak(ucx::Comm& comm, const SoakOptions& options,
+std::vector<measure::SoakWindow> run_soak(transport::Comm& comm, const SoakOptions& options,
                                           const SoakWindowSink& sink);
 
 /// Test hook, for proving that the RSS check can fail:

@@ -32,9 +32,9 @@
 namespace ibscope::bootstrap {
 class Bootstrap;
 }  // namespace ibscope::bootstrap
-namespace ibscope::ucx {
+namespace ibscope::transport {
 class Comm;
-}  // namespace ibscope::ucx
+}  // namespace ibscope::transport
 
 namespace ibscope::intra_host {
 
@@ -52,7 +52,7 @@ struct BlockPlacement {
 
 /// Collective over every rank of `comm`: why the ranks are not in a block placement (the first
 /// rank that breaks it, named), or "" when they are; the same answer on every rank.
-std::string block_placement_problem(ucx::Comm& comm);
+std::string block_placement_problem(transport::Comm& comm);
 
 /// The phases of one intra-host call, each a flag in every rank's control block.
 enum class Phase : int { kArrived = 0, kReduced = 1, kDone = 2 };
@@ -62,7 +62,7 @@ class LocalArena {
  public:
   /// Collective over every rank of `comm`: checks the placement on every rank (UsageError on
   /// every rank naming the first offender), agrees on a job id and maps the control blocks.
-  static std::shared_ptr<LocalArena> create(ucx::Comm& comm);
+  static std::shared_ptr<LocalArena> create(transport::Comm& comm);
 
   LocalArena(const LocalArena&) = delete;
   LocalArena& operator=(const LocalArena&) = delete;
@@ -112,14 +112,14 @@ class LocalArena {
     alignas(64) std::byte slots[2][kSlotBytes];
   };
 
-  LocalArena(ucx::Comm& comm, BlockPlacement placement, std::uint64_t job_id);
+  LocalArena(transport::Comm& comm, BlockPlacement placement, std::uint64_t job_id);
   std::string segment_name(int rank, std::uint64_t serial) const;
   // Creates this rank's segment, maps the local peers' after a job-wide barrier, unlinks.
   std::pair<memory::ShmSegment, std::vector<memory::ShmSegment>> share(std::size_t bytes,
                                                                        std::string_view what);
   Control& control(int i) const noexcept;
 
-  ucx::Comm& comm_;
+  transport::Comm& comm_;
   BlockPlacement placement_;
   std::uint64_t job_id_;
   std::uint64_t serial_ = 0;

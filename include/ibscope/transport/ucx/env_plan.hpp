@@ -25,17 +25,14 @@
 
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/topo/rail_choice.hpp"
+#include "ibscope/transport/transports.hpp"
 
 namespace ibscope::ucx {
 
 /// UCX_TLS on a Soft-RoCE rail when the user set none (rule 2).
 inline constexpr std::string_view kSoftRoceTls = "^ud_verbs,sm";
 
-struct EnvPlan {
-  EnvVars set;                        ///< what ibscope sets (never a variable the user set)
-  std::vector<std::string> notes;     ///< one line per variable set, with the reason
-  std::vector<std::string> warnings;  ///< a user setting known to fail, with the remedy
-};
+using transport::EnvPlan;
 
 /// The rules above. `ucx_env`: the process's UCX_* variables.
 EnvPlan plan_ucx_env(const EnvVars& ucx_env, const std::optional<topo::RailChoice>& rail);
