@@ -5,25 +5,46 @@
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/output/csv.hpp"
 #include "ibscope/output/topology_table.hpp"
+#include "ibscope/results/collective_columns.hpp"
 
 namespace ibscope::output {
+namespace {
+
+std::string csv_cell(const results::Cell& cell, int decimals) {
+  return std::visit(
+      [&](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return {};
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "1" : "0";
+        } else if constexpr (std::is_same_v<T, double>) {
+          return fmt::format("{:.{}f}", v, decimals);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return csv_field(v);
+        } else {
+          return fmt::format("{}", v);
+        }
+      },
+      cell);
+}
+
+}  // namespace
 
 std::string results_csv(const results::Document& doc) {
   std::string csv;
   if (!doc.collectives.rows.empty()) {
-    csv +=
-        "section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us,average,"
-        "algbw_gbps,busbw_gbps,wrong,iteration_rank,iteration_us_p50,iteration_us_p99,"
-        "iteration_us_min,iteration_us_max\n";
+    csv += "section";
+    for (const results::CollectiveColumn& col : results::collective_columns()) {
+      if (col.in_csv) csv += fmt::format(",{}", col.key);
+    }
+    csv += '\n';
     for (const auto& r : doc.collectives.rows) {
-      const measure::Stats& it = r.iteration_us;
-      csv += fmt::format(
-          "collectives,{},{},{},{},{},{},{},{},{:.3f},{},{:.4f},{:.4f},{},{},{:.3f},{:.3f},{:.3f},"
-          "{:.3f}\n",
-          name_of(r.collective), csv_field(r.algorithm), name_of(r.type), measure::name_of(r.op),
-          r.in_place ? 1 : 0, r.size_bytes, r.count, r.ranks, r.time_us, name_of(r.average),
-          r.algbw_gbps, r.busbw_gbps, r.wrong ? fmt::format("{}", *r.wrong) : std::string(),
-          r.iteration_rank, it.p50, it.p99, it.min, it.max);
+      csv += "collectives";
+      for (const results::CollectiveColumn& col : results::collective_columns()) {
+        if (col.in_csv) csv += ',' + csv_cell(col.get(r), col.csv_decimals);
+      }
+      csv += '\n';
     }
   }
   if (!doc.p2p.rows.empty()) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "field_reader.hpp"
+#include "ibscope/results/collective_columns.hpp"
 #include "section_json.hpp"
 #include "topology_json.hpp"
 #include "tuning_json.hpp"
@@ -63,41 +64,57 @@ E named_or(const FieldReader& in, const json& j, const std::string& p, const cha
   return j.is_object() && j.contains(key) ? named(in, j, p, key, all) : fallback;
 }
 
+json to_json(const Cell& c) {
+  return std::visit(
+      [](const auto& v) -> json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) {
+          return nullptr;
+        } else {
+          return v;
+        }
+      },
+      c);
+}
+
+Cell read_cell(const FieldReader& in, const json& j, const std::string& p,
+               const CollectiveColumn& col) {
+  const std::string key(col.key);
+  if (col.nullable && in.at(j, p, key.c_str()).is_null()) return std::monostate{};
+  switch (col.kind) {
+    case CellKind::kText:
+      return in.get<std::string>(j, p, key.c_str());
+    case CellKind::kBool:
+      return in.get<bool>(j, p, key.c_str());
+    case CellKind::kInt:
+      return in.get<std::int64_t>(j, p, key.c_str());
+    case CellKind::kUint:
+      return in.get<std::uint64_t>(j, p, key.c_str());
+    case CellKind::kReal:
+      return in.get<double>(j, p, key.c_str());
+  }
+  return std::monostate{};
+}
+
 measure::CollectiveRow read_collective_row(const FieldReader& in, const json& j,
                                            const std::string& p) {
   measure::CollectiveRow r;
-  r.collective = named(in, j, p, "collective",
-                       {Collective::kAllreduce, Collective::kReduceScatter, Collective::kAllgather,
-                        Collective::kBroadcast});
-  r.algorithm = in.get<std::string>(j, p, "algorithm");
-  r.selected_by = in.get_or<std::string>(j, p, "selected_by", "");
-  r.type = named(in, j, p, "type",
-                 {DataType::kFloat32, DataType::kFloat64, DataType::kInt32, DataType::kInt64,
-                  DataType::kFloat16, DataType::kBFloat16});
-  if (in.get<std::string>(j, p, "op") != "none") {
-    r.op = named(in, j, p, "op", {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax});
+  for (const CollectiveColumn& col : collective_columns()) {
+    if (!col.in_json) continue;
+    if (col.omitted != nullptr && !(j.is_object() && j.contains(col.key))) continue;
+    const Cell cell = read_cell(in, j, p, col);
+    if (!col.set(r, cell)) {
+      in.fail(FieldReader::join(p, std::string(col.key).c_str()),
+              fmt::format("unknown value \"{}\"", std::get<std::string>(cell)));
+    }
   }
-  r.root = in.get_or<int>(j, p, "root", -1);
-  r.in_place = in.get<bool>(j, p, "in_place");
   r.mem = named_or(in, j, p, "mem", {memory::MemKind::kHost, memory::MemKind::kCuda},
                    memory::MemKind::kHost);
   r.mem_path =
       named_or(in, j, p, "mem_path",
                {memory::MemPath::kHost, memory::MemPath::kDirect, memory::MemPath::kStaged},
                memory::MemPath::kHost);
-  r.size_bytes = in.get<std::uint64_t>(j, p, "size_bytes");
-  r.count = in.get<std::uint64_t>(j, p, "count");
-  r.ranks = in.get<int>(j, p, "ranks");
-  r.time_us = in.get<double>(j, p, "time_us");
-  r.average = named(in, j, p, "average",
-                    {measure::TimeAverage::kRank0, measure::TimeAverage::kMean,
-                     measure::TimeAverage::kMin, measure::TimeAverage::kMax});
-  r.iteration_rank = in.get<int>(j, p, "iteration_rank");
   r.iteration_us =
       read_stats(in, in.at(j, p, "iteration_us"), FieldReader::join(p, "iteration_us"));
-  r.algbw_gbps = in.get<double>(j, p, "algbw_gbps");
-  r.busbw_gbps = in.get<double>(j, p, "busbw_gbps");
-  if (!in.at(j, p, "wrong").is_null()) r.wrong = in.get<std::uint64_t>(j, p, "wrong");
   r.samples_us = in.get<std::vector<double>>(j, p, "samples_us");
   r.stalls = read_stalls(in, j, p);
   return r;
@@ -547,24 +564,11 @@ json to_json(const measure::Stats& s) {
 }
 
 json to_json(const measure::CollectiveRow& r) {
-  json j = {{"collective", name_of(r.collective)},
-            {"algorithm", r.algorithm},
-            {"type", name_of(r.type)},
-            {"op", r.op ? name_of(*r.op) : std::string_view("none")},
-            {"in_place", r.in_place},
-            {"size_bytes", r.size_bytes},
-            {"count", r.count},
-            {"ranks", r.ranks},
-            {"time_us", r.time_us},
-            {"average", name_of(r.average)},
-            {"algbw_gbps", r.algbw_gbps},
-            {"busbw_gbps", r.busbw_gbps},
-            {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)},
-            {"iteration_rank", r.iteration_rank},
-            {"iteration_us", to_json(r.iteration_us)},
-            {"samples_us", r.samples_us}};
-  if (!r.selected_by.empty()) j["selected_by"] = r.selected_by;
-  if (r.root >= 0) j["root"] = r.root;
+  json j = {{"iteration_us", to_json(r.iteration_us)}, {"samples_us", r.samples_us}};
+  for (const CollectiveColumn& col : collective_columns()) {
+    if (!col.in_json || (col.omitted != nullptr && col.omitted(r))) continue;
+    j[std::string(col.key)] = to_json(col.get(r));
+  }
   put_mem(j, memory::name_of(r.mem), memory::name_of(r.mem_path));
   if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
   return j;
