@@ -144,13 +144,9 @@ void validate(const ProbeOptions& o) {
   }
 }
 
-std::string_view to_string(MemKind kind) noexcept {
-  return kind == MemKind::kCuda ? "cuda" : "host";
-}
-
 std::string to_string(const MemSides& mem) {
-  if (mem.initiator == mem.responder) return std::string(to_string(mem.initiator));
-  return fmt::format("{},{}", to_string(mem.initiator), to_string(mem.responder));
+  if (mem.initiator == mem.responder) return std::string(memory::name_of(mem.initiator));
+  return fmt::format("{},{}", memory::name_of(mem.initiator), memory::name_of(mem.responder));
 }
 
 MemSides parse_mem_sides(std::string_view text) {

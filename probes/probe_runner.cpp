@@ -255,8 +255,8 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
       responds = responds || b == boot.rank();
     }
   }
-  if (initiates) local.mem_initiator = std::string(to_string(o.mem.initiator));
-  if (responds) local.mem_responder = std::string(to_string(o.mem.responder));
+  if (initiates) local.mem_initiator = std::string(memory::name_of(o.mem.initiator));
+  if (responds) local.mem_responder = std::string(memory::name_of(o.mem.responder));
   if ((initiates && o.mem.initiator == MemKind::kCuda) ||
       (responds && o.mem.responder == MemKind::kCuda)) {
     set_up_gpu(local, boot.host(boot.rank()), boot.local_rank());

@@ -208,8 +208,7 @@ AcceptResult build_section(const SectionInputs& in) {
                                               n.failed_links == 0});
   }
 
-  section.transport = in.transport == AcceptTransport::kVerbs ? results::AcceptTransport::kVerbs
-                                                              : results::AcceptTransport::kUcx;
+  section.transport = in.transport;  // resolved by the runner: never kAuto
   section.thresholds = thresholds_section(in.options);
   section.expect_line_gbit = in.options.expect_line_gbit;
   section.preflight = preflight_section(in.preflight);

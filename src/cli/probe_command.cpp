@@ -72,8 +72,8 @@ results::ProbeParams params_of(const probes::ProbeOptions& o) {
   p.pkey_index = o.tuning.pkey_index;
   p.bind_to_nic_numa = o.bind_to_nic_numa;
   p.mem = probes::to_string(o.mem);
-  p.mem_initiator = std::string(probes::to_string(o.mem.initiator));
-  p.mem_responder = std::string(probes::to_string(o.mem.responder));
+  p.mem_initiator = std::string(memory::name_of(o.mem.initiator));
+  p.mem_responder = std::string(memory::name_of(o.mem.responder));
   p.timeout_s = o.timeout_s;
   return p;
 }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ibscope/memory/mem_kind.hpp"
 #include "ibscope/probes/probe_test.hpp"
 #include "ibscope/transport/verbs/device.hpp"
 #include "ibscope/transport/verbs/queue_pair.hpp"
@@ -31,10 +32,7 @@ std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& s
 
 /// Where a side's probe buffers live: host memory, or device memory on the GPU chosen for the
 /// rank (topo/gpu_choice.hpp), registered as verbs::MemoryRegion::for_device describes.
-enum class MemKind { kHost, kCuda };
-
-/// "host", "cuda".
-std::string_view to_string(MemKind kind) noexcept;
+using memory::MemKind;
 
 /// --mem, OSU-style: one value for both sides, or "initiator,responder". The initiator is the
 /// first rank of a pair: the writer/sender/reader; the responder is the other.
