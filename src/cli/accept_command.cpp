@@ -98,7 +98,7 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.thresholds.mad_k = f.mad_k;
   o.thresholds.max_latency_ratio = f.max_latency_ratio;
   o.retests = f.retests;
-  o.pairs = accept::parse_pairs_spec(f.pairs);
+  o.pairs = measure::parse_pair_selection(f.pairs, measure::PairsSyntax::kHostModes);
   if (!f.pairs_seed.empty()) {
     std::uint64_t seed = 0;
     const char* end = f.pairs_seed.data() + f.pairs_seed.size();

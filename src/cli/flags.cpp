@@ -256,7 +256,7 @@ measure::P2pOptions to_options(const P2pFlags& f, double timeout_s) {
   o.bw_iters = f.bw_iters;
   o.warmup = f.warmup;
   o.window = f.window;
-  o.pairs = measure::parse_pairs_mode(f.pairs);
+  o.pairs = measure::parse_pair_selection(f.pairs, measure::PairsSyntax::kAllFirst);
   o.timeout_s = timeout_s;
   const auto sides = split_list(f.mem);
   if (sides.size() > 2) {
@@ -267,7 +267,7 @@ measure::P2pOptions to_options(const P2pFlags& f, double timeout_s) {
     o.memory_sides.push_back(parse_memory_request(side, f.mem_path, f.stage_chunk));
   }
   if (o.memory_sides.size() == 2 && o.memory_sides[0].kind != o.memory_sides[1].kind &&
-      o.pairs != measure::PairsMode::kFirst) {
+      o.pairs.mode != measure::PairsMode::kFirst) {
     throw UsageError(
         fmt::format("p2p --mem {}: memory per side needs --pairs first (rank 0 is "
                     "side A, rank 1 side B)",

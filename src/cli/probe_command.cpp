@@ -215,7 +215,8 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
   o.gid_index = f.gid_index;
   o.devices = probes::parse_device_list(f.device);
   o.bidirectional = f.bidirectional;
-  o.pairs = probes::parse_pair_selection(f.pairs, std::max(ranks, 2));
+  o.pairs =
+      measure::parse_pair_selection(f.pairs, measure::PairsSyntax::kRankList, std::max(ranks, 2));
   o.tuning.timeout = f.qp_timeout;
   o.tuning.retry_count = f.retry_count;
   o.tuning.rnr_retry = f.rnr_retry;

@@ -33,7 +33,7 @@ struct AcceptOptions {
   StragglerThresholds straggler;
   int retests = 2;  ///< suspect links are measured up to this many more times
   /// Which pairs (--pairs, --pairs-seed): hosts rail to rail, all / random:K / log / first.
-  PairsSpec pairs;
+  PairSelection pairs = default_pairs();
 
   // All-pairs phase over UCX: latency ping-pong, then bandwidth in both directions.
   std::uint64_t lat_bytes = 8;
