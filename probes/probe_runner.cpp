@@ -17,6 +17,9 @@
 #include "ibscope/topo/discover.hpp"
 #include "ibscope/topo/gpu_choice.hpp"
 #include "ibscope/topo/numa_binding.hpp"
+#include "ibscope/topo/rail_choice.hpp"
+#include "ibscope/topo/rdma_sysfs.hpp"
+#include "ibscope/transport/verbs/nic_ports.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 
 namespace ibscope::probes {
@@ -76,9 +79,28 @@ void set_up_gpu(LocalPort& local, const std::string& host, int local_rank) {
   local.registration = std::string(verbs::to_string(mr.method()));
 }
 
-LocalPort open_local_port(const ProbeOptions& o, int local_rank) {
-  const verbs::DevicePort& chosen =
-      o.devices[static_cast<std::size_t>(local_rank) % o.devices.size()];
+// -d names no device: the rank's own NIC, its rail as the UCX jobs choose it
+// (topo/rail_choice.hpp: the NIC closest to the rank's GPU, else the ACTIVE NICs in name order,
+// one per local rank); the first device when the topology offers none.
+verbs::DevicePort rail_device(const bootstrap::Bootstrap& boot) {
+  // As measure::set_up_rail: no hwloc discovery on a host without RDMA devices.
+  if (!topo::RdmaSysfs().has_devices()) return {};
+  try {
+    topo::HostTopology host = topo::discover_host_topology(boot.host(boot.rank()));
+    verbs::fill_rdma_ports(host);
+    // As measure::set_up_rail: on a host with GPUs each rank's GPU and NIC pair up.
+    const auto rail = topo::choose_rail(host, boot.local_rank(), {}, /*gpu_buffers=*/true);
+    if (rail) return {rail->nic, static_cast<std::uint8_t>(rail->port)};
+  } catch (const Error&) {
+    // No topology: opening the first device below says what is wrong, as without rails.
+  }
+  return {};
+}
+
+LocalPort open_local_port(const ProbeOptions& o, const bootstrap::Bootstrap& boot) {
+  verbs::DevicePort chosen =
+      o.devices[static_cast<std::size_t>(boot.local_rank()) % o.devices.size()];
+  if (chosen.device.empty()) chosen = rail_device(boot);
   LocalPort local;
   local.device = verbs::DeviceContext::open(chosen.device);
   local.port = local.device->require_active_port(chosen.port);
@@ -241,7 +263,7 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
   const auto rounds = pair_rounds(o.pairs, boot.size());
   const std::uint64_t max_size = *std::max_element(o.sizes_bytes.begin(), o.sizes_bytes.end());
 
-  LocalPort local = open_local_port(o, boot.local_rank());
+  LocalPort local = open_local_port(o, boot);
   // Before any buffer exists, so that its pages land on the NIC's node.
   if (o.bind_to_nic_numa) {
     local.binding = topo::bind_to_rdma_device_numa_node(local.device->name()).message;

@@ -166,9 +166,12 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
                  "GID index (default: a RoCE v2 GID, IPv4-mapped first, on Ethernet; LID "
                  "addressing on InfiniBand)")
       ->check(CLI::Range(0, 65535));
-  app.add_option("-d,--ib-dev", f.device,
-                 "RDMA device[:port], or a comma list from which each rank takes entry local_rank "
-                 "mod length (one NIC per local rank); default: the first device, port 1");
+  app.add_option(
+      "-d,--ib-dev", f.device,
+      "RDMA device[:port], or a comma list from which each rank takes entry local_rank "
+      "mod length (one NIC per local rank); default: each rank's own NIC, as --nic chooses "
+      "the UCX rails (the NIC closest to the rank's GPU, else the ACTIVE NICs in name "
+      "order, one per local rank)");
   app.add_flag("-B,--bidirectional", f.bidirectional,
                "Bandwidth both ways at once; the row reports the sum");
   app.add_option("--pairs", f.pairs,

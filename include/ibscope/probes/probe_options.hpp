@@ -47,7 +47,8 @@ struct ProbeOptions {
   int inline_bytes = -1;    ///< -1: the largest the device grants up to kDefaultInlineBytes
   int cq_moderation = 100;  ///< bandwidth: signal one completion per this many messages
   /// Devices to use; a rank takes entry local_rank % size (one NIC per local rank on
-  /// multi-NIC nodes). Empty device name: the first device.
+  /// multi-NIC nodes). Empty device name: the rank's rail (topo::choose_rail, as the UCX jobs
+  /// choose theirs), else the first device.
   std::vector<verbs::DevicePort> devices{verbs::DevicePort{}};
   int gid_index = -1;  ///< -1: chosen from the GID table (RoCE v2 on Ethernet)
   verbs::QpTuning tuning;
