@@ -19,9 +19,9 @@
 
 namespace {
 
-using ibscope::accept::PairsSpec;
 using ibscope::accept::SimFabric;
 using ibscope::accept::SimOutcome;
+using ibscope::measure::PairSelection;
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
       "| sim time (s) |\n");
   fmt::print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const std::string& mode : split(modes)) {
-    const PairsSpec spec = ibscope::accept::parse_pairs_spec(mode);
+    const PairSelection spec =
+        ibscope::measure::parse_pair_selection(mode, ibscope::measure::PairsSyntax::kHostModes);
     SimOutcome sum;
     const auto t0 = std::chrono::steady_clock::now();
     for (int t = 0; t < trials; ++t) {

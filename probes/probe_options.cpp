@@ -2,79 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
-#include <set>
-
 #include "ibscope/core/error.hpp"
 #include "ibscope/gpu/cuda.hpp"
-#include "ibscope/measure/pair_schedule.hpp"
 
 namespace ibscope::probes {
-namespace {
-
-int parse_rank(std::string_view text, std::string_view whole, int ranks) {
-  int value = -1;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size() || value < 0) {
-    throw UsageError(fmt::format("--pairs '{}': '{}' is not a rank number", whole, text));
-  }
-  if (value >= ranks) {
-    throw UsageError(fmt::format("--pairs '{}': rank {} does not exist in a job of {} ranks", whole,
-                                 value, ranks));
-  }
-  return value;
-}
-
-}  // namespace
-
-PairSelection parse_pair_selection(std::string_view text, int ranks) {
-  PairSelection selection;
-  if (text == "all") return selection;
-  if (text == "first") {
-    selection.mode = PairSelection::Mode::kFirst;
-    return selection;
-  }
-  selection.mode = PairSelection::Mode::kList;
-  std::set<std::pair<int, int>> seen;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    const auto colon = item.find(':');
-    if (colon == std::string_view::npos) {
-      throw UsageError(fmt::format(
-          "--pairs '{}': expected all, first, or a list of rank pairs like 0:1,2:3", text));
-    }
-    const int a = parse_rank(item.substr(0, colon), text, ranks);
-    const int b = parse_rank(item.substr(colon + 1), text, ranks);
-    if (a == b) throw UsageError(fmt::format("--pairs '{}': rank {} paired with itself", text, a));
-    if (!seen.insert({std::min(a, b), std::max(a, b)}).second) {
-      throw UsageError(fmt::format("--pairs '{}': pair {}:{} listed twice", text, a, b));
-    }
-    selection.list.emplace_back(a, b);
-  }
-  if (selection.list.empty()) throw UsageError("--pairs: empty list");
-  return selection;
-}
-
-std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& selection,
-                                                          int ranks) {
-  if (ranks < 2) return {};
-  switch (selection.mode) {
-    case PairSelection::Mode::kAll:
-      return measure::round_robin_rounds(ranks);
-    case PairSelection::Mode::kFirst:
-      return {{{0, 1}}};
-    case PairSelection::Mode::kList:
-      break;
-    case PairSelection::Mode::kRounds:
-      return selection.rounds;
-  }
-  std::vector<std::vector<std::pair<int, int>>> rounds;
-  for (const auto& pair : selection.list) rounds.push_back({pair});
-  return rounds;
-}
 
 std::vector<verbs::DevicePort> parse_device_list(std::string_view text) {
   std::vector<verbs::DevicePort> devices;
@@ -144,13 +75,9 @@ void validate(const ProbeOptions& o) {
   }
 }
 
-std::string_view to_string(MemKind kind) noexcept {
-  return kind == MemKind::kCuda ? "cuda" : "host";
-}
-
 std::string to_string(const MemSides& mem) {
-  if (mem.initiator == mem.responder) return std::string(to_string(mem.initiator));
-  return fmt::format("{},{}", to_string(mem.initiator), to_string(mem.responder));
+  if (mem.initiator == mem.responder) return std::string(memory::name_of(mem.initiator));
+  return fmt::format("{},{}", memory::name_of(mem.initiator), memory::name_of(mem.responder));
 }
 
 MemSides parse_mem_sides(std::string_view text) {

@@ -17,6 +17,9 @@
 #include "ibscope/topo/discover.hpp"
 #include "ibscope/topo/gpu_choice.hpp"
 #include "ibscope/topo/numa_binding.hpp"
+#include "ibscope/topo/rail_choice.hpp"
+#include "ibscope/topo/rdma_sysfs.hpp"
+#include "ibscope/transport/verbs/nic_ports.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 
 namespace ibscope::probes {
@@ -76,9 +79,28 @@ void set_up_gpu(LocalPort& local, const std::string& host, int local_rank) {
   local.registration = std::string(verbs::to_string(mr.method()));
 }
 
-LocalPort open_local_port(const ProbeOptions& o, int local_rank) {
-  const verbs::DevicePort& chosen =
-      o.devices[static_cast<std::size_t>(local_rank) % o.devices.size()];
+// -d names no device: the rank's own NIC, its rail as the UCX jobs choose it
+// (topo/rail_choice.hpp: the NIC closest to the rank's GPU, else the ACTIVE NICs in name order,
+// one per local rank); the first device when the topology offers none.
+verbs::DevicePort rail_device(const bootstrap::Bootstrap& boot) {
+  // As measure::set_up_rail: no hwloc discovery on a host without RDMA devices.
+  if (!topo::RdmaSysfs().has_devices()) return {};
+  try {
+    topo::HostTopology host = topo::discover_host_topology(boot.host(boot.rank()));
+    verbs::fill_rdma_ports(host);
+    // As measure::set_up_rail: on a host with GPUs each rank's GPU and NIC pair up.
+    const auto rail = topo::choose_rail(host, boot.local_rank(), {}, /*gpu_buffers=*/true);
+    if (rail) return {rail->nic, static_cast<std::uint8_t>(rail->port)};
+  } catch (const Error&) {
+    // No topology: opening the first device below says what is wrong, as without rails.
+  }
+  return {};
+}
+
+LocalPort open_local_port(const ProbeOptions& o, const bootstrap::Bootstrap& boot) {
+  verbs::DevicePort chosen =
+      o.devices[static_cast<std::size_t>(boot.local_rank()) % o.devices.size()];
+  if (chosen.device.empty()) chosen = rail_device(boot);
   LocalPort local;
   local.device = verbs::DeviceContext::open(chosen.device);
   local.port = local.device->require_active_port(chosen.port);
@@ -223,25 +245,12 @@ measure::ProbeRow build_row(const ProbeOptions& o, const std::vector<RankPort>& 
   return row;
 }
 
-}  // namespace
-
-int default_inline_bytes(const ProbeTest& test) noexcept {
-  return test.metric == Metric::kLatency && test.verb != Verb::kRead ? kDefaultInlineBytes : 0;
-}
-
-void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& sinks) {
-  validate(options);
-  ProbeOptions o = options;
-  if (boot.size() < 2) {
-    throw UsageError(fmt::format(
-        "probe {} needs at least 2 ranks: run with --np 2 (one host) or under srun/mpirun",
-        o.test->name));
-  }
-  if (o.inline_bytes < 0) o.inline_bytes = default_inline_bytes(*o.test);
-  const auto rounds = pair_rounds(o.pairs, boot.size());
-  const std::uint64_t max_size = *std::max_element(o.sizes_bytes.begin(), o.sizes_bytes.end());
-
-  LocalPort local = open_local_port(o, boot.local_rank());
+// This rank's port, ready for every round: opened, bound to its NIC's NUMA node, its GPU set up
+// where one of its roles uses device memory, and one link's buffers checked to fit.
+LocalPort prepare_local_port(bootstrap::Bootstrap& boot, const ProbeOptions& o,
+                             const std::vector<measure::PairRound>& rounds,
+                             std::uint64_t max_size) {
+  LocalPort local = open_local_port(o, boot);
   // Before any buffer exists, so that its pages land on the NIC's node.
   if (o.bind_to_nic_numa) {
     local.binding = topo::bind_to_rdma_device_numa_node(local.device->name()).message;
@@ -255,8 +264,8 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
       responds = responds || b == boot.rank();
     }
   }
-  if (initiates) local.mem_initiator = std::string(to_string(o.mem.initiator));
-  if (responds) local.mem_responder = std::string(to_string(o.mem.responder));
+  if (initiates) local.mem_initiator = std::string(memory::name_of(o.mem.initiator));
+  if (responds) local.mem_responder = std::string(memory::name_of(o.mem.responder));
   if ((initiates && o.mem.initiator == MemKind::kCuda) ||
       (responds && o.mem.responder == MemKind::kCuda)) {
     set_up_gpu(local, boot.host(boot.rank()), boot.local_rank());
@@ -281,12 +290,141 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
                                   .locked_bytes_per_rank = on_device ? 0 : link_bytes,
                                   .device_bytes_per_rank = on_device ? link_bytes : 0});
   }
-  // Rank 0 only: it builds the rows and prints the ports.
+  return local;
+}
+
+// Every rank's port, on rank 0 only (it builds the rows and prints the ports).
+std::vector<RankPort> gather_ports(bootstrap::Bootstrap& boot, const LocalPort& local) {
   const auto all_ports = boot.gather(encode_rank_port(describe(local)), "probe ports");
   std::vector<RankPort> ports;
   for (int r = 0; r < static_cast<int>(all_ports.size()); ++r) {
     ports.push_back(decode_rank_port(all_ports[static_cast<std::size_t>(r)], r));
   }
+  return ports;
+}
+
+struct RoundLink {
+  std::unique_ptr<RcLink> link;  ///< null: this rank sits the round out
+  std::string peer;              ///< the partner's label ("" when none)
+};
+
+// This rank's link of one round, connected to its partner: every rank takes part in the
+// round's barriers, with or without a partner.
+RoundLink connect_round(bootstrap::Bootstrap& boot, const ProbeOptions& o, const LocalPort& local,
+                        std::size_t round_index, int partner, bool initiator,
+                        std::uint64_t max_size) {
+  RoundLink out;
+  bootstrap::Bytes my_addresses;
+  if (partner >= 0) {
+    LinkConfig config;
+    config.qps = o.qps;
+    config.tx_depth = o.tx_depth;
+    config.rx_depth = o.rx_depth;
+    config.inline_bytes = o.inline_bytes;
+    config.buffer_bytes = std::max<std::size_t>(max_size, 64);
+    config.receives = o.test->verb == Verb::kSend;
+    config.mem = initiator ? o.mem.initiator : o.mem.responder;
+    config.cuda_device = local.cuda_device;
+    out.link = std::make_unique<RcLink>(local.device, local.port, local.gid_index, config);
+    my_addresses = encode_qp_addresses(out.link->addresses());
+  }
+  // Published, then read from the partner only: O(1) per rank, not every rank's addresses.
+  // The key is reused every round; the round number in front of the value proves it fresh.
+  const std::string round_tag = fmt::format("{}:", round_index);
+  bootstrap::Bytes tagged(reinterpret_cast<const std::byte*>(round_tag.data()),
+                          reinterpret_cast<const std::byte*>(round_tag.data()) + round_tag.size());
+  tagged.insert(tagged.end(), my_addresses.begin(), my_addresses.end());
+  boot.publish("probe.qp", tagged);
+  boot.barrier(fmt::format("probe QP addresses, round {}", round_index));
+  if (partner >= 0) boot.learn_hosts(std::span(&partner, 1));
+  out.peer = partner >= 0 ? verbs::peer_label(partner, boot.host(partner)) : std::string();
+  if (out.link) {
+    const auto got = boot.lookup("probe.qp", std::span(&partner, 1),
+                                 fmt::format("probe QP addresses, round {}", round_index));
+    const bootstrap::Bytes& theirs = got.at(0);
+    if (theirs.size() < round_tag.size() ||
+        !std::equal(round_tag.begin(), round_tag.end(),
+                    reinterpret_cast<const char*>(theirs.data()))) {
+      throw RemoteError(fmt::format("probe round {}: {} published QP addresses of another round",
+                                    round_index, out.peer));
+    }
+    const auto remote = decode_qp_addresses(
+        bootstrap::Bytes(theirs.begin() + static_cast<std::ptrdiff_t>(round_tag.size()),
+                         theirs.end()),
+        static_cast<std::size_t>(out.link->qps()), out.peer);
+    out.link->connect(remote, o.tuning, out.peer);
+  }
+  boot.barrier(fmt::format("probe connect, round {}", round_index));
+  return out;
+}
+
+// What this rank measured in one round, every size (none when it sits out; it still takes part
+// in each size's barrier).
+json measure_round(bootstrap::Bootstrap& boot, const ProbeOptions& o, RcLink* link, bool initiator,
+                   std::size_t round_index, const std::string& peer) {
+  const int me = boot.rank();
+  json mine = {{"sizes", json::array()}};
+  if (link != nullptr) {
+    mine["registration"] = std::string(verbs::to_string(link->registration()));
+    mine["tx_depth"] = link->tx_depth();
+    mine["mtu_bytes"] = link->mtu_bytes();
+    mine["inline_bytes"] = link->inline_bytes();
+  }
+  for (std::uint64_t size : o.sizes_bytes) {
+    if (link != nullptr) {
+      // The latency marker byte must not hold a stale value when the peer's first write lands.
+      // (write_lat, the one test that polls it, refuses GPU buffers.)
+      if (!link->on_device()) link->in(0)[size - 1] = std::byte{0};
+      reset_control(*link);
+    }
+    boot.barrier(fmt::format("probe {} {} B, round {}", o.test->name, size, round_index));
+    if (link == nullptr) continue;
+    ProgressGuard guard(&boot, o.timeout_s,
+                        fmt::format("rank {} (host {}): {} {} towards {}", me, boot.host(me),
+                                    o.test->name, units::format_size(size), peer));
+    mine["sizes"].push_back(measure_size(*link, o, initiator, size, guard));
+  }
+  return mine;
+}
+
+// Rank 0's rows of one round, from every rank's gathered results (`results` empty elsewhere).
+std::vector<measure::ProbeRow> round_rows(const ProbeOptions& o, const std::vector<RankPort>& ports,
+                                          const std::vector<std::string>& hosts,
+                                          const measure::PairRound& round,
+                                          const std::vector<bootstrap::Bytes>& results) {
+  std::vector<measure::ProbeRow> rows;
+  for (const auto& [a, b] : round) {
+    const json end_a = parse_bytes(results[static_cast<std::size_t>(a)], "probe results", a);
+    const json end_b = parse_bytes(results[static_cast<std::size_t>(b)], "probe results", b);
+    const auto& sizes_a = end_a.at("sizes");
+    const auto& sizes_b = end_b.at("sizes");
+    for (std::size_t i = 0; i < sizes_a.size() && i < sizes_b.size(); ++i) {
+      rows.push_back(build_row(o, ports, hosts, a, b, end_a, sizes_a[i], sizes_b[i]));
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+int default_inline_bytes(const ProbeTest& test) noexcept {
+  return test.metric == Metric::kLatency && test.verb != Verb::kRead ? kDefaultInlineBytes : 0;
+}
+
+void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const ProbeSinks& sinks) {
+  validate(options);
+  ProbeOptions o = options;
+  if (boot.size() < 2) {
+    throw UsageError(fmt::format(
+        "probe {} needs at least 2 ranks: run with --np 2 (one host) or under srun/mpirun",
+        o.test->name));
+  }
+  if (o.inline_bytes < 0) o.inline_bytes = default_inline_bytes(*o.test);
+  const auto rounds = pair_rounds(o.pairs, boot.size());
+  const std::uint64_t max_size = *std::max_element(o.sizes_bytes.begin(), o.sizes_bytes.end());
+
+  const LocalPort local = prepare_local_port(boot, o, rounds, max_size);
+  const std::vector<RankPort> ports = gather_ports(boot, local);
   if (boot.rank() == 0 && sinks.ports) sinks.ports(ports);
 
   const int me = boot.rank();
@@ -295,87 +433,16 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
     const int partner = measure::partner_in_round(round, me);
     const bool initiator =
         std::any_of(round.begin(), round.end(), [&](const auto& p) { return p.first == me; });
-    std::unique_ptr<RcLink> link;
-    bootstrap::Bytes my_addresses;
-    if (partner >= 0) {
-      LinkConfig config;
-      config.qps = o.qps;
-      config.tx_depth = o.tx_depth;
-      config.rx_depth = o.rx_depth;
-      config.inline_bytes = o.inline_bytes;
-      config.buffer_bytes = std::max<std::size_t>(max_size, 64);
-      config.receives = o.test->verb == Verb::kSend;
-      config.mem = initiator ? o.mem.initiator : o.mem.responder;
-      config.cuda_device = local.cuda_device;
-      link = std::make_unique<RcLink>(local.device, local.port, local.gid_index, config);
-      my_addresses = encode_qp_addresses(link->addresses());
-    }
-    // Published, then read from the partner only: O(1) per rank, not every rank's addresses.
-    // The key is reused every round; the round number in front of the value proves it fresh.
-    const std::string round_tag = fmt::format("{}:", round_index);
-    bootstrap::Bytes tagged(
-        reinterpret_cast<const std::byte*>(round_tag.data()),
-        reinterpret_cast<const std::byte*>(round_tag.data()) + round_tag.size());
-    tagged.insert(tagged.end(), my_addresses.begin(), my_addresses.end());
-    boot.publish("probe.qp", tagged);
-    boot.barrier(fmt::format("probe QP addresses, round {}", round_index));
-    if (partner >= 0) boot.learn_hosts(std::span(&partner, 1));
-    const std::string peer =
-        partner >= 0 ? verbs::peer_label(partner, boot.host(partner)) : std::string();
-    if (link) {
-      const auto got = boot.lookup("probe.qp", std::span(&partner, 1),
-                                   fmt::format("probe QP addresses, round {}", round_index));
-      const bootstrap::Bytes& theirs = got.at(0);
-      if (theirs.size() < round_tag.size() ||
-          !std::equal(round_tag.begin(), round_tag.end(),
-                      reinterpret_cast<const char*>(theirs.data()))) {
-        throw RemoteError(fmt::format("probe round {}: {} published QP addresses of another round",
-                                      round_index, peer));
-      }
-      const auto remote = decode_qp_addresses(
-          bootstrap::Bytes(theirs.begin() + static_cast<std::ptrdiff_t>(round_tag.size()),
-                           theirs.end()),
-          static_cast<std::size_t>(link->qps()), peer);
-      link->connect(remote, o.tuning, peer);
-    }
-    boot.barrier(fmt::format("probe connect, round {}", round_index));
-
-    json mine = {{"sizes", json::array()}};
-    if (link) {
-      mine["registration"] = std::string(verbs::to_string(link->registration()));
-      mine["tx_depth"] = link->tx_depth();
-      mine["mtu_bytes"] = link->mtu_bytes();
-      mine["inline_bytes"] = link->inline_bytes();
-    }
-    for (std::uint64_t size : o.sizes_bytes) {
-      if (link) {
-        // The latency marker byte must not hold a stale value when the peer's first write lands.
-        // (write_lat, the one test that polls it, refuses GPU buffers.)
-        if (!link->on_device()) link->in(0)[size - 1] = std::byte{0};
-        reset_control(*link);
-      }
-      boot.barrier(fmt::format("probe {} {} B, round {}", o.test->name, size, round_index));
-      if (!link) continue;
-      ProgressGuard guard(&boot, o.timeout_s,
-                          fmt::format("rank {} (host {}): {} {} towards {}", me, boot.host(me),
-                                      o.test->name, units::format_size(size), peer));
-      mine["sizes"].push_back(measure_size(*link, o, initiator, size, guard));
-    }
-    link.reset();
+    RoundLink link = connect_round(boot, o, local, round_index, partner, initiator, max_size);
+    const json mine = measure_round(boot, o, link.link.get(), initiator, round_index, link.peer);
+    link.link.reset();
     // Rank 0 builds the rows; every rank's sink is called (with none elsewhere), so that every
     // rank sees each round end.
     const auto results =
         boot.gather(to_bytes(mine.dump()), fmt::format("probe results, round {}", round_index));
-    std::vector<measure::ProbeRow> rows;
-    for (const auto& [a, b] : me == 0 ? round : std::vector<std::pair<int, int>>{}) {
-      const json end_a = parse_bytes(results[static_cast<std::size_t>(a)], "probe results", a);
-      const json end_b = parse_bytes(results[static_cast<std::size_t>(b)], "probe results", b);
-      const auto& sizes_a = end_a.at("sizes");
-      const auto& sizes_b = end_b.at("sizes");
-      for (std::size_t i = 0; i < sizes_a.size() && i < sizes_b.size(); ++i) {
-        rows.push_back(build_row(o, ports, boot.hosts(), a, b, end_a, sizes_a[i], sizes_b[i]));
-      }
-    }
+    const std::vector<measure::ProbeRow> rows =
+        me == 0 ? round_rows(o, ports, boot.hosts(), round, results)
+                : std::vector<measure::ProbeRow>{};
     if (sinks.rows) sinks.rows(rows);
   }
 }

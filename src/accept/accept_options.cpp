@@ -13,18 +13,6 @@ AcceptTransport parse_accept_transport(std::string_view text) {
   throw UsageError(fmt::format("--transport '{}': expected auto, ucx or verbs", text));
 }
 
-std::string_view to_string(AcceptTransport t) noexcept {
-  switch (t) {
-    case AcceptTransport::kAuto:
-      return "auto";
-    case AcceptTransport::kUcx:
-      return "ucx";
-    case AcceptTransport::kVerbs:
-      return "verbs";
-  }
-  return "?";
-}
-
 void validate(const AcceptOptions& o) {
   if (!(o.expect_line_gbit >= 0)) {
     throw UsageError(

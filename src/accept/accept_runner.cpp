@@ -43,7 +43,7 @@ std::vector<std::pair<int, int>> broadcast_pairs(bootstrap::Bootstrap& boot,
 
 // Rank 0's seed for random pairing (--pairs-seed, or drawn), on every rank: each rank then
 // plans the same rounds from the hosts it already knows, so only 8 bytes cross the bootstrap.
-std::uint64_t broadcast_seed(bootstrap::Bootstrap& boot, const PairsSpec& spec) {
+std::uint64_t broadcast_seed(bootstrap::Bootstrap& boot, const PairSelection& spec) {
   std::uint64_t seed = 0;
   if (boot.rank() == 0) {
     if (spec.seed) {

@@ -26,8 +26,8 @@ measure::P2pOptions p2p_options(const AcceptOptions& o, bool latency, const Link
   p.window = o.bw_window;
   p.warmup = o.warmup;
   p.timeout_s = o.timeout_s;
-  p.pairs = measure::PairsMode::kRounds;
-  p.rounds = rounds.rounds;
+  p.pairs.mode = measure::PairsMode::kRounds;
+  p.pairs.rounds = rounds.rounds;
   return p;
 }
 

@@ -23,7 +23,7 @@ probes::ProbeOptions probe_options(const AcceptOptions& o, std::string_view test
   // Both directions at once: a link slow either way lowers the sum.
   p.bidirectional = bw;
   p.timeout_s = o.timeout_s;
-  p.pairs.mode = probes::PairSelection::Mode::kRounds;
+  p.pairs.mode = measure::PairsMode::kRounds;
   p.pairs.rounds = rounds.rounds;
   return p;
 }

@@ -21,7 +21,7 @@ std::string port_name(const topo::Nic& nic, const topo::NicPort& port) {
 std::string default_nic(const topo::HostTopology& h) {
   for (const auto& nic : h.nics) {
     for (const auto& port : nic.ports) {
-      if (port.state == "ACTIVE") return nic.name;
+      if (port.active()) return nic.name;
     }
   }
   return h.nics.empty() ? std::string() : h.nics.front().name;
@@ -62,7 +62,7 @@ Preflight check_preflight(const std::vector<topo::HostTopology>& hosts,
   for (const auto& h : hosts) {
     for (const auto& nic : h.nics) {
       for (const auto& port : nic.ports) {
-        if (port.state != "ACTIVE") continue;
+        if (!port.active()) continue;
         double& best = best_rate[port.link_layer];
         best = std::max(best, port.data_rate_gbit_s);
         ++active_ports[port.link_layer];
@@ -84,7 +84,7 @@ Preflight check_preflight(const std::vector<topo::HostTopology>& hosts,
       if (!nic.ports.empty()) ++devices;
       for (const auto& port : nic.ports) {
         const std::string name = port_name(nic, port);
-        if (port.state != "ACTIVE") {
+        if (!port.active()) {
           p.findings.push_back({h.host, name, false,
                                 fmt::format("port is {} (not ACTIVE): unused, or a cable, "
                                             "switch port or subnet manager problem",
@@ -125,8 +125,7 @@ Preflight check_preflight(const std::vector<topo::HostTopology>& hosts,
   for (const auto& h : hosts) {
     for (const auto& nic : h.nics) {
       for (const auto& port : nic.ports) {
-        if (port.state == "ACTIVE" && port.link_layer == p.link_layer)
-          ++mtus[port.active_mtu_bytes];
+        if (port.active() && port.link_layer == p.link_layer) ++mtus[port.active_mtu_bytes];
       }
     }
   }

@@ -54,7 +54,7 @@ SimFaults draw_faults(const SimFabric& f) {
   return out;
 }
 
-SimOutcome simulate(const SimFabric& f, const SimFaults& faults, const PairsSpec& spec,
+SimOutcome simulate(const SimFabric& f, const SimFaults& faults, const PairSelection& spec,
                     std::uint64_t pairs_seed, const Thresholds& t, int retests) {
   // Ranks host-major: rank = host x rails + rail, as srun places one rank per NIC.
   std::vector<std::string> hosts_by_rank;
@@ -83,8 +83,12 @@ SimOutcome simulate(const SimFabric& f, const SimFaults& faults, const PairsSpec
   };
 
   SimOutcome out;
-  out.pairs =
-      to_string(spec.mode == PairsMode::kAuto ? PairsSpec{plan.mode, spec.matchings, {}} : spec);
+  PairSelection shown = spec;
+  if (spec.mode == PairsMode::kAuto) {
+    shown = PairSelection::of(plan.mode);
+    shown.matchings = spec.matchings;
+  }
+  out.pairs = measure::to_string(shown);
   if (plan.mode == PairsMode::kRandom) out.pairs += fmt::format(" seed {}", plan.seed);
   out.rounds = static_cast<int>(plan.rounds.size());
   std::vector<SimLink> links;

@@ -95,13 +95,7 @@ results::Stragglers stragglers_section(const StragglerReport& s,
   return out;
 }
 
-}  // namespace
-
-AcceptResult build_section(const SectionInputs& in) {
-  AcceptResult out;
-  const AcceptReport& report = in.report;
-  bool pass = report.pass && in.preflight.pass();
-
+void add_preflight_messages(const SectionInputs& in, AcceptResult& out) {
   for (const auto& f : in.preflight.findings) {
     const std::string where =
         f.host.empty() ? "" : fmt::format("{}{}: ", f.host, f.device.empty() ? "" : " " + f.device);
@@ -109,37 +103,47 @@ AcceptResult build_section(const SectionInputs& in) {
         .push_back(fmt::format("preflight: {}{}", where, f.message));
   }
   for (const auto& note : in.links.notes) out.warnings.push_back(note);
+}
 
-  results::Acceptance& section = out.section;
+// Every link's evidence and verdict, in the report's order.
+std::vector<results::AcceptLink> link_sections(const SectionInputs& in) {
+  const AcceptReport& report = in.report;
+  std::vector<results::AcceptLink> links;
   for (std::size_t i = 0; i < report.links.size(); ++i) {
     const LinkVerdict& v = report.links[i];
     const LinkEvidence& e = in.links.evidence[i];
-    section.links.push_back(results::AcceptLink{.rank_a = v.link.rank_a,
-                                                .rank_b = v.link.rank_b,
-                                                .host_a = v.link.host_a,
-                                                .host_b = v.link.host_b,
-                                                .nic_a = e.nic_a,
-                                                .nic_b = e.nic_b,
-                                                .measured_gbps = v.link.measured_gbps,
-                                                .gbps_a_to_b = e.gbps_a_to_b,
-                                                .gbps_b_to_a = e.gbps_b_to_a,
-                                                .expected_gbps = v.link.expected_gbps,
-                                                .line_rate_gbit = e.line_rate_gbit,
-                                                .link_kind = e.link_kind,
-                                                .fraction_of_expected = v.fraction_of_expected,
-                                                .peers_median_gbps = v.peers_median_gbps,
-                                                .latency_us = v.link.latency_us,
-                                                .peers_median_latency_us = report.median_latency_us,
-                                                .attempts = v.link.attempts,
-                                                .transports = e.transports,
-                                                .below_expected = v.below_expected,
-                                                .outlier = v.outlier,
-                                                .slow_latency = v.slow_latency,
-                                                .pass = v.pass,
-                                                .reason = v.reason});
+    links.push_back(results::AcceptLink{.rank_a = v.link.rank_a,
+                                        .rank_b = v.link.rank_b,
+                                        .host_a = v.link.host_a,
+                                        .host_b = v.link.host_b,
+                                        .nic_a = e.nic_a,
+                                        .nic_b = e.nic_b,
+                                        .measured_gbps = v.link.measured_gbps,
+                                        .gbps_a_to_b = e.gbps_a_to_b,
+                                        .gbps_b_to_a = e.gbps_b_to_a,
+                                        .expected_gbps = v.link.expected_gbps,
+                                        .line_rate_gbit = e.line_rate_gbit,
+                                        .link_kind = e.link_kind,
+                                        .fraction_of_expected = v.fraction_of_expected,
+                                        .peers_median_gbps = v.peers_median_gbps,
+                                        .latency_us = v.link.latency_us,
+                                        .peers_median_latency_us = report.median_latency_us,
+                                        .attempts = v.link.attempts,
+                                        .transports = e.transports,
+                                        .below_expected = v.below_expected,
+                                        .outlier = v.outlier,
+                                        .slow_latency = v.slow_latency,
+                                        .pass = v.pass,
+                                        .reason = v.reason});
   }
+  return links;
+}
 
-  // Console: culprit hosts first (their links are theirs), then the other failed links.
+// The failed links' lines and the hosts' section: culprit hosts first (their links are theirs),
+// then NICs slow with every partner, then the other failed links.
+void add_link_failures(const SectionInputs& in, AcceptResult& out) {
+  const AcceptReport& report = in.report;
+  results::Acceptance& section = out.section;
   std::map<std::string, bool> culprit;
   for (const auto& h : report.hosts) {
     culprit[h.host] = h.culprit;
@@ -201,38 +205,13 @@ AcceptResult build_section(const SectionInputs& in) {
         v.link.host_b, v.reason,
         v.link.attempts > 1 ? fmt::format(" (best of {} attempts)", v.link.attempts) : ""));
   }
+}
 
-  for (const auto& n : nic_verdicts(in)) {
-    const bool nic_culprit = n.links >= 2 && n.failed_links == n.links;
-    section.nics.push_back(results::AcceptNic{n.host, n.nic, n.links, n.failed_links, nic_culprit,
-                                              n.failed_links == 0});
-  }
-
-  section.transport = in.transport == AcceptTransport::kVerbs ? results::AcceptTransport::kVerbs
-                                                              : results::AcceptTransport::kUcx;
-  section.thresholds = thresholds_section(in.options);
-  section.expect_line_gbit = in.options.expect_line_gbit;
-  section.preflight = preflight_section(in.preflight);
-  section.median_gbps = report.median_gbps;
-  section.mad_gbps = report.mad_gbps;
-  section.median_latency_us = report.median_latency_us;
-  section.retest_rounds = in.retests;
-  section.notes = in.links.notes;
-  if (in.pairs != nullptr) {
-    // The pairing (mode, seed, rounds): what a rerun needs to measure the same pairs.
-    section.notes.push_back(in.pairs->description);
-    if (!in.pairs->rail_to_rail && in.pairs->hosts >= 2) {
-      out.warnings.push_back(
-          "pairs: the hosts hold different numbers of ranks, so ranks are paired, not rails "
-          "(a pair may cross rails); run the same number of ranks on every host");
-    }
-  }
-  if (report.links.empty()) {
-    out.warnings.push_back(
-        "no link between two hosts was measured (every rank runs on one host): the verdict "
-        "covers the all-reduce only; run one rank per host under srun/mpirun");
-  }
-
+// The all-reduce's #wrong and stalls, the straggler, and the fault hooks; false when any of them
+// fails the verdict.
+bool judge_allreduce_and_hooks(const SectionInputs& in, AcceptResult& out) {
+  results::Acceptance& section = out.section;
+  bool pass = true;
   if (in.allreduce_rows != nullptr) {
     section.allreduce = results::AcceptAllreduce{in.allreduce_rows->size(), in.allreduce_wrong};
     if (in.allreduce_wrong > 0) {
@@ -264,6 +243,54 @@ AcceptResult build_section(const SectionInputs& in) {
     out.failures.push_back(fault_hook_failure(h, ranks));
     section.fault_hooks.push_back(describe_fault_hook(h, ranks));
   }
+  return pass;
+}
+
+}  // namespace
+
+AcceptResult build_section(const SectionInputs& in) {
+  AcceptResult out;
+  const AcceptReport& report = in.report;
+  bool pass = report.pass && in.preflight.pass();
+
+  add_preflight_messages(in, out);
+
+  results::Acceptance& section = out.section;
+  section.links = link_sections(in);
+
+  add_link_failures(in, out);
+
+  for (const auto& n : nic_verdicts(in)) {
+    const bool nic_culprit = n.links >= 2 && n.failed_links == n.links;
+    section.nics.push_back(results::AcceptNic{n.host, n.nic, n.links, n.failed_links, nic_culprit,
+                                              n.failed_links == 0});
+  }
+
+  section.transport = in.transport;  // resolved by the runner: never kAuto
+  section.thresholds = thresholds_section(in.options);
+  section.expect_line_gbit = in.options.expect_line_gbit;
+  section.preflight = preflight_section(in.preflight);
+  section.median_gbps = report.median_gbps;
+  section.mad_gbps = report.mad_gbps;
+  section.median_latency_us = report.median_latency_us;
+  section.retest_rounds = in.retests;
+  section.notes = in.links.notes;
+  if (in.pairs != nullptr) {
+    // The pairing (mode, seed, rounds): what a rerun needs to measure the same pairs.
+    section.notes.push_back(in.pairs->description);
+    if (!in.pairs->rail_to_rail && in.pairs->hosts >= 2) {
+      out.warnings.push_back(
+          "pairs: the hosts hold different numbers of ranks, so ranks are paired, not rails "
+          "(a pair may cross rails); run the same number of ranks on every host");
+    }
+  }
+  if (report.links.empty()) {
+    out.warnings.push_back(
+        "no link between two hosts was measured (every rank runs on one host): the verdict "
+        "covers the all-reduce only; run one rank per host under srun/mpirun");
+  }
+
+  if (!judge_allreduce_and_hooks(in, out)) pass = false;
   section.pass = pass;
   out.pass = pass;
   return out;

@@ -65,8 +65,8 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
       ->default_val(1000);
   app.add_option("-d,--ib-dev", f.device,
                  "RDMA device[:port] (a comma list: one per local rank) for the verbs probes and "
-                 "the UCX rails; default: the first device for the probes, one ACTIVE NIC per "
-                 "local rank for UCX (docs/ucx-transports.md)");
+                 "the UCX rails; default: one ACTIVE NIC per local rank, the same for the probes "
+                 "and UCX (docs/ucx-transports.md)");
   app.add_option("-x,--gid-index", f.gid_index, "GID index (default: chosen from the table)")
       ->default_val(-1);
   app.add_flag("--no-bind", f.no_bind,
@@ -98,7 +98,7 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.thresholds.mad_k = f.mad_k;
   o.thresholds.max_latency_ratio = f.max_latency_ratio;
   o.retests = f.retests;
-  o.pairs = accept::parse_pairs_spec(f.pairs);
+  o.pairs = measure::parse_pair_selection(f.pairs, measure::PairsSyntax::kHostModes);
   if (!f.pairs_seed.empty()) {
     std::uint64_t seed = 0;
     const char* end = f.pairs_seed.data() + f.pairs_seed.size();

@@ -12,6 +12,47 @@
 
 namespace ibscope::cli {
 
+std::string size_flag_text(std::uint64_t bytes) {
+  static constexpr std::pair<std::uint64_t, char> kUnits[] = {
+      {1ULL << 30, 'G'}, {1ULL << 20, 'M'}, {1ULL << 10, 'K'}};
+  for (const auto& [unit, suffix] : kUnits) {
+    if (bytes != 0 && bytes % unit == 0) return fmt::format("{}{}", bytes / unit, suffix);
+  }
+  return std::to_string(bytes);
+}
+
+CollectiveFlags::CollectiveFlags(const collectives::CollectiveSweepOptions& d)
+    : min_bytes(size_flag_text(d.sweep.min_bytes)),
+      max_bytes(size_flag_text(d.sweep.max_bytes)),
+      factor(d.sweep.factor),
+      step_bytes(size_flag_text(d.sweep.step_bytes)),
+      iters(d.iters),
+      warmup(d.warmup),
+      warmup_ms(d.warmup_min_s * 1e3),
+      average(std::to_string(static_cast<int>(d.average))),
+      check(d.check ? 1 : 0),
+      type(name_of(d.types.front())),
+      op(name_of(d.ops.front())),
+      algo(d.algorithms.front()),
+      chunk(size_flag_text(d.algorithm_options.chunk_bytes)),
+      root(d.root),
+      mem(memory::name_of(d.memory_request.kind)),
+      mem_path(memory::name_of(d.memory_request.path)),
+      stage_chunk(size_flag_text(d.memory_request.fragment_bytes)) {}
+
+P2pFlags::P2pFlags(const measure::P2pOptions& d)
+    : min_bytes(size_flag_text(d.sweep.min_bytes)),
+      max_bytes(size_flag_text(d.sweep.max_bytes)),
+      factor(d.sweep.factor),
+      latency_iters(d.latency_iters),
+      bw_iters(d.bw_iters),
+      warmup(d.warmup),
+      window(d.window),
+      pairs(measure::to_string(d.pairs)),
+      mem(memory::name_of(d.memory_sides.front().kind)),
+      mem_path(memory::name_of(d.memory_sides.front().path)),
+      stage_chunk(size_flag_text(d.memory_sides.front().fragment_bytes)) {}
+
 void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
   app.add_option("--np", f.np,
                  "Ranks to start on this host when no launcher (srun, mpirun) started ibscope")
@@ -48,110 +89,118 @@ void add_rail_flags(CLI::App& app, CommonFlags& f) {
 }
 
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
+  // Each flag shows its field's starting value (CollectiveSweepOptions' default) as default.
   app.add_option("-b,--minbytes", f.min_bytes, "Smallest message size (K/M/G suffixes)")
-      ->default_val("8");
-  app.add_option("-e,--maxbytes", f.max_bytes, "Largest message size")->default_val("128M");
+      ->default_val(f.min_bytes);
+  app.add_option("-e,--maxbytes", f.max_bytes, "Largest message size")->default_val(f.max_bytes);
   app.add_option("-f,--stepfactor", f.factor, "Multiply the size by this between steps")
-      ->default_val(2);
+      ->default_val(f.factor);
   app.add_option("-i,--stepbytes", f.step_bytes,
                  "Add this to the size between steps (overrides -f)")
-      ->default_val("0");
+      ->default_val(f.step_bytes);
   app.add_option("--sizes", f.sizes,
                  "Comma list of message sizes, instead of -b/-e/-f (e.g. 0,4,12,1M)");
   app.add_option("-n,--iters", f.iters, "Timed iterations per size")
-      ->default_val(20)
+      ->default_val(f.iters)
       ->check(CLI::Range(1, 1000000));
   app.add_option("-w,--warmup_iters", f.warmup, "Untimed warm-up iterations per size")
-      ->default_val(5)
+      ->default_val(f.warmup)
       ->check(CLI::Range(0, 1000000));
   app.add_option("--warmup-ms", f.warmup_ms,
                  "Warm up each size for at least this long too (the first size at least 50 ms; "
                  "rank 0's clock, in rounds every rank agrees), before the -w calls: what a "
                  "transport sets up on first use (UCX's shared-memory receive slots) and the "
                  "ranks' placement on CPUs stay out of the timed calls; 0: -w only")
-      ->default_val(2)
+      ->default_val(f.warmup_ms)
       ->check(CLI::Range(0.0, 600000.0));
   app.add_option("-a,--average", f.average,
                  "How the ranks' loop times make the time column, as nccl-tests' -a: 0 rank 0's, "
                  "1 their average, 2 the minimum, 3 the maximum (or rank0, avg, min, max)")
-      ->default_val("1");
+      ->default_val(f.average);
   app.add_option("-c,--check", f.check, "Verify results (1) or not (0)")
-      ->default_val(1)
+      ->default_val(f.check)
       ->check(CLI::Range(0, 1));
-  app.add_option("-d,--datatype", f.type,
-                 "float, double, int32, int64, half, bfloat16, a comma list, or all")
-      ->default_val("float");
-  if (reduces(c)) {
-    app.add_option("-o,--op", f.op, "sum, min, max, a comma list, or all")->default_val("sum");
-  }
-  std::string names;
-  for (const auto& a : collectives::algorithms_for(c)) names += fmt::format("{}, ", a.name);
-  app.add_option("-A,--algo", f.algo,
-                 fmt::format("Algorithm: {}a comma list, all (each side by side, and the "
-                             "measured crossovers saved as a tuning table), or auto (per size: "
-                             "--tuning table, else the default rule; see 'ibscope algorithms')",
-                             names))
-      ->default_val("ring");
-  app.add_option("--tuning", f.tuning,
-                 "Results file of an earlier '-A all' run whose tuning table -A auto uses")
-      ->check(CLI::ExistingFile);
-  app.add_option("--chunk", f.chunk, "Pipeline chunk size (0 = the algorithm's default)")
-      ->default_val("0");
-  add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, "",
-                   "Buffers: host or cuda (GPU memory, one GPU per local rank, the closest to "
-                   "the rank's NIC)");
+  add_collective_case_flags(
+      app, f, c,
+      "Algorithm: {}a comma list, all (each side by side, and the measured crossovers saved as "
+      "a tuning table), or auto (per size: --tuning table, else the default rule; see 'ibscope "
+      "algorithms')");
   if (c == Collective::kBroadcast) {
     app.add_option("-r,--root", f.root, "Broadcast root rank")
-        ->default_val(0)
+        ->default_val(f.root)
         ->check(CLI::NonNegativeNumber);
   }
 }
 
+void add_collective_case_flags(CLI::App& app, CollectiveFlags& f, Collective c,
+                               std::string_view algo_help) {
+  app.add_option("-d,--datatype", f.type,
+                 "float, double, int32, int64, half, bfloat16, a comma list, or all")
+      ->default_val(f.type);
+  if (reduces(c)) {
+    app.add_option("-o,--op", f.op, "sum, min, max, a comma list, or all")->default_val(f.op);
+  }
+  std::string names;
+  for (const auto& a : collectives::algorithms_for(c)) names += fmt::format("{}, ", a.name);
+  app.add_option("-A,--algo", f.algo, fmt::format(fmt::runtime(algo_help), names))
+      ->default_val(f.algo);
+  app.add_option("--tuning", f.tuning,
+                 "Results file of an earlier '-A all' run whose tuning table -A auto uses")
+      ->check(CLI::ExistingFile);
+  app.add_option("--chunk", f.chunk, "Pipeline chunk size (0 = the algorithm's default)")
+      ->default_val(f.chunk);
+  add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, "",
+                   "Buffers: host or cuda (GPU memory, one GPU per local rank, the closest to "
+                   "the rank's NIC)");
+}
+
 void add_memory_flags(CLI::App& app, std::string& mem, std::string& path, std::string& stage_chunk,
                       const std::string& prefix, const std::string& mem_help) {
-  app.add_option("--" + prefix + "mem", mem, mem_help)->default_val("host");
+  // Each shows the flags' starting value (memory::MemoryRequest's default) as its default.
+  app.add_option("--" + prefix + "mem", mem, mem_help)->default_val(mem);
   app.add_option("--" + prefix + "mem-path", path,
                  "How GPU buffers meet UCX: auto (direct when the UCX in use supports CUDA "
                  "memory, else staged), direct, or staged (through pinned host buffers, "
                  "pipelined; with host buffers: one extra copy per message)")
-      ->default_val("auto");
+      ->default_val(path);
   app.add_option("--" + prefix + "stage-chunk", stage_chunk,
                  "Fragment size of staged messages (4K..1G); every fragment is copied and sent "
                  "separately, so copies overlap the network")
-      ->default_val("1M");
+      ->default_val(stage_chunk);
 }
 
 void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
   // `ibscope p2p` takes the nccl-tests short flags; inside `ibscope run` every p2p flag is long
   // and prefixed, e.g. --p2p-maxbytes.
+  // Each flag shows its field's starting value (P2pOptions' default) as its default.
   const bool own = prefix.empty();
   auto name = [&](const char* own_names, const char* prefixed) {
     return own ? std::string(own_names) : "--" + prefix + prefixed;
   };
   app.add_option(name("-b,--minbytes", "minbytes"), f.min_bytes, "p2p: smallest message size")
-      ->default_val("1");
+      ->default_val(f.min_bytes);
   app.add_option(name("-e,--maxbytes", "maxbytes"), f.max_bytes, "p2p: largest message size")
-      ->default_val("4M");
+      ->default_val(f.max_bytes);
   app.add_option(name("-f,--stepfactor", "stepfactor"), f.factor,
                  "p2p: size multiplier between steps")
-      ->default_val(2);
+      ->default_val(f.factor);
   app.add_option(name("-n,--iters", "iters"), f.latency_iters, "p2p: latency round trips per size")
-      ->default_val(1000)
+      ->default_val(f.latency_iters)
       ->check(CLI::Range(1, 10000000));
   app.add_option("--" + prefix + "bw-iters", f.bw_iters, "p2p: timed windows per size")
-      ->default_val(20)
+      ->default_val(f.bw_iters)
       ->check(CLI::Range(1, 1000000));
   app.add_option(name("-w,--warmup_iters", "warmup"), f.warmup, "p2p: untimed iterations per size")
-      ->default_val(10)
+      ->default_val(f.warmup)
       ->check(CLI::Range(0, 1000000));
   app.add_option("--" + prefix + "window", f.window, "p2p: messages in flight per window")
-      ->default_val(64)
+      ->default_val(f.window)
       ->check(CLI::Range(1, 4096));
   app.add_option("--" + prefix + "tests", f.tests, "p2p: comma list of latency, bw, bibw")
-      ->default_val("latency,bw,bibw");
+      ->default_val(f.tests);
   app.add_option("--" + prefix + "pairs", f.pairs,
                  "p2p: all (every pair, in rounds of disjoint pairs) or first (ranks 0 and 1)")
-      ->default_val("all");
+      ->default_val(f.pairs);
   add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, prefix,
                    "p2p: buffers, host or cuda; per side as A,B (OSU's H/D: e.g. host,cuda; "
                    "then with --pairs first: rank 0 is A, rank 1 is B)");
@@ -160,7 +209,7 @@ void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
                  "shm (buffers in shared memory, the receiver copies straight out of the "
                  "sender's: the single-copy path of -A hier; host memory, ranks in equal blocks "
                  "per host)")
-      ->default_val("ucx");
+      ->default_val(f.local_path);
 }
 
 namespace {
@@ -256,7 +305,7 @@ measure::P2pOptions to_options(const P2pFlags& f, double timeout_s) {
   o.bw_iters = f.bw_iters;
   o.warmup = f.warmup;
   o.window = f.window;
-  o.pairs = measure::parse_pairs_mode(f.pairs);
+  o.pairs = measure::parse_pair_selection(f.pairs, measure::PairsSyntax::kAllFirst);
   o.timeout_s = timeout_s;
   const auto sides = split_list(f.mem);
   if (sides.size() > 2) {
@@ -267,7 +316,7 @@ measure::P2pOptions to_options(const P2pFlags& f, double timeout_s) {
     o.memory_sides.push_back(parse_memory_request(side, f.mem_path, f.stage_chunk));
   }
   if (o.memory_sides.size() == 2 && o.memory_sides[0].kind != o.memory_sides[1].kind &&
-      o.pairs != measure::PairsMode::kFirst) {
+      o.pairs.mode != measure::PairsMode::kFirst) {
     throw UsageError(
         fmt::format("p2p --mem {}: memory per side needs --pairs first (rank 0 is "
                     "side A, rank 1 side B)",

@@ -72,8 +72,8 @@ results::ProbeParams params_of(const probes::ProbeOptions& o) {
   p.pkey_index = o.tuning.pkey_index;
   p.bind_to_nic_numa = o.bind_to_nic_numa;
   p.mem = probes::to_string(o.mem);
-  p.mem_initiator = std::string(probes::to_string(o.mem.initiator));
-  p.mem_responder = std::string(probes::to_string(o.mem.responder));
+  p.mem_initiator = std::string(memory::name_of(o.mem.initiator));
+  p.mem_responder = std::string(memory::name_of(o.mem.responder));
   p.timeout_s = o.timeout_s;
   return p;
 }
@@ -166,9 +166,12 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
                  "GID index (default: a RoCE v2 GID, IPv4-mapped first, on Ethernet; LID "
                  "addressing on InfiniBand)")
       ->check(CLI::Range(0, 65535));
-  app.add_option("-d,--ib-dev", f.device,
-                 "RDMA device[:port], or a comma list from which each rank takes entry local_rank "
-                 "mod length (one NIC per local rank); default: the first device, port 1");
+  app.add_option(
+      "-d,--ib-dev", f.device,
+      "RDMA device[:port], or a comma list from which each rank takes entry local_rank "
+      "mod length (one NIC per local rank); default: each rank's own NIC, as --nic chooses "
+      "the UCX rails (the NIC closest to the rank's GPU, else the ACTIVE NICs in name "
+      "order, one per local rank)");
   app.add_flag("-B,--bidirectional", f.bidirectional,
                "Bandwidth both ways at once; the row reports the sum");
   app.add_option("--pairs", f.pairs,
@@ -215,7 +218,8 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
   o.gid_index = f.gid_index;
   o.devices = probes::parse_device_list(f.device);
   o.bidirectional = f.bidirectional;
-  o.pairs = probes::parse_pair_selection(f.pairs, std::max(ranks, 2));
+  o.pairs =
+      measure::parse_pair_selection(f.pairs, measure::PairsSyntax::kRankList, std::max(ranks, 2));
   o.tuning.timeout = f.qp_timeout;
   o.tuning.retry_count = f.retry_count;
   o.tuning.rnr_retry = f.rnr_retry;

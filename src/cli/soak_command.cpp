@@ -30,10 +30,11 @@ constexpr const char* kSoakFooter =
 }  // namespace
 
 void add_soak_flags(CLI::App& app, SoakFlags& f) {
+  // Each flag shows its field's starting value (SoakFlags, CollectiveFlags) as its default.
   app.add_option("--duration", f.duration,
                  "How long to soak: seconds or 90s/30m/8h (rank 0's clock; the last window ends "
                  "there)")
-      ->default_val("10m");
+      ->default_val(f.duration);
   app.add_option("--window", f.window,
                  "Report interval: one row per case per window. Default: 30s, or duration/20 "
                  "when longer, at most duration/2 (window 0 is warm-up)");
@@ -41,35 +42,17 @@ void add_soak_flags(CLI::App& app, SoakFlags& f) {
                  "Comma list of message sizes, each run every iteration (a latency-bound and a "
                  "bandwidth-bound one)")
       ->default_val("4K,4M");
-  app.add_option("-d,--datatype", f.collective.type,
-                 "float, double, int32, int64, half, bfloat16, a comma list, or all")
-      ->default_val("float");
-  app.add_option("-o,--op", f.collective.op, "sum, min, max, a comma list, or all")
-      ->default_val("sum");
-  std::string names;
-  for (const auto& a : collectives::algorithms_for(Collective::kAllreduce))
-    names += fmt::format("{}, ", a.name);
-  app.add_option("-A,--algo", f.collective.algo,
-                 fmt::format("All-reduce algorithm: {}a comma list or all (each in turn every "
-                             "iteration), or auto (picked once per size)",
-                             names))
-      ->default_val("ring");
-  app.add_option("--tuning", f.collective.tuning,
-                 "Results file of an earlier '-A all' run whose tuning table -A auto uses")
-      ->check(CLI::ExistingFile);
-  app.add_option("--chunk", f.collective.chunk, "Pipeline chunk size (0 = the algorithm's default)")
-      ->default_val("0");
-  add_memory_flags(app, f.collective.mem, f.collective.mem_path, f.collective.stage_chunk, "",
-                   "Buffers: host or cuda (GPU memory, one GPU per local rank, the closest to "
-                   "the rank's NIC)");
+  add_collective_case_flags(app, f.collective, Collective::kAllreduce,
+                            "All-reduce algorithm: {}a comma list or all (each in turn every "
+                            "iteration), or auto (picked once per size)");
   app.add_option("--max-rss-growth", f.max_rss_growth,
                  "FAIL when any rank's resident memory (VmRSS) grows more than this from the end "
                  "of window 0 (warm-up) to the end of the last window")
-      ->default_val("8M");
+      ->default_val(f.max_rss_growth);
   app.add_option("--max-drift", f.max_drift_percent,
                  "FAIL when a case's last-window p50 time is more than this many percent above "
                  "the first steady window's (or its busbw that much below); 0 = report only")
-      ->default_val(0)
+      ->default_val(f.max_drift_percent)
       ->check(CLI::Range(0.0, 1e6));
   app.footer(kSoakFooter);
 }

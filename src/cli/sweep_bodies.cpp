@@ -190,7 +190,7 @@ results::P2pParams params_of(const measure::P2pOptions& o) {
   p.bw_iters = o.bw_iters;
   p.warmup_iters = o.warmup;
   p.window = o.window;
-  p.pairs = o.pairs == measure::PairsMode::kAll ? "all" : "first";
+  p.pairs = measure::to_string(o.pairs);  // "all" or "first"
   p.timeout_s = o.timeout_s;
   for (const auto& s : o.memory_sides) p.mem.emplace_back(memory::name_of(s.kind));
   p.mem_path =

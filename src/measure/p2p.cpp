@@ -16,12 +16,6 @@
 
 namespace ibscope::measure {
 
-PairsMode parse_pairs_mode(std::string_view text) {
-  if (text == "all") return PairsMode::kAll;
-  if (text == "first") return PairsMode::kFirst;
-  throw UsageError(fmt::format("--pairs: '{}' is not one of: all, first", text));
-}
-
 LocalPath parse_local_path(std::string_view text) {
   if (text == "ucx") return LocalPath::kUcx;
   if (text == "shm") return LocalPath::kShm;
@@ -272,42 +266,7 @@ void run_p2p(transport::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink
   }
   if (o.window < 1) throw UsageError(fmt::format("--window {}: must be >= 1", o.window));
   const auto sizes = sweep_sizes(o.sweep, 1);
-  std::vector<std::vector<std::pair<int, int>>> rounds;
-  switch (o.pairs) {
-    case PairsMode::kAll:
-      rounds = round_robin_rounds(comm.size());
-      break;
-    case PairsMode::kFirst:
-      rounds = {{{0, 1}}};
-      break;
-    case PairsMode::kList:
-      for (const auto& [a, b] : o.pair_list) {
-        if (a < 0 || b >= comm.size() || a >= b) {
-          throw UsageError(
-              fmt::format("p2p pair {}:{}: expected two ranks a < b below {}", a, b, comm.size()));
-        }
-      }
-      rounds = disjoint_rounds(o.pair_list);
-      break;
-    case PairsMode::kRounds:
-      for (const auto& round : o.rounds) {
-        std::vector<bool> busy(static_cast<std::size_t>(comm.size()), false);
-        for (const auto& [a, b] : round) {
-          const bool valid = a >= 0 && b < comm.size() && a < b &&
-                             !busy[static_cast<std::size_t>(a)] &&
-                             !busy[static_cast<std::size_t>(b)];
-          if (!valid) {
-            throw UsageError(
-                fmt::format("p2p round pair {}:{}: expected two ranks a < b below {}, each once a "
-                            "round",
-                            a, b, comm.size()));
-          }
-          busy[static_cast<std::size_t>(a)] = busy[static_cast<std::size_t>(b)] = true;
-        }
-      }
-      rounds = o.rounds;
-      break;
-  }
+  const std::vector<PairRound> rounds = pair_rounds(o.pairs, comm.size());
 
   std::vector<Test> tests;
   if (o.latency) tests.push_back(Test::kLatency);

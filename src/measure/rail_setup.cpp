@@ -4,34 +4,21 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/topo/discover.hpp"
 #include "ibscope/topo/numa_binding.hpp"
+#include "ibscope/topo/rdma_sysfs.hpp"
 #include "ibscope/transport/verbs/nic_ports.hpp"
 
 namespace ibscope::measure {
 
-namespace {
-
-// Whether the kernel lists any RDMA device (/sys/class/infiniband is absent without the RDMA
-// core modules and empty without devices).
-bool host_lists_rdma_devices() {
-  std::error_code ec;
-  const std::filesystem::directory_iterator it("/sys/class/infiniband", ec);
-  return !ec && it != std::filesystem::directory_iterator();
-}
-
-}  // namespace
-
 RailSetup set_up_rail(const bootstrap::Bootstrap& boot, const RailRequest& request) {
   RailSetup s;
   const std::vector<topo::NicRequest> requested = topo::parse_nic_list(request.nic_list);
-  if (requested.empty() && !host_lists_rdma_devices()) {
+  if (requested.empty() && !topo::RdmaSysfs().has_devices()) {
     // The embedded default's path: no hwloc discovery for a host without RDMA devices.
     s.binding = "not bound: no RDMA device on this host";
     return s;
@@ -166,18 +153,12 @@ std::optional<std::string> rail_link_problem(const RailSetup& setup,
                                              const std::string& sysfs_root) noexcept {
   try {
     if (!setup.rail) return std::nullopt;
-    const std::filesystem::path port = std::filesystem::path(sysfs_root) / "class/infiniband" /
-                                       setup.rail->nic / "ports" / std::to_string(setup.rail->port);
-    const auto read_value = [](const std::filesystem::path& p) {
-      std::ifstream in(p);
-      std::string line;
-      std::getline(in, line);
-      const auto colon = line.find(": ");  // "4: ACTIVE", "3: Disabled"
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    };
-    const std::string state = read_value(port / "state");
-    if (state.empty() || state == "ACTIVE") return std::nullopt;
-    const std::string phys = read_value(port / "phys_state");
+    const topo::RdmaSysfs sysfs(sysfs_root);
+    const std::string state = sysfs.port_attribute(setup.rail->nic, setup.rail->port, "state");
+    if (state.empty() || topo::parse_port_state(state) == topo::PortState::kActive) {
+      return std::nullopt;
+    }
+    const std::string phys = sysfs.phys_state(setup.rail->nic, setup.rail->port);
     return fmt::format(
         "its NIC {} is {}{}: this rank's link went down (cable, switch port or interface{}); "
         "`ibstat {}` shows it",

@@ -193,7 +193,7 @@ std::vector<ReferenceLine> line_rates(const std::vector<ReportFile>& files,
       for (const auto& h : *d.topology) {
         for (const auto& n : h.nics) {
           for (const auto& p : n.ports) {
-            if (p.state == "ACTIVE" && p.data_rate_gbyte_s() > best) {
+            if (p.active() && p.data_rate_gbyte_s() > best) {
               best = p.data_rate_gbyte_s();
               where = fmt::format("{} {}:{}", h.host, n.name, p.port);
             }

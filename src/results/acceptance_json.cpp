@@ -241,7 +241,15 @@ Stragglers read_stragglers(const FieldReader& in, const json& j, const std::stri
 }  // namespace
 
 const char* name_of(AcceptTransport t) noexcept {
-  return t == AcceptTransport::kVerbs ? "verbs" : "ucx";
+  switch (t) {
+    case AcceptTransport::kAuto:
+      return "auto";
+    case AcceptTransport::kUcx:
+      return "ucx";
+    case AcceptTransport::kVerbs:
+      return "verbs";
+  }
+  return "?";
 }
 
 json to_json(const Acceptance& a, bool keep_rank_samples) {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "ibscope/topo/hwloc_topology.hpp"
+#include "ibscope/topo/rdma_sysfs.hpp"
 
 namespace ibscope::topo {
 namespace {
@@ -73,20 +74,7 @@ hwloc_obj_t pci_object(hwloc_topology_t topology, const std::string& bus) {
   return bus.empty() ? nullptr : hwloc_get_pcidev_by_busidstring(topology, bus.c_str());
 }
 
-std::string netdev_of(const fs::path& ib_class, const std::string& device) {
-  // RoCE: the netdev of GID 0; InfiniBand: the IPoIB interface of the PCI function.
-  const std::string ndev = read_first_line(ib_class / device / "ports/1/gid_attrs/ndevs/0");
-  if (!ndev.empty()) return ndev;
-  std::error_code ec;
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(ib_class / device / "device/net", ec)) {
-    names.push_back(e.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names.empty() ? std::string() : names.front();
-}
-
-std::vector<std::string> rdma_device_names(hwloc_topology_t topology, const fs::path& ib_class) {
+std::vector<std::string> rdma_device_names(hwloc_topology_t topology, const RdmaSysfs& sysfs) {
   std::vector<std::string> names;
   for (hwloc_obj_t os = hwloc_get_next_osdev(topology, nullptr); os != nullptr;
        os = hwloc_get_next_osdev(topology, os)) {
@@ -94,10 +82,7 @@ std::vector<std::string> rdma_device_names(hwloc_topology_t topology, const fs::
       names.emplace_back(os->name);
     }
   }
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(ib_class, ec)) {
-    names.push_back(e.path().filename().string());
-  }
+  for (std::string& n : sysfs.device_names()) names.push_back(std::move(n));
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
@@ -132,21 +117,21 @@ std::string hwloc_netdev_of(hwloc_topology_t topology, hwloc_obj_t pci) {
 
 Nic describe_nic(hwloc_topology_t topology, const fs::path& sysfs, const std::string& name,
                  int single_numa_node) {
-  const fs::path ib_class = sysfs / "class/infiniband";
+  const RdmaSysfs rdma(sysfs);
   Nic nic;
   nic.name = name;
   hwloc_obj_t pci = openfabrics_pci_parent(topology, name);
   if (pci != nullptr) {
     nic.pci_bus_id = bus_id(pci->attr->pcidev);
   } else {
-    nic.pci_bus_id = pci_bus_id_of_sysfs_device(ib_class / name / "device");
+    nic.pci_bus_id = pci_bus_id_of_sysfs_device(rdma.parent_device(name));
     pci = pci_object(topology, nic.pci_bus_id);
   }
   // Software devices (rxe, siw) have no parent device; a non-PCI parent (a platform device)
   // is still hardware, only without a PCIe path.
   std::error_code ec;
-  nic.is_virtual = pci == nullptr && !fs::exists(ib_class / name / "device", ec);
-  nic.netdev = netdev_of(ib_class, name);
+  nic.is_virtual = pci == nullptr && !fs::exists(rdma.parent_device(name), ec);
+  nic.netdev = rdma.netdev(name);
   if (nic.netdev.empty() && pci != nullptr) nic.netdev = hwloc_netdev_of(topology, pci);
   if (pci == nullptr && nic.is_virtual && !nic.netdev.empty()) {
     // A software device's traffic leaves through its netdev: use that function's location.
@@ -231,7 +216,7 @@ int nic_numa_node(hwloc_topology_t topology, const fs::path& sysfs, std::string_
       nodes == 1
           ? static_cast<int>(hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, 0)->os_index)
           : -1;
-  for (const std::string& n : rdma_device_names(topology, sysfs / "class/infiniband")) {
+  for (const std::string& n : rdma_device_names(topology, RdmaSysfs(sysfs))) {
     if (n == name) return describe_nic(topology, sysfs, n, single).numa_node;
   }
   return -1;
@@ -263,7 +248,7 @@ HostTopology discover_host_topology(std::string host, const DiscoverSource& sour
     h.numa_nodes.push_back(std::move(n));
   }
   const int single_numa_node = h.numa_nodes.size() == 1 ? h.numa_nodes.front().os_index : -1;
-  for (const std::string& name : rdma_device_names(topology, source.sysfs / "class/infiniband")) {
+  for (const std::string& name : rdma_device_names(topology, RdmaSysfs(source.sysfs))) {
     h.nics.push_back(describe_nic(topology, source.sysfs, name, single_numa_node));
     const Nic& nic = h.nics.back();
     if (!nic.is_virtual && nic.pcie_path.empty()) {

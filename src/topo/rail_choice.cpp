@@ -39,7 +39,7 @@ bool natural_less(std::string_view a, std::string_view b) {
 
 const NicPort* first_active_port(const Nic& nic) {
   for (const auto& p : nic.ports) {
-    if (p.state == "ACTIVE") return &p;
+    if (p.active()) return &p;
   }
   return nullptr;
 }
@@ -122,7 +122,7 @@ std::optional<RailChoice> choose_rail(const HostTopology& host, int local_rank,
     }
     const NicPort* port = nullptr;
     for (const auto& p : nic->ports) {
-      if (want.port == 0 ? p.state == "ACTIVE" : p.port == want.port) {
+      if (want.port == 0 ? p.active() : p.port == want.port) {
         port = &p;
         break;
       }

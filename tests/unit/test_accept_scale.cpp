@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ibscope/accept/localize.hpp"
@@ -16,6 +17,11 @@
 using namespace ibscope::accept;
 
 namespace {
+
+// accept's --pairs spellings, through the one parser.
+PairSelection accept_pairs(std::string_view text) {
+  return ibscope::measure::parse_pair_selection(text, ibscope::measure::PairsSyntax::kHostModes);
+}
 
 // Ranks host-major: `per_host` ranks on each of `hosts` hosts "h0", "h1", ...
 std::vector<std::string> job(int hosts, int per_host) {
@@ -50,18 +56,18 @@ std::set<std::pair<int, int>> host_pairs(const PairPlan& plan, int per_host) {
 }  // namespace
 
 TEST_CASE("pairs: parse the modes and reject the rest", "[accept][scale]") {
-  CHECK(parse_pairs_spec("auto").mode == PairsMode::kAuto);
-  CHECK(parse_pairs_spec("all").mode == PairsMode::kAll);
-  CHECK(parse_pairs_spec("first").mode == PairsMode::kFirst);
-  CHECK(parse_pairs_spec("log").mode == PairsMode::kLog);
-  CHECK(parse_pairs_spec("random").matchings == kDefaultMatchings);
-  const PairsSpec r = parse_pairs_spec("random:4");
+  CHECK(accept_pairs("auto").mode == PairsMode::kAuto);
+  CHECK(accept_pairs("all").mode == PairsMode::kAll);
+  CHECK(accept_pairs("first").mode == PairsMode::kFirst);
+  CHECK(accept_pairs("log").mode == PairsMode::kLog);
+  CHECK(accept_pairs("random").matchings == kDefaultMatchings);
+  const PairSelection r = accept_pairs("random:4");
   CHECK(r.mode == PairsMode::kRandom);
   CHECK(r.matchings == 4);
   CHECK(to_string(r) == "random:4");
   for (const char* bad : {"random:0", "random:", "random:x", "random:4x", "some", ""}) {
     INFO(bad);
-    CHECK_THROWS_AS(parse_pairs_spec(bad), ibscope::UsageError);
+    CHECK_THROWS_AS(accept_pairs(bad), ibscope::UsageError);
   }
 }
 
@@ -70,7 +76,7 @@ TEST_CASE("pairs: all is every host pair on every rail in h-1 rounds", "[accept]
     for (int per_host : {1, 2, 4}) {
       INFO("hosts " << hosts << " per host " << per_host);
       const auto ranks = job(hosts, per_host);
-      const PairPlan plan = plan_pairs(parse_pairs_spec("all"), ranks, 1);
+      const PairPlan plan = plan_pairs(accept_pairs("all"), ranks, 1);
       check_rounds(plan, ranks);
       CHECK(plan.rail_to_rail);
       CHECK(plan.rounds.size() == static_cast<std::size_t>(hosts % 2 == 0 ? hosts - 1 : hosts));
@@ -89,7 +95,7 @@ TEST_CASE("pairs: all is every host pair on every rail in h-1 rounds", "[accept]
 
 TEST_CASE("pairs: random K is K perfect matchings with no host pair twice", "[accept][scale]") {
   const auto ranks = job(64, 8);
-  const PairPlan plan = plan_pairs(parse_pairs_spec("random:5"), ranks, 42);
+  const PairPlan plan = plan_pairs(accept_pairs("random:5"), ranks, 42);
   check_rounds(plan, ranks);
   REQUIRE(plan.rounds.size() == 5);
   CHECK(plan.seed == 42);
@@ -97,12 +103,12 @@ TEST_CASE("pairs: random K is K perfect matchings with no host pair twice", "[ac
   CHECK(host_pairs(plan, 8).size() == 5 * 32);
   CHECK(pair_coverage(plan) == Approx(5.0 / 63));
   // The seed decides the pairs: the same on every rank, another seed other pairs.
-  CHECK(plan_pairs(parse_pairs_spec("random:5"), ranks, 42).rounds == plan.rounds);
-  CHECK(plan_pairs(parse_pairs_spec("random:5"), ranks, 43).rounds != plan.rounds);
+  CHECK(plan_pairs(accept_pairs("random:5"), ranks, 42).rounds == plan.rounds);
+  CHECK(plan_pairs(accept_pairs("random:5"), ranks, 43).rounds != plan.rounds);
   CHECK(plan.description.find("--pairs-seed 42") != std::string::npos);
   // Odd host count: one host sits out each round; K above h-1 gives every pair.
   const auto odd = job(9, 2);
-  const PairPlan all_of_them = plan_pairs(parse_pairs_spec("random:50"), odd, 7);
+  const PairPlan all_of_them = plan_pairs(accept_pairs("random:50"), odd, 7);
   check_rounds(all_of_them, odd);
   CHECK(all_of_them.rounds.size() == 9);
   CHECK(host_pairs(all_of_them, 2).size() == 36);
@@ -112,7 +118,7 @@ TEST_CASE("pairs: log is ceil(log2 h) rounds with distinct partners", "[accept][
   for (int hosts = 2; hosts <= 70; ++hosts) {
     INFO("hosts " << hosts);
     const auto ranks = job(hosts, 2);
-    const PairPlan plan = plan_pairs(parse_pairs_spec("log"), ranks, 0);
+    const PairPlan plan = plan_pairs(accept_pairs("log"), ranks, 0);
     check_rounds(plan, ranks);
     CHECK(plan.rounds.size() == static_cast<std::size_t>(std::ceil(std::log2(hosts))));
     std::size_t pairs = 0;
@@ -126,8 +132,8 @@ TEST_CASE("pairs: log is ceil(log2 h) rounds with distinct partners", "[accept][
 }
 
 TEST_CASE("pairs: auto picks all up to the threshold and random above", "[accept][scale]") {
-  CHECK(plan_pairs({}, job(kAutoAllMaxHosts, 1), 3).mode == PairsMode::kAll);
-  const PairPlan big = plan_pairs({}, job(kAutoAllMaxHosts + 1, 2), 3);
+  CHECK(plan_pairs(default_pairs(), job(kAutoAllMaxHosts, 1), 3).mode == PairsMode::kAll);
+  const PairPlan big = plan_pairs(default_pairs(), job(kAutoAllMaxHosts + 1, 2), 3);
   CHECK(big.mode == PairsMode::kRandom);
   CHECK(big.rounds.size() == static_cast<std::size_t>(kDefaultMatchings));
   CHECK(big.description.find("auto") != std::string::npos);
@@ -135,7 +141,7 @@ TEST_CASE("pairs: auto picks all up to the threshold and random above", "[accept
 
 TEST_CASE("pairs: first is the first two hosts on every rail", "[accept][scale]") {
   const auto ranks = job(4, 3);
-  const PairPlan plan = plan_pairs(parse_pairs_spec("first"), ranks, 0);
+  const PairPlan plan = plan_pairs(accept_pairs("first"), ranks, 0);
   REQUIRE(plan.rounds.size() == 1);
   CHECK(plan.rounds[0] == PairRound{{0, 3}, {1, 4}, {2, 5}});
 }
@@ -143,19 +149,19 @@ TEST_CASE("pairs: first is the first two hosts on every rail", "[accept][scale]"
 TEST_CASE("pairs: uneven hosts or one host pair ranks instead of rails", "[accept][scale]") {
   // Ranks need not be host-major: hosts are ordered by their first rank.
   const std::vector<std::string> uneven = {"a", "b", "a", "c", "b"};
-  const PairPlan plan = plan_pairs(parse_pairs_spec("all"), uneven, 0);
+  const PairPlan plan = plan_pairs(accept_pairs("all"), uneven, 0);
   CHECK_FALSE(plan.rail_to_rail);
   CHECK(plan.ranks_per_host == 0);
   CHECK(plan.rounds.size() == 5);  // round robin over 5 ranks
   CHECK(plan.description.find("different numbers of ranks") != std::string::npos);
   // first: rank 0 with the first rank of another host, not its neighbour on host a.
-  const PairPlan first = plan_pairs(parse_pairs_spec("first"), uneven, 0);
+  const PairPlan first = plan_pairs(accept_pairs("first"), uneven, 0);
   REQUIRE(first.rounds.size() == 1);
   CHECK(first.rounds[0] == PairRound{{0, 1}});
   const PairPlan first_aab =
-      plan_pairs(parse_pairs_spec("first"), std::vector<std::string>{"a", "a", "b"}, 0);
+      plan_pairs(accept_pairs("first"), std::vector<std::string>{"a", "a", "b"}, 0);
   CHECK(first_aab.rounds[0] == PairRound{{0, 2}});
-  const PairPlan one_host = plan_pairs(parse_pairs_spec("all"), job(1, 4), 0);
+  const PairPlan one_host = plan_pairs(accept_pairs("all"), job(1, 4), 0);
   CHECK_FALSE(one_host.rail_to_rail);
   CHECK(one_host.rounds.size() == 3);
   const auto layout = host_layout({"x", "y", "x", "y"});
@@ -164,7 +170,7 @@ TEST_CASE("pairs: uneven hosts or one host pair ranks instead of rails", "[accep
   CHECK(layout.uniform());
   CHECK(local_indices({"x", "y", "x", "y"}) == std::vector<int>{0, 0, 1, 1});
   // Interleaved ranks, rail to rail: rank 0 (x, 0) with rank 1 (y, 0), rank 2 with rank 3.
-  const PairPlan interleaved = plan_pairs(parse_pairs_spec("all"), {"x", "y", "x", "y"}, 0);
+  const PairPlan interleaved = plan_pairs(accept_pairs("all"), {"x", "y", "x", "y"}, 0);
   REQUIRE(interleaved.rounds.size() == 1);
   CHECK(interleaved.rounds[0] == PairRound{{0, 1}, {2, 3}});
 }
@@ -219,7 +225,7 @@ TEST_CASE("simulation: random 4 finds every slow host and NIC in 4 rounds", "[ac
     f.noise_seed = 20 + trial;
     const SimFaults faults = draw_faults(f);
     REQUIRE(faults.hosts.size() == 3);
-    const SimOutcome r = simulate(f, faults, parse_pairs_spec("random:4"), 30 + trial, t, 2);
+    const SimOutcome r = simulate(f, faults, accept_pairs("random:4"), 30 + trial, t, 2);
     CHECK(r.rounds == 4);
     CHECK(r.hosts_found == 3);
     CHECK(r.nics_found == 4);
@@ -227,7 +233,7 @@ TEST_CASE("simulation: random 4 finds every slow host and NIC in 4 rounds", "[ac
     CHECK(r.false_hosts == 0);
     CHECK(r.false_nics == 0);
     CHECK(r.false_links == 0);
-    const SimOutcome log = simulate(f, faults, parse_pairs_spec("log"), 0, t, 2);
+    const SimOutcome log = simulate(f, faults, accept_pairs("log"), 0, t, 2);
     CHECK(log.rounds == 8);
     CHECK(log.hosts_found == 3);
     CHECK(log.nics_found == 4);
@@ -240,7 +246,7 @@ TEST_CASE("simulation: all pairs finds every slow link too", "[accept][scale]") 
   f.hosts = 64;
   f.rails = 4;
   const SimFaults faults = draw_faults(f);
-  const SimOutcome r = simulate(f, faults, parse_pairs_spec("all"), 0, Thresholds{}, 2);
+  const SimOutcome r = simulate(f, faults, accept_pairs("all"), 0, Thresholds{}, 2);
   CHECK(r.rounds == 63);
   CHECK(r.hosts_found == f.slow_hosts);
   CHECK(r.nics_found == f.slow_nics);

@@ -1,5 +1,5 @@
-// Pure parts of the probes: pair selection and rounds, option validation, the send window's
-// selective signalling, and the peak-bandwidth window.
+// Pure parts of the probes: option validation, the send window's selective signalling, and the
+// peak-bandwidth window (pair selection: test_pair_selection.cpp).
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -24,43 +24,6 @@ TEST_CASE("probe registry names perftest's six RC tests") {
   CHECK(default_inline_bytes(find_probe_test("write_lat")) == kDefaultInlineBytes);
   CHECK(default_inline_bytes(find_probe_test("read_lat")) == 0);
   CHECK(default_inline_bytes(find_probe_test("send_bw")) == 0);
-}
-
-TEST_CASE("pair selection parses all first and explicit lists") {
-  CHECK(parse_pair_selection("all", 4).mode == PairSelection::Mode::kAll);
-  CHECK(parse_pair_selection("first", 4).mode == PairSelection::Mode::kFirst);
-  const auto list = parse_pair_selection("0:3,2:1", 4);
-  REQUIRE(list.mode == PairSelection::Mode::kList);
-  CHECK(list.list == std::vector<std::pair<int, int>>{{0, 3}, {2, 1}});
-  CHECK_THROWS_WITH(parse_pair_selection("0:4", 4), Catch::Contains("rank 4 does not exist"));
-  CHECK_THROWS_WITH(parse_pair_selection("1:1", 4), Catch::Contains("paired with itself"));
-  CHECK_THROWS_WITH(parse_pair_selection("0:1,1:0", 4), Catch::Contains("listed twice"));
-  CHECK_THROWS_AS(parse_pair_selection("0-1", 4), UsageError);
-  CHECK_THROWS_AS(parse_pair_selection("a:1", 4), UsageError);
-  CHECK_THROWS_AS(parse_pair_selection("", 4), UsageError);
-}
-
-TEST_CASE("pair rounds cover every pair once with no rank twice in a round") {
-  for (int p = 2; p <= 9; ++p) {
-    const auto rounds = pair_rounds(PairSelection{}, p);
-    CHECK(static_cast<int>(rounds.size()) == (p % 2 == 0 ? p - 1 : p));
-    std::set<std::pair<int, int>> seen;
-    for (const auto& round : rounds) {
-      std::set<int> busy;
-      for (const auto& [a, b] : round) {
-        CHECK(busy.insert(a).second);
-        CHECK(busy.insert(b).second);
-        CHECK(seen.insert({std::min(a, b), std::max(a, b)}).second);
-      }
-    }
-    CHECK(static_cast<int>(seen.size()) == p * (p - 1) / 2);
-  }
-  CHECK(pair_rounds(PairSelection{.mode = PairSelection::Mode::kFirst, .list = {}, .rounds = {}}, 5)
-            .size() == 1);
-  CHECK(pair_rounds(PairSelection{}, 1).empty());
-  const auto listed = pair_rounds(parse_pair_selection("3:0,1:2", 4), 4);
-  REQUIRE(listed.size() == 2);
-  CHECK(listed[0] == std::vector<std::pair<int, int>>{{3, 0}});  // 3 initiates
 }
 
 TEST_CASE("probe options refuse what cannot run") {

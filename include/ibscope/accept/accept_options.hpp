@@ -14,18 +14,14 @@
 #include "ibscope/accept/straggler.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/probes/probe_options.hpp"
+#include "ibscope/results/acceptance.hpp"
 
 namespace ibscope::accept {
 
-enum class AcceptTransport {
-  kAuto,  ///< verbs when every host has an ACTIVE RDMA port, else UCX
-  kUcx,
-  kVerbs,
-};
+using results::AcceptTransport;
 
-/// "auto" | "ucx" | "verbs". Throws UsageError.
+/// "auto" | "ucx" | "verbs" (names: results::name_of). Throws UsageError.
 AcceptTransport parse_accept_transport(std::string_view text);
-std::string_view to_string(AcceptTransport t) noexcept;
 
 struct AcceptOptions {
   AcceptTransport transport = AcceptTransport::kAuto;
@@ -37,7 +33,7 @@ struct AcceptOptions {
   StragglerThresholds straggler;
   int retests = 2;  ///< suspect links are measured up to this many more times
   /// Which pairs (--pairs, --pairs-seed): hosts rail to rail, all / random:K / log / first.
-  PairsSpec pairs;
+  PairSelection pairs = default_pairs();
 
   // All-pairs phase over UCX: latency ping-pong, then bandwidth in both directions.
   std::uint64_t lat_bytes = 8;

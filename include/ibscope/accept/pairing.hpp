@@ -19,33 +19,27 @@
 /// all h-1, random K, log ceil(log2 h), independent of the ranks per host.
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "ibscope/measure/pair_selection.hpp"
+
 namespace ibscope::accept {
 
-using PairRound = std::vector<std::pair<int, int>>;  ///< disjoint pairs (a < b)
-
-enum class PairsMode { kAuto, kAll, kFirst, kRandom, kLog };
+// The selection type and its parser are measure's (--pairs of every command); accept adds the
+// host layout, the rail-to-rail plan and auto's threshold.
+using measure::kDefaultMatchings;
+using measure::PairRound;
+using measure::PairSelection;
+using measure::PairsMode;
 
 /// `auto` measures all host pairs up to this many hosts (127 rounds), random matchings above.
 inline constexpr int kAutoAllMaxHosts = 128;
-/// K of `random` and of `auto` above kAutoAllMaxHosts.
-inline constexpr int kDefaultMatchings = 8;
 
-struct PairsSpec {
-  PairsMode mode = PairsMode::kAuto;
-  int matchings = kDefaultMatchings;  ///< kRandom (and kAuto when it picks random): K
-  std::optional<std::uint64_t> seed;  ///< empty: rank 0 draws one (printed and recorded)
-};
-
-/// "auto" | "all" | "first" | "log" | "random" | "random:K" (K >= 1). Throws UsageError.
-PairsSpec parse_pairs_spec(std::string_view text);
-/// "all", "random:8", ...
-std::string to_string(const PairsSpec& spec);
+/// accept's --pairs: "auto" | "all" | "first" | "log" | "random" | "random:K" (K >= 1), the
+/// selection's mode kAuto by default (AcceptOptions::pairs).
+inline PairSelection default_pairs() { return PairSelection::of(PairsMode::kAuto); }
 
 /// Ranks grouped by host, hosts in order of their first rank; ranks[h][i] is the rank with
 /// local index i on host h (local index: its order among the ranks of its host).
@@ -61,11 +55,6 @@ HostLayout host_layout(const std::vector<std::string>& hosts_by_rank);
 /// Each rank's local index on its host (its rail under rail pairing).
 std::vector<int> local_indices(const std::vector<std::string>& hosts_by_rank);
 
-/// Rounds of unit pairs (units 0..units-1) for a resolved mode (not kAuto). kRandom: `matchings`
-/// rounds (at most the units-1 or units of `all`), each a perfect matching of a seeded random
-/// relabelling of the round-robin rounds, so no pair repeats. Deterministic in its arguments.
-std::vector<PairRound> unit_rounds(PairsMode mode, int units, int matchings, std::uint64_t seed);
-
 struct PairPlan {
   PairsMode mode = PairsMode::kAll;  ///< resolved: never kAuto
   int matchings = 0;                 ///< kRandom: rounds asked for
@@ -80,7 +69,7 @@ struct PairPlan {
 
 /// The rounds of rank pairs for the job. Every rank computes the same plan from the same
 /// arguments (the seed is rank 0's, broadcast). Throws UsageError for `first` with one rank.
-PairPlan plan_pairs(const PairsSpec& spec, const std::vector<std::string>& hosts_by_rank,
+PairPlan plan_pairs(const PairSelection& spec, const std::vector<std::string>& hosts_by_rank,
                     std::uint64_t seed);
 
 /// The fraction of all host pairs (rank pairs in the fallback) that the plan measures: for

@@ -52,7 +52,7 @@ struct SimOutcome {
 };
 
 /// Runs `spec` (its seed `pairs_seed`) over the fabric with `faults`; `retests` as --retests.
-SimOutcome simulate(const SimFabric& fabric, const SimFaults& faults, const PairsSpec& spec,
+SimOutcome simulate(const SimFabric& fabric, const SimFaults& faults, const PairSelection& spec,
                     std::uint64_t pairs_seed, const Thresholds& thresholds, int retests);
 
 }  // namespace ibscope::accept

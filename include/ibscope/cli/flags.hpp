@@ -3,7 +3,9 @@
 /// conversion (with validation: UsageError) into the measurement options.
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "ibscope/cli/list_args.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
@@ -23,41 +25,55 @@ struct CommonFlags {
   bool keep_samples = false;  ///< --keep-samples: every per-rank sample, whatever the job size
 };
 
+/// A size as a flag shows it, read back by units::parse_size_bytes: 8 -> "8", 1 MiB -> "1M",
+/// 128 MiB -> "128M" (the largest of K, M, G that divides it).
+std::string size_flag_text(std::uint64_t bytes);
+
+/// The collective sweep's flags. Their defaults are collectives::CollectiveSweepOptions's (the
+/// one owner), as flag text; add_collective_flags shows a field's starting value as its default.
 struct CollectiveFlags {
-  std::string min_bytes = "8";
-  std::string max_bytes = "128M";
-  double factor = 2;
-  std::string step_bytes = "0";
+  CollectiveFlags() : CollectiveFlags(collectives::CollectiveSweepOptions{}) {}
+  explicit CollectiveFlags(const collectives::CollectiveSweepOptions& defaults);
+
+  std::string min_bytes;
+  std::string max_bytes;
+  double factor = 0;
+  std::string step_bytes;
   std::string sizes;
-  int iters = 20;
-  int warmup = 5;
-  double warmup_ms = 2;
-  std::string average = "1";
-  int check = 1;
-  std::string type = "float";
-  std::string op = "sum";
-  std::string algo = "ring";
-  std::string chunk = "0";
+  int iters = 0;
+  int warmup = 0;
+  double warmup_ms = 0;
+  std::string average;  ///< nccl-tests' -a number
+  int check = 0;
+  std::string type;
+  std::string op;
+  std::string algo;
+  std::string chunk;
   std::string tuning;
   int root = 0;
-  std::string mem = "host";
-  std::string mem_path = "auto";
-  std::string stage_chunk = "1M";
+  std::string mem;
+  std::string mem_path;
+  std::string stage_chunk;
 };
 
+/// p2p's flags; the defaults of the measurement are measure::P2pOptions's, as for
+/// CollectiveFlags.
 struct P2pFlags {
-  std::string min_bytes = "1";
-  std::string max_bytes = "4M";
-  double factor = 2;
-  int latency_iters = 1000;
-  int bw_iters = 20;
-  int warmup = 10;
-  int window = 64;
+  P2pFlags() : P2pFlags(measure::P2pOptions{}) {}
+  explicit P2pFlags(const measure::P2pOptions& defaults);
+
+  std::string min_bytes;
+  std::string max_bytes;
+  double factor = 0;
+  int latency_iters = 0;
+  int bw_iters = 0;
+  int warmup = 0;
+  int window = 0;
   std::string tests = "latency,bw,bibw";
-  std::string pairs = "all";
-  std::string mem = "host";
-  std::string mem_path = "auto";
-  std::string stage_chunk = "1M";
+  std::string pairs;
+  std::string mem;
+  std::string mem_path;
+  std::string stage_chunk;
   std::string local_path = "ucx";
 };
 
@@ -68,6 +84,11 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet = true);
 void add_rail_flags(CLI::App& app, CommonFlags& f);
 /// The nccl-tests flags of one collective's sweep (--root only for broadcast).
 void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c);
+/// The flags a sweep shares with `ibscope soak`, in this order: -d/--datatype, -o/--op (a
+/// collective that reduces), -A/--algo (`algo_help`: a format string whose {} is the
+/// registered names, each followed by ", "), --tuning, --chunk, and the memory flags.
+void add_collective_case_flags(CLI::App& app, CollectiveFlags& f, Collective c,
+                               std::string_view algo_help);
 /// --mem, --mem-path, --stage-chunk (with `prefix`, e.g. "p2p-").
 void add_memory_flags(CLI::App& app, std::string& mem, std::string& path, std::string& stage_chunk,
                       const std::string& prefix, const std::string& mem_help);

@@ -13,19 +13,13 @@
 #include <functional>
 #include <memory>
 
+#include "ibscope/measure/pair_selection.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/memory/mem_path.hpp"
 #include "ibscope/transport/comm.hpp"
 
 namespace ibscope::measure {
-
-enum class PairsMode {
-  kAll,     ///< every pair, in round-robin rounds
-  kFirst,   ///< rank 0 with rank 1 only
-  kList,    ///< P2pOptions::pair_list, grouped into rounds of disjoint pairs
-  kRounds,  ///< P2pOptions::rounds as given (each round disjoint pairs a < b)
-};
 
 /// How pairs of ranks on one host move their messages.
 enum class LocalPath {
@@ -47,9 +41,8 @@ struct P2pOptions {
   bool bw = true;
   bool bibw = true;
   bool bw_both_directions = false;
-  PairsMode pairs = PairsMode::kAll;
-  std::vector<std::pair<int, int>> pair_list;            ///< kList: pairs (a < b)
-  std::vector<std::vector<std::pair<int, int>>> rounds;  ///< kRounds
+  /// all (default), first (--pairs), or kRounds (accept's plans); not kAuto, kRandom, kLog.
+  PairSelection pairs;
   double timeout_s = 60;
   SweepProgress progress;  ///< optional; called before each (round, test, size)
   /// --mem per side: one entry for every rank, or two (A = rank 0, B = rank 1; --pairs first).
@@ -66,8 +59,5 @@ struct P2pOptions {
 using P2pRowsSink = std::function<void(const std::vector<P2pRow>&)>;
 
 void run_p2p(transport::Comm& comm, const P2pOptions& options, const P2pRowsSink& sink);
-
-/// Parses "all" | "first". Throws UsageError.
-PairsMode parse_pairs_mode(std::string_view text);
 
 }  // namespace ibscope::measure

@@ -13,16 +13,10 @@
 #include "ibscope/core/aligned_buffer.hpp"
 #include "ibscope/core/datatype.hpp"
 #include "ibscope/gpu/cuda.hpp"
+#include "ibscope/memory/mem_kind.hpp"
 #include "ibscope/memory/shm_segment.hpp"
 
 namespace ibscope::memory {
-
-enum class MemKind { kHost, kCuda };
-
-/// "host", "cuda".
-std::string_view name_of(MemKind kind) noexcept;
-/// "host" | "cuda" (also OSU's "H" | "D" and "device"); throws UsageError listing them.
-MemKind parse_mem_kind(std::string_view text);
 
 class CopyEngine;
 

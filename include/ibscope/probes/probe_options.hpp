@@ -8,33 +8,17 @@
 #include <utility>
 #include <vector>
 
+#include "ibscope/measure/pair_selection.hpp"
+#include "ibscope/memory/mem_kind.hpp"
 #include "ibscope/probes/probe_test.hpp"
 #include "ibscope/transport/verbs/device.hpp"
 #include "ibscope/transport/verbs/queue_pair.hpp"
 
 namespace ibscope::probes {
 
-/// Which rank pairs run: every pair in round-robin rounds of disjoint pairs, rank 0 with rank
-/// 1 only, an explicit list (each listed pair in its own round), or explicit rounds of disjoint
-/// pairs (accept's rail-to-rail plans and retests).
-struct PairSelection {
-  enum class Mode { kAll, kFirst, kList, kRounds } mode = Mode::kAll;
-  std::vector<std::pair<int, int>> list;
-  std::vector<std::vector<std::pair<int, int>>> rounds;  ///< kRounds
-};
-
-/// Parses "all", "first" or "0:1,2:3". Throws UsageError (also for ranks >= `ranks`).
-PairSelection parse_pair_selection(std::string_view text, int ranks);
-/// The rounds to run: every pair of a round runs at the same time, no rank twice in a round.
-std::vector<std::vector<std::pair<int, int>>> pair_rounds(const PairSelection& selection,
-                                                          int ranks);
-
 /// Where a side's probe buffers live: host memory, or device memory on the GPU chosen for the
 /// rank (topo/gpu_choice.hpp), registered as verbs::MemoryRegion::for_device describes.
-enum class MemKind { kHost, kCuda };
-
-/// "host", "cuda".
-std::string_view to_string(MemKind kind) noexcept;
+using memory::MemKind;
 
 /// --mem, OSU-style: one value for both sides, or "initiator,responder". The initiator is the
 /// first rank of a pair: the writer/sender/reader; the responder is the other.
@@ -63,13 +47,15 @@ struct ProbeOptions {
   int inline_bytes = -1;    ///< -1: the largest the device grants up to kDefaultInlineBytes
   int cq_moderation = 100;  ///< bandwidth: signal one completion per this many messages
   /// Devices to use; a rank takes entry local_rank % size (one NIC per local rank on
-  /// multi-NIC nodes). Empty device name: the first device.
+  /// multi-NIC nodes). Empty device name: the rank's rail (topo::choose_rail, as the UCX jobs
+  /// choose theirs), else the first device.
   std::vector<verbs::DevicePort> devices{verbs::DevicePort{}};
   int gid_index = -1;  ///< -1: chosen from the GID table (RoCE v2 on Ethernet)
   verbs::QpTuning tuning;
   bool bidirectional = false;
   double timeout_s = 60;
-  PairSelection pairs;
+  /// --pairs: all, first or a list (measure::PairsSyntax::kRankList); accept: kRounds.
+  measure::PairSelection pairs;
   bool bind_to_nic_numa =
       true;      ///< bind CPUs and memory to the NIC's NUMA node (perftest's default)
   MemSides mem;  ///< --mem

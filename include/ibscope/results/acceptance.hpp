@@ -13,7 +13,13 @@
 
 namespace ibscope::results {
 
-enum class AcceptTransport { kUcx, kVerbs };
+/// The transport of accept's all-pairs phase: the one definition for the request (accept
+/// --transport) and the record (this section holds the transport used, never kAuto).
+enum class AcceptTransport {
+  kAuto,  ///< request only: verbs when every host has an ACTIVE RDMA port, else UCX
+  kUcx,
+  kVerbs,
+};
 
 struct AcceptThresholds {
   double min_fraction = 0, mad_k = 0, mad_floor_fraction = 0, max_latency_ratio = 0;
@@ -122,7 +128,7 @@ struct Acceptance {
   std::vector<std::string> fault_hooks;
 };
 
-/// "ucx" or "verbs".
+/// "auto", "ucx" or "verbs".
 const char* name_of(AcceptTransport t) noexcept;
 
 }  // namespace ibscope::results

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ibscope/topo/pci_distance.hpp"
+#include "ibscope/topo/port_state.hpp"
 
 namespace ibscope::topo {
 
@@ -33,7 +34,7 @@ struct GidInfo {
 /// One port as libibverbs reports it. Rates: Gb/s = 1e9 bit/s, GB/s = 1e9 B/s.
 struct NicPort {
   int port = 1;
-  std::string state;            ///< "ACTIVE", "DOWN", ...
+  std::string state;            ///< "ACTIVE", "DOWN", ... as read (compare port_state())
   std::string link_layer;       ///< "InfiniBand" or "Ethernet" (RoCE)
   int lanes = 0;                ///< active width: 1, 2, 4, 8, 12
   std::string speed;            ///< "EDR", "HDR", ... or "unknown(N)"
@@ -46,6 +47,8 @@ struct NicPort {
   std::vector<GidInfo> gids;
   std::optional<std::uint32_t> chosen_gid_index;  ///< the GID ibscope uses by default
 
+  PortState port_state() const noexcept { return parse_port_state(state); }
+  bool active() const noexcept { return port_state() == PortState::kActive; }
   double line_rate_gbyte_s() const noexcept { return line_rate_gbit_s / 8; }
   double data_rate_gbyte_s() const noexcept { return data_rate_gbit_s / 8; }
   bool operator==(const NicPort&) const = default;

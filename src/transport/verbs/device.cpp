@@ -10,9 +10,9 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <filesystem>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/topo/rdma_sysfs.hpp"
 #include "ibscope/transport/verbs/api.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 
@@ -131,15 +131,7 @@ std::vector<std::string> list_device_names() {
   return names;
 }
 
-std::vector<std::string> kernel_device_names() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/sys/class/infiniband", ec)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> kernel_device_names() { return topo::RdmaSysfs().device_names(); }
 
 DevicePort parse_device_port(std::string_view text) {
   DevicePort result;
