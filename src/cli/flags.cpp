@@ -100,7 +100,7 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
   add_memory_flags(app, f.mem, f.mem_path, f.stage_chunk, "",
                    "Buffers: host or cuda (GPU memory, one GPU per local rank, the closest to "
                    "the rank's NIC)");
-  if (c == Collective::kBroadcast) {
+  if (collectives::descriptor_of(c).has_root) {
     app.add_option("-r,--root", f.root, "Broadcast root rank")
         ->default_val(0)
         ->check(CLI::NonNegativeNumber);

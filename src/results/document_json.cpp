@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "field_reader.hpp"
+#include "ibscope/collectives/descriptor.hpp"
 #include "section_json.hpp"
 #include "topology_json.hpp"
 #include "tuning_json.hpp"
@@ -66,9 +67,13 @@ E named_or(const FieldReader& in, const json& j, const std::string& p, const cha
 measure::CollectiveRow read_collective_row(const FieldReader& in, const json& j,
                                            const std::string& p) {
   measure::CollectiveRow r;
-  r.collective = named(in, j, p, "collective",
-                       {Collective::kAllreduce, Collective::kReduceScatter, Collective::kAllgather,
-                        Collective::kBroadcast});
+  const auto collective_text = in.get<std::string>(j, p, "collective");
+  const auto collective = collective_named(collective_text);
+  if (!collective) {
+    in.fail(FieldReader::join(p, "collective"),
+            fmt::format("unknown value \"{}\"", collective_text));
+  }
+  r.collective = *collective;
   r.algorithm = in.get<std::string>(j, p, "algorithm");
   r.selected_by = in.get_or<std::string>(j, p, "selected_by", "");
   r.type = named(in, j, p, "type",
