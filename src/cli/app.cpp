@@ -40,10 +40,10 @@ int list_algorithms() {
   // link, 8 ranks, 1 MiB.
   const collectives::LinkCost ref{2e-6, 1e-10, 0};
   fmt::print("# {:<15} {:<6} {:>14}  {}\n", "collective", "algo", "cost(us)@ref", "description");
-  for (Collective c : kAllCollectives) {
-    for (const auto& a : collectives::algorithms_for(c)) {
-      fmt::print("  {:<15} {:<6} {:>14.1f}  {}\n", name_of(c), a.name,
-                 a.cost_s(ref, 1 << 20, 8) * 1e6, a.description);
+  for (const auto& d : collectives::descriptors()) {
+    for (const auto& a : collectives::algorithms_for(d.id)) {
+      fmt::print("  {:<15} {:<6} {:>14.1f}  {}\n", d.name, a.name, a.cost_s(ref, 1 << 20, 8) * 1e6,
+                 a.description);
     }
   }
   fmt::print(
@@ -76,36 +76,6 @@ struct JobFlags {
   std::vector<std::string> argv;  ///< the command line, for the results file
 };
 
-// One subcommand per collective, with nccl-tests' names as aliases.
-struct CollectiveCommand {
-  Collective collective;
-  const char* name;
-  std::vector<const char*> aliases;
-  const char* description;
-};
-
-const std::vector<CollectiveCommand>& collective_commands() {
-  static const std::vector<CollectiveCommand> commands = {
-      {Collective::kAllreduce,
-       "allreduce",
-       {"all_reduce"},
-       "All-reduce sweep, nccl-tests columns (time, algbw, busbw, #wrong)"},
-      {Collective::kReduceScatter,
-       "reduce_scatter",
-       {"reducescatter", "reduce-scatter"},
-       "Reduce-scatter sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
-      {Collective::kAllgather,
-       "allgather",
-       {"all_gather"},
-       "All-gather sweep (size = the full vector; busbw = algbw x (p-1)/p)"},
-      {Collective::kBroadcast,
-       "broadcast",
-       {"bcast"},
-       "Broadcast sweep from --root (busbw = algbw)"},
-  };
-  return commands;
-}
-
 Command add_run_command(CLI::App& app, JobFlags& j) {
   auto run_flags = std::make_shared<RunFlags>();
   auto* sub = app.add_subcommand(
@@ -133,16 +103,18 @@ Command add_run_command(CLI::App& app, JobFlags& j) {
           }};
 }
 
-Command add_collective_command(CLI::App& app, JobFlags& j, const CollectiveCommand& cc) {
-  auto* sub = app.add_subcommand(cc.name, cc.description);
-  for (const char* alias : cc.aliases) sub->alias(alias);
+// One subcommand per collective (its descriptor), with nccl-tests' names as aliases.
+Command add_collective_command(CLI::App& app, JobFlags& j,
+                               const collectives::CollectiveDescriptor& cc) {
+  auto* sub = app.add_subcommand(std::string(cc.name), std::string(cc.summary));
+  for (std::string_view alias : cc.aliases) sub->alias(std::string(alias));
   add_common_flags(*sub, j.common);
   add_rail_flags(*sub, j.common);
-  add_collective_flags(*sub, j.collective, cc.collective);
+  add_collective_flags(*sub, j.collective, cc.id);
   return {sub, [&j, &cc]() -> int {
             const double timeout_s = parse_timeout_s(j.common);
-            const auto o = to_options(j.collective, cc.collective, timeout_s);
-            return run_job(cc.name, j.common, j.argv, [&](JobContext& ctx) {
+            const auto o = to_options(j.collective, cc.id, timeout_s);
+            return run_job(std::string(cc.name), j.common, j.argv, [&](JobContext& ctx) {
               if (ctx.results) ctx.results->collectives.params = params_of(o);
               return collective_body(ctx, o);
             });
@@ -275,7 +247,7 @@ Command offline(CLI::App& app, JobFlags&) {
 std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
   std::vector<Command> commands;
   commands.push_back(add_run_command(app, j));
-  for (const auto& cc : collective_commands()) {
+  for (const auto& cc : collectives::descriptors()) {
     commands.push_back(add_collective_command(app, j, cc));
   }
   constexpr AddCommand kCommands[] = {add_p2p_command,

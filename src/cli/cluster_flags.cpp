@@ -108,13 +108,15 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f) {
                  "reduction term (fits from ring all-reduce fold it into the bandwidth)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--allreduce-algo", f.allreduce_algorithm, "All-reduce algorithm to model")
-      ->capture_default_str();
-  app.add_option("--reduce-scatter-algo", f.reduce_scatter_algorithm,
-                 "Reduce-scatter algorithm to model")
-      ->capture_default_str();
-  app.add_option("--allgather-algo", f.allgather_algorithm, "All-gather algorithm to model")
-      ->capture_default_str();
+  for (const auto& d : collectives::descriptors()) {
+    if (!d.in_training_model) continue;
+    std::string flag = fmt::format("--{}-algo", d.name);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    std::string& algorithm = f.algorithms[d.id];
+    if (algorithm.empty()) algorithm = collectives::algorithms_for(d.id).front().name;
+    app.add_option(flag, algorithm, fmt::format("{} algorithm to model", d.prose))
+        ->capture_default_str();
+  }
 }
 
 model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::string& fit_algorithm) {
@@ -128,15 +130,14 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
   model::ClusterNetwork c;
   c.nodes = f.nodes > 0 ? f.nodes : 1;
   c.gpus_per_node = f.gpus_per_node > 0 ? f.gpus_per_node : 1;
-  c.allreduce_algorithm = f.allreduce_algorithm;
-  c.reduce_scatter_algorithm = f.reduce_scatter_algorithm;
-  c.allgather_algorithm = f.allgather_algorithm;
-  std::string algorithm = fit_algorithm.empty() ? f.allreduce_algorithm : fit_algorithm;
-  // hier composes the two tiers (docs/model.md, "Tiers"): each tier is fitted from the files'
-  // ring rows, whose one-tier formula is what hier's rail rings and the tiers share.
-  if (algorithm == "hier") algorithm = "ring";
-  collectives::find_algorithm(Collective::kAllreduce,
-                              algorithm);  // unknown names fail before any file
+  for (const auto& [coll, name] : f.algorithms) model::algorithm_of(c, coll) = name;
+  std::string algorithm =
+      fit_algorithm.empty() ? model::algorithm_of(c, Collective::kAllreduce) : fit_algorithm;
+  // An algorithm over two tiers (hier) composes them (docs/model.md, "Tiers"): each tier is
+  // fitted from the files' rows of the one-tier algorithm it names (ring), whose formula is
+  // what its rail rings and the tiers share. Unknown names fail before any file.
+  const auto& fitted = collectives::find_algorithm(Collective::kAllreduce, algorithm);
+  if (!fitted.caps.tiers_fitted_by.empty()) algorithm = fitted.caps.tiers_fitted_by;
 
   std::vector<CollectivePoint> inter_pts, intra_pts;
   std::vector<std::string> inter_files, intra_files;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
@@ -161,8 +162,8 @@ Command add_fit_command(CLI::App& app) {
                   "(optimize_config.py) to FILE")
       ->type_name("FILE");
   sub->add_option("--collective", flags->collective,
-                  "Fit only this collective's curves (allreduce, reduce_scatter, allgather, "
-                  "broadcast); links are always fitted")
+                  fmt::format("Fit only this collective's curves ({}); links are always fitted",
+                              collectives::collective_names(", ")))
       ->type_name("X");
   sub->add_option("--algorithm", flags->algorithm,
                   "Fit only this algorithm's curves (ring, rd, rhd, tree, dbt)")

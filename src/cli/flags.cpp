@@ -125,7 +125,7 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
       "Algorithm: {}a comma list, all (each side by side, and the measured crossovers saved as "
       "a tuning table), or auto (per size: --tuning table, else the default rule; see 'ibscope "
       "algorithms')");
-  if (c == Collective::kBroadcast) {
+  if (collectives::descriptor_of(c).has_root) {
     app.add_option("-r,--root", f.root, "Broadcast root rank")
         ->default_val(f.root)
         ->check(CLI::NonNegativeNumber);

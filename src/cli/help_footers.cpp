@@ -2,6 +2,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "ibscope/collectives/descriptor.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -22,29 +25,6 @@ constexpr CommandHelp kHelp[] = {
      "  ibscope run --np 4 -e 64M --p2p-maxbytes 1M --p2p-tests latency,bw\n"
      "  srun --mpi=pmix -N 16 --ntasks-per-node=1 ibscope run --out results/fabric\n"
      "  mpirun -np 16 --map-by ppr:1:node ibscope run --skip-p2p\n",
-     kSweepExit},
-    {"allreduce",
-     "  ibscope allreduce --np 4 -b 8 -e 256M -f 2 -d float -o sum\n"
-     "  ibscope allreduce --np 2 -d all -o all -b 1K -e 1M     # every type and op\n"
-     "  ibscope allreduce --np 4 -A all -b 8 -e 64M           # every algorithm, crossovers\n"
-     "  ibscope allreduce --np 4 -A auto --tuning results/ibscope-allreduce-....json\n"
-     "  UCX_TLS=tcp ibscope allreduce --np 2 --format csv     # force UCX over TCP\n"
-     "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope allreduce -e 1G\n",
-     kSweepExit},
-    {"reduce_scatter",
-     "  ibscope reduce_scatter --np 4 -b 1K -e 64M\n"
-     "  ibscope reduce_scatter --np 4 -A all -d bfloat16 -o max\n"
-     "  srun --mpi=pmix -N 8 --ntasks-per-node=1 ibscope reducescatter -e 1G\n",
-     kSweepExit},
-    {"allgather",
-     "  ibscope allgather --np 4 -e 256M\n"
-     "  ibscope allgather --np 3 --sizes 0,4,1M,64M -n 50\n"
-     "  mpirun -np 16 --map-by ppr:1:node ibscope all_gather -A all\n",
-     kSweepExit},
-    {"broadcast",
-     "  ibscope broadcast --np 4 --root 3 -e 256M\n"
-     "  ibscope bcast --np 8 -A all -b 1K -e 64M\n"
-     "  srun --mpi=pmix -N 16 --ntasks-per-node=1 ibscope broadcast -r 0 -e 1G\n",
      kSweepExit},
     {"p2p",
      "  ibscope p2p --np 2                                  # latency, bw, bibw: 1 B .. 4 MiB\n"
@@ -100,11 +80,22 @@ constexpr CommandHelp kHelp[] = {
      "exists)."},
 };
 
+// The collectives' commands (their descriptors), then the others.
+std::vector<CommandHelp> all_help() {
+  std::vector<CommandHelp> help;
+  for (const auto& d : collectives::descriptors()) {
+    help.push_back({d.name, d.help_examples, kSweepExit});
+  }
+  help.insert(help.end(), std::begin(kHelp), std::end(kHelp));
+  return help;
+}
+
 }  // namespace
 
 void add_help_footers(CLI::App& app) {
+  const std::vector<CommandHelp> help = all_help();
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    for (const auto& h : kHelp) {
+    for (const auto& h : help) {
       if (sub->get_name() != h.command) continue;
       const std::string exit_line = "Exit status: " + std::string(h.exit_status);
       // CLI11 gives a subcommand its parent's footer: that one is not the command's own.

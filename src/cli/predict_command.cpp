@@ -38,10 +38,8 @@ struct PredictRow {
 
 Collective parse_collective(const std::string& name) {
   if (const auto c = collective_named(name)) return *c;
-  throw UsageError(
-      fmt::format("-c/--collective: unknown collective '{}' (allreduce, "
-                  "reduce_scatter, allgather, broadcast)",
-                  name));
+  throw UsageError(fmt::format("-c/--collective: unknown collective '{}' ({})", name,
+                               collectives::collective_names(", ")));
 }
 
 bool files_have_allreduce_rows(const std::vector<results::Document>& docs, const std::string& a) {
@@ -192,8 +190,7 @@ Command add_predict_command(CLI::App& app) {
       "Collective time at other rank counts, sizes and node layouts, from tiers fitted to "
       "results files (--fit) or given directly; --compare checks against a measured run");
   add_cluster_flags(*sub, f->cluster);
-  sub->add_option("-c,--collective", f->collective,
-                  "allreduce, reduce_scatter, allgather or broadcast")
+  sub->add_option("-c,--collective", f->collective, collectives::collective_names(" or "))
       ->capture_default_str();
   sub->add_option("-A,--algorithm", f->algorithms,
                   "Algorithms to predict, comma-separated (default: --allreduce-algo etc.)");

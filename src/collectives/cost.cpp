@@ -25,6 +25,4 @@ double hier_allreduce_one_tier_cost_s(const LinkCost& c, double n, int p) noexce
   return hier_allreduce_cost_s(c, c, n, 1, p);
 }
 
-double allreduce_busbw_factor(int p) noexcept { return p > 1 ? 2.0 * (p - 1) / p : 0.0; }
-
 }  // namespace ibscope::collectives

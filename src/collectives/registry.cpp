@@ -1,5 +1,5 @@
 // The one registry of every collective's algorithms: each entry is name, description, cost
-// formula and factory, in the same shape for all four collectives (collective.hpp).
+// formula, factory and capabilities, in the same shape for every collective (collective.hpp).
 #include <fmt/format.h>
 
 #include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
@@ -26,8 +26,11 @@ std::unique_ptr<CollectiveAlgorithm> make_algorithm(transport::Comm& comm,
 
 const std::vector<CollectiveAlgorithmInfo>& allreduce_algorithms() {
   static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
-      {"ring", "reduce-scatter + all-gather around a ring, pipelined in chunks; bandwidth-optimal",
-       ring_allreduce_cost_s, make_algorithm<RingAllreduce>},
+      {"ring",
+       "reduce-scatter + all-gather around a ring, pipelined in chunks; bandwidth-optimal",
+       ring_allreduce_cost_s,
+       make_algorithm<RingAllreduce>,
+       {.nccl_name = "ring"}},
       {"rd", "recursive doubling of whole vectors; latency-optimal for small messages",
        rd_allreduce_cost_s, make_algorithm<RdAllreduce>},
       {"rhd",
@@ -35,39 +38,59 @@ const std::vector<CollectiveAlgorithmInfo>& allreduce_algorithms() {
        rhd_allreduce_cost_s, make_algorithm<RhdAllreduce>},
       {"tree",
        "binary tree: chunks reduced up to the root and broadcast down, pipelined; few steps",
-       tree_allreduce_cost_s, make_algorithm<TreeAllreduce>},
+       tree_allreduce_cost_s,
+       make_algorithm<TreeAllreduce>,
+       {.nccl_name = "tree"}},
       {"dbt",
        "double binary tree: two complementary pipelined trees, half the data each; log steps, "
        "ring-like bandwidth",
-       dbt_allreduce_cost_s, make_algorithm<DbtAllreduce>},
+       dbt_allreduce_cost_s,
+       make_algorithm<DbtAllreduce>,
+       {.nccl_name = "tree"}},
       {"hier",
        "hierarchical: reduce-scatter in shared memory, reading local peers' buffers in place; a "
        "ring per rail between hosts; all-gather in shared memory (host memory)",
-       hier_allreduce_one_tier_cost_s, make_algorithm<HierAllreduce>},
+       hier_allreduce_one_tier_cost_s,
+       make_algorithm<HierAllreduce>,
+       {.needs_intra_host_arena = true,
+        .host_memory_only =
+            "-A hier reads local peers' buffers in place: host memory on the host path only "
+            "(--mem host, --mem-path host); GPU buffers keep -A ring, tree or dbt",
+        .two_tier_cost_s = hier_allreduce_cost_s,
+        .tiers_fitted_by = "ring"}},
   };
   return kAlgorithms;
 }
 
 const std::vector<CollectiveAlgorithmInfo>& reduce_scatter_algorithms() {
   static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
-      {"ring", "p-1 ring steps, pipelined in chunks; bandwidth-optimal", ring_reduce_scatter_cost_s,
-       make_algorithm<RingReduceScatter>},
+      {"ring",
+       "p-1 ring steps, pipelined in chunks; bandwidth-optimal",
+       ring_reduce_scatter_cost_s,
+       make_algorithm<RingReduceScatter>,
+       {.nccl_name = "ring"}},
   };
   return kAlgorithms;
 }
 
 const std::vector<CollectiveAlgorithmInfo>& allgather_algorithms() {
   static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
-      {"ring", "p-1 ring steps, pipelined in chunks; bandwidth-optimal", ring_allgather_cost_s,
-       make_algorithm<RingAllgather>},
+      {"ring",
+       "p-1 ring steps, pipelined in chunks; bandwidth-optimal",
+       ring_allgather_cost_s,
+       make_algorithm<RingAllgather>,
+       {.nccl_name = "ring"}},
   };
   return kAlgorithms;
 }
 
 const std::vector<CollectiveAlgorithmInfo>& broadcast_algorithms() {
   static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
-      {"ring", "chain from the root along the ring, pipelined in chunks", ring_broadcast_cost_s,
-       make_algorithm<RingBroadcast>},
+      {"ring",
+       "chain from the root along the ring, pipelined in chunks",
+       ring_broadcast_cost_s,
+       make_algorithm<RingBroadcast>,
+       {.nccl_name = "ring"}},
   };
   return kAlgorithms;
 }

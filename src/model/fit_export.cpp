@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ibscope/collectives/collective.hpp"
+
 namespace ibscope::model {
 namespace {
 
@@ -115,16 +117,17 @@ std::string series_csv(const FitReport& report) {
 }
 
 std::optional<std::string> nccl_collective(std::string_view collective) {
-  if (collective == "allreduce") return "allreduce";
-  if (collective == "reduce_scatter") return "reducescatter";
-  if (collective == "allgather") return "allgather";
-  if (collective == "broadcast") return "broadcast";
-  return std::nullopt;
+  const auto c = collective_named(collective);
+  if (!c || collectives::descriptor_of(*c).nccl_name.empty()) return std::nullopt;
+  return std::string(collectives::descriptor_of(*c).nccl_name);
 }
 
 std::optional<std::string> nccl_algorithm(std::string_view algorithm) {
-  if (algorithm == "ring") return "ring";
-  if (algorithm == "tree" || algorithm == "dbt") return "tree";
+  for (const auto& d : collectives::descriptors()) {
+    for (const auto& a : collectives::algorithms_for(d.id)) {
+      if (a.name == algorithm && !a.caps.nccl_name.empty()) return std::string(a.caps.nccl_name);
+    }
+  }
   return std::nullopt;
 }
 

@@ -64,8 +64,8 @@ class TieredNetwork final : public NetworkModel {
       throw UsageError(
           fmt::format("the reduction cost gamma must be >= 0 s/B, not {}", c_.gamma_s_per_byte));
     }
-    for (Collective coll : kAllCollectives)
-      collectives::find_algorithm(coll, algorithm_of(c_, coll));
+    for (const auto& d : collectives::descriptors())
+      collectives::find_algorithm(d.id, algorithm_of(c_, d.id));
   }
 
   double collective_s(Collective coll, double bytes, const Group& g) const override {
@@ -85,10 +85,11 @@ class TieredNetwork final : public NetworkModel {
                       "node",
                       g.ranks_per_node, c_.gpus_per_node));
     }
-    // The hierarchical all-reduce prices each tier apart: its shared-memory steps at the
-    // intra-node cost, the ring per rail at the inter-node cost, on 1/ranks_per_node of the
-    // bytes (collectives/cost.hpp, hier_allreduce_cost_s).
-    if (coll == Collective::kAllreduce && algorithm_of(c_, coll) == "hier" && inside_nodes) {
+    const auto& algorithm = collectives::find_algorithm(coll, algorithm_of(c_, coll));
+    // An algorithm over two tiers (the hierarchical all-reduce) prices each apart: its
+    // shared-memory steps at the intra-node cost, the ring per rail at the inter-node cost, on
+    // 1/ranks_per_node of the bytes (collectives/cost.hpp, hier_allreduce_cost_s).
+    if (algorithm.caps.two_tier_cost_s && inside_nodes) {
       check_tier(c_.intra, "intra-node");
       if (crosses_nodes) check_tier(c_.inter, "inter-node");
       collectives::LinkCost intra{c_.intra.latency_s, 1 / (c_.intra.bw_gbps * kBytesPerGB),
@@ -99,8 +100,8 @@ class TieredNetwork final : public NetworkModel {
                         : 1.0;
       collectives::LinkCost inter{c_.inter.latency_s, 1 / (share * kBytesPerGB),
                                   c_.gamma_s_per_byte};
-      return collectives::hier_allreduce_cost_s(intra, inter, bytes, g.ranks_per_node,
-                                                g.ranks / g.ranks_per_node);
+      return algorithm.caps.two_tier_cost_s(intra, inter, bytes, g.ranks_per_node,
+                                            g.ranks / g.ranks_per_node);
     }
     // Every step of the algorithm waits for its slowest hop: the latency and the per-byte time
     // of a step are the worse of the tiers the group's hops cross.
@@ -117,7 +118,7 @@ class TieredNetwork final : public NetworkModel {
       link.alpha_s = std::max(link.alpha_s, c_.inter.latency_s);
       link.beta_s_per_byte = std::max(link.beta_s_per_byte, 1 / (share * kBytesPerGB));
     }
-    return collectives::find_algorithm(coll, algorithm_of(c_, coll)).cost_s(link, bytes, g.ranks);
+    return algorithm.cost_s(link, bytes, g.ranks);
   }
 
   double sendrecv_s(double bytes, bool across_nodes, int concurrent_per_node) const override {
@@ -137,22 +138,16 @@ class TieredNetwork final : public NetworkModel {
 
 }  // namespace
 
-std::string& algorithm_of(ClusterNetwork& c, Collective coll) noexcept {
-  switch (coll) {
-    case Collective::kAllreduce:
-      return c.allreduce_algorithm;
-    case Collective::kReduceScatter:
-      return c.reduce_scatter_algorithm;
-    case Collective::kAllgather:
-      return c.allgather_algorithm;
-    case Collective::kBroadcast:
-      return c.broadcast_algorithm;
-  }
-  return c.allreduce_algorithm;
+std::string algorithm_of(const ClusterNetwork& c, Collective coll) {
+  const auto it = c.algorithms.find(coll);
+  if (it != c.algorithms.end()) return it->second;
+  return std::string(collectives::algorithms_for(coll).front().name);
 }
 
-const std::string& algorithm_of(const ClusterNetwork& c, Collective coll) noexcept {
-  return algorithm_of(const_cast<ClusterNetwork&>(c), coll);
+std::string& algorithm_of(ClusterNetwork& c, Collective coll) {
+  const auto it = c.algorithms.find(coll);
+  if (it != c.algorithms.end()) return it->second;
+  return c.algorithms[coll] = std::string(collectives::algorithms_for(coll).front().name);
 }
 
 std::unique_ptr<NetworkModel> make_network_model(const ClusterNetwork& cluster) {

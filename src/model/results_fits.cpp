@@ -45,17 +45,18 @@ std::optional<CostCoefficients> cost_coefficients(const CurveKey& key, std::stri
     note = "no per-link parameters: one rank crosses no link";
     return std::nullopt;
   }
-  if (key.algorithm == "hier" && key.ranks > key.hosts) {
-    // Its local steps run in shared memory and its rings on the network: two tiers, which one
-    // per-link fit cannot separate (docs/model.md, "Tiers").
-    note =
-        "no per-link parameters: hier with several ranks per host spans two tiers (shared "
-        "memory, network)";
-    return std::nullopt;
-  }
   const collectives::CollectiveAlgorithmInfo* info = nullptr;
   for (const auto& a : collectives::algorithms_for(*c)) {
     if (a.name == key.algorithm) info = &a;
+  }
+  if (info != nullptr && info->caps.two_tier_cost_s && key.ranks > key.hosts) {
+    // Its local steps run in shared memory and its rings on the network: two tiers, which one
+    // per-link fit cannot separate (docs/model.md, "Tiers").
+    note = fmt::format(
+        "no per-link parameters: {} with several ranks per host spans two tiers (shared "
+        "memory, network)",
+        key.algorithm);
+    return std::nullopt;
   }
   if (info == nullptr) {
     note = fmt::format("no cost formula: algorithm '{}' unknown to this build", key.algorithm);

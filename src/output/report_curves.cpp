@@ -7,14 +7,13 @@
 #include <set>
 #include <tuple>
 
+#include "ibscope/collectives/descriptor.hpp"
 #include "report_sections.hpp"
 
 namespace ibscope::output::report {
 namespace {
 
 constexpr std::size_t kMaxSeries = 16;  // per chart; beyond, the chart gets unreadable
-
-const char* kCollectiveOrder[] = {"allreduce", "reduce_scatter", "allgather", "broadcast"};
 
 // Series in first-seen order, points sorted by x when drawn.
 class SeriesSet {
@@ -152,7 +151,8 @@ std::string pair_name(const measure::P2pRow& r) {
 Section collectives_section(const std::vector<ReportFile>& files,
                             const std::vector<ReferenceLine>& rates) {
   Section s{"collectives", "Collectives: busbw and latency vs message size", "", ""};
-  std::vector<std::string> order(std::begin(kCollectiveOrder), std::end(kCollectiveOrder));
+  std::vector<std::string> order;  // the descriptors' order, then any other name seen
+  for (const auto& d : collectives::descriptors()) order.emplace_back(d.name);
   std::map<std::string, std::vector<RowRef>> by_coll;
   for (std::size_t i = 0; i < files.size(); ++i) {
     for (const measure::CollectiveRow& r : files[i].doc.collectives.rows) {

@@ -5,7 +5,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "ibscope/core/collective_kind.hpp"
+#include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/core/datatype.hpp"
 
 // The table below names only the members each column sets; the rest keep their defaults.
@@ -45,8 +45,6 @@ T value(const Cell& c) {
       c);
 }
 
-constexpr auto kCollectivesAll = {Collective::kAllreduce, Collective::kReduceScatter,
-                                  Collective::kAllgather, Collective::kBroadcast};
 constexpr auto kTypesAll = {DataType::kFloat32, DataType::kFloat64, DataType::kInt32,
                             DataType::kInt64,   DataType::kFloat16, DataType::kBFloat16};
 constexpr auto kOpsAll = {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax};
@@ -60,7 +58,7 @@ const std::vector<CollectiveColumn>& table() {
        .get = [](const CollectiveRow& r) -> Cell { return std::string(name_of(r.collective)); },
        .set =
            [](CollectiveRow& r, const Cell& c) {
-             const auto v = named(c, kCollectivesAll);
+             const auto v = collective_named(value<std::string>(c));
              if (v) r.collective = *v;
              return v.has_value();
            }},

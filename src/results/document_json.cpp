@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "field_reader.hpp"
+#include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/results/collective_columns.hpp"
 #include "section_json.hpp"
 #include "topology_json.hpp"

@@ -19,7 +19,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/measure/time_average.cpp
     src/bootstrap/wire.cpp
     src/core/datatype.cpp
-    src/core/collective_kind.cpp
+    src/collectives/descriptors.cpp
     src/collectives/collective.cpp
     src/collectives/registry.cpp
     src/collectives/cost.cpp
@@ -41,7 +41,8 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/topo/pci_distance.cpp
     probes/peer_info.cpp)
 
-# Targets that reach the collectives' algorithm registry (registry.cpp): its factories
-# reference the algorithms, which need UCX and are never called by a parser. They are left
+# Targets that reach the collectives' algorithm registry (registry.cpp) or descriptors
+# (descriptors.cpp): the factories reference the algorithms, which need UCX, and the descriptors'
+# hooks the verification patterns; a parser calls neither. They are left
 # out and their symbols left unresolved rather than compiling the transport for a name list.
 set(IBSCOPE_FUZZ_REGISTRY_TARGETS results tuning)

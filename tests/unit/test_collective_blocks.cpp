@@ -48,7 +48,8 @@ TEST_CASE("busbw factors are nccl-tests'", "[blocks][busbw]") {
 
 TEST_CASE("every collective has a registered ring and unknown names are usage errors",
           "[blocks][registry]") {
-  for (Collective c : kAllCollectives) {
+  for (const auto& d : collectives::descriptors()) {
+    const Collective c = d.id;
     REQUIRE_FALSE(collectives::algorithms_for(c).empty());
     CHECK(collectives::find_algorithm(c, "ring").name == "ring");
     CHECK_THROWS_WITH(

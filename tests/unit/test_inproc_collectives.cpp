@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ibscope/collectives/collective.hpp"
+#include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/collectives/harness/misplace.hpp"
 #include "ibscope/core/datatype.hpp"
@@ -121,7 +122,8 @@ TEST_CASE("in-process: every algorithm of every collective is right for p = 1..6
           "[inproc][collectives]") {
   for (int p = 1; p <= 64; ++p) {
     const inproc::JobShape shape = inproc::job_shape(p, ranks_per_host_for(p));
-    for (Collective c : kAllCollectives) {
+    for (const auto& d : collectives::descriptors()) {
+      const Collective c = d.id;
       auto o = verified_once(c);
       o.sweep.explicit_bytes = sizes_bytes(p, DataType::kFloat32);
       o.root = p > 1 ? p / 2 : 0;  // broadcast from a rank other than 0
@@ -142,7 +144,8 @@ TEST_CASE("in-process: every algorithm of every collective is right for p = 1..6
 TEST_CASE("in-process: every algorithm is right for every type and op", "[inproc][collectives]") {
   for (int p : {1, 2, 3, 4, 6, 8, 13}) {
     const inproc::JobShape shape = inproc::job_shape(p, ranks_per_host_for(p));
-    for (Collective c : kAllCollectives) {
+    for (const auto& d : collectives::descriptors()) {
+      const Collective c = d.id;
       auto o = verified_once(c);
       o.types.assign(std::begin(kAllDataTypes), std::end(kAllDataTypes));
       o.ops.assign(std::begin(kAllReduceOps), std::end(kAllReduceOps));
@@ -168,7 +171,8 @@ TEST_CASE("in-process: a misplacement in any rank's result is counted in every c
       const int faulty = p - 1;
       const ScopedEnv env("IBSCOPE_FAULT_MISPLACE",
                           fmt::format("{}:{}", faulty, collectives::misplace::name_of(f)));
-      for (Collective c : kAllCollectives) {
+      for (const auto& d : collectives::descriptors()) {
+        const Collective c = d.id;
         auto o = verified_once(c);
         o.sweep.explicit_bytes = {4 * (61 * static_cast<std::uint64_t>(p) + 3)};
         INFO(name_of(c) << " p " << p << " " << collectives::misplace::name_of(f));
@@ -189,7 +193,8 @@ TEST_CASE("in-process: a slow rank changes no result", "[inproc][collectives]") 
   slow.slow_rank = 2;
   slow.send_delay = std::chrono::microseconds(200);
   const inproc::JobShape shape = inproc::job_shape(5, 1, 60, slow);
-  for (Collective c : kAllCollectives) {
+  for (const auto& d : collectives::descriptors()) {
+    const Collective c = d.id;
     auto o = verified_once(c);
     o.sweep.explicit_bytes = {4 * 1001};
     INFO(name_of(c));
@@ -204,7 +209,8 @@ TEST_CASE("in-process: a slow rank changes no result", "[inproc][collectives]") 
 
 TEST_CASE("in-process: a rank that dies mid-collective ends every other rank naming it, in time",
           "[inproc][collectives]") {
-  for (Collective c : kAllCollectives) {
+  for (const auto& d : collectives::descriptors()) {
+    const Collective c = d.id;
     for (const std::string& algorithm : algorithm_names(c)) {
       inproc::Faults dying;
       dying.dying_rank = 1;

@@ -74,7 +74,7 @@ TEST_CASE("network: missing tiers, impossible groups and unknown algorithms are 
   c.inter.bw_gbps = 0;
   CHECK_THROWS_WITH(make_network_model(c), Contains("inter-node tier has no bandwidth"));
   c = two_tier_cluster();
-  c.allreduce_algorithm = "nope";
+  model::algorithm_of(c, Collective::kAllreduce) = "nope";
   CHECK_THROWS_WITH(make_network_model(c), Contains("unknown algorithm 'nope'"));
   const auto net = make_network_model(two_tier_cluster());
   CHECK_THROWS_WITH(net->collective_s(Collective::kAllreduce, 1e6, {6, 4, 1}),
@@ -153,7 +153,7 @@ TEST_CASE("network: hier prices its shared-memory steps and its rail rings on th
           "[model][hier]") {
   auto c = two_tier_cluster();
   c.gamma_s_per_byte = 1e-12;
-  c.allreduce_algorithm = "hier";
+  model::algorithm_of(c, Collective::kAllreduce) = "hier";
   const auto net = make_network_model(c);
   // 8 ranks per node on 4 nodes, n = 32e9 B. Intra: 3 * 2us + 7/8 n (1e-12 + 1/400e9).
   // Rails: 8 rings at once on 8 NICs, each 50 GB/s: ring p = 4 over n/8 = 4e9:
@@ -167,7 +167,7 @@ TEST_CASE("network: hier prices its shared-memory steps and its rail rings on th
         Approx(6e-6 + 7.0 / 8 * 8e9 * (1e-12 + 1 / 400e9)).epsilon(1e-12));
   // One rank per node: hier is the ring.
   auto ring = c;
-  ring.allreduce_algorithm = "ring";
+  model::algorithm_of(ring, Collective::kAllreduce) = "ring";
   const auto ring_net = make_network_model(ring);
   CHECK(net->collective_s(Collective::kAllreduce, 4e9, {4, 1, 8}) ==
         Approx(ring_net->collective_s(Collective::kAllreduce, 4e9, {4, 1, 8})));

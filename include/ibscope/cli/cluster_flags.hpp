@@ -5,6 +5,7 @@
 /// `ibscope predict` and `ibscope model`.
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,14 +25,14 @@ struct ClusterFlags {
   double intra_lat_us = -1;
   double intra_bw_gbps = -1;
   double reduce_gbps = 0;  ///< reduction rate (GB/s of input reduced); 0: none or folded
-  std::string allreduce_algorithm = "ring";
-  std::string reduce_scatter_algorithm = "ring";
-  std::string allgather_algorithm = "ring";
+  /// --<collective>-algo, for each collective the training-step model prices (descriptor's
+  /// in_training_model); one not given: its first registered algorithm (ring).
+  std::map<Collective, std::string> algorithms;
 };
 
 /// Adds --fit, --nodes, --gpus-per-node, --inter-lat-us, --inter-bw-gbps, --inter-links,
-/// --intra-lat-us, --intra-bw-gbps, --reduce-gbps, --allreduce-algo, --reduce-scatter-algo,
-/// --allgather-algo to `app`.
+/// --intra-lat-us, --intra-bw-gbps, --reduce-gbps and --allreduce-algo,
+/// --reduce-scatter-algo, --allgather-algo (one per collective of the training model) to `app`.
 void add_cluster_flags(CLI::App& app, ClusterFlags& f);
 
 /// Loads and fits the --fit files, then applies the given figures. The all-reduce rows of

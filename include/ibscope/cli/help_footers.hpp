@@ -1,6 +1,7 @@
 #pragma once
 /// Examples and exit status at the end of every subcommand's --help, and so in the man page
-/// (cli/man_page.hpp), which is generated from the same CLI. The text of the subcommands that
+/// (cli/man_page.hpp), which is generated from the same CLI. The collectives' examples are
+/// their descriptors' (collectives/descriptor.hpp); the text of the other subcommands that
 /// app.cpp defines lives in help_footers.cpp; a subcommand that sets its own footer (fit,
 /// predict, model, export-prometheus) keeps it and gets an "Exit status:" line if it lacks one.
 /// (CLI11 copies the app's footer into each subcommand; that copy is replaced.)

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "ibscope/collectives/cost.hpp"
+#include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/collectives/pattern/ring.hpp"
 #include "ibscope/core/clock.hpp"
-#include "ibscope/core/collective_kind.hpp"
 #include "ibscope/core/datatype.hpp"
 
 namespace ibscope::transport {
@@ -74,6 +74,31 @@ class CollectiveAlgorithm {
   virtual void run(const CollectiveArgs& args, const Deadline& deadline) = 0;
 };
 
+/// What an algorithm needs from the job and how it is priced, declared where it is registered:
+/// the harness, the tuning, the model and the fits ask these, never the algorithm's name.
+/// The defaults are a flat algorithm: any memory, any placement, one tier.
+struct AlgorithmCapabilities {
+  /// Reads local peers' buffers in place: the harness allocates the buffers in the intra-host
+  /// arena (AlgorithmOptions::arena), which needs the ranks placed in equal blocks per host
+  /// (intra_host::block_placement_problem) and host memory on the host path.
+  bool needs_intra_host_arena = false;
+  /// Non-empty: host memory on the host path only, and this is the UsageError that names it
+  /// for other memory (with what to use instead).
+  std::string_view host_memory_only{};
+  /// Spans two tiers (shared memory inside a host, the network between hosts), priced apart:
+  /// the cost of one call on n bytes over `ranks_per_host` ranks on each of `hosts` hosts.
+  /// Null: one tier (cost_s). One per-link fit cannot separate two tiers, so the fits give
+  /// such an algorithm's rows across several ranks per host no link parameters.
+  std::function<double(const LinkCost& intra, const LinkCost& inter, double n_bytes,
+                       int ranks_per_host, int hosts)>
+      two_tier_cost_s{};
+  /// The one-tier algorithm whose measured rows give the tiers this one is priced on (its own
+  /// rows mix two tiers); empty: its own rows.
+  std::string_view tiers_fitted_by{};
+  /// NCCL's name for it (NCCL tuner CSV: "ring", "tree"); empty: NCCL has none.
+  std::string_view nccl_name{};
+};
+
 struct CollectiveAlgorithmInfo {
   std::string_view name;
   std::string_view description;
@@ -82,6 +107,7 @@ struct CollectiveAlgorithmInfo {
   std::function<double(const LinkCost&, double n_bytes, int p)> cost_s;
   std::function<std::unique_ptr<CollectiveAlgorithm>(transport::Comm&, const AlgorithmOptions&)>
       create;
+  AlgorithmCapabilities caps{};
 };
 
 /// Every registered algorithm of a collective, in presentation order (never empty).

@@ -27,7 +27,4 @@ double hier_allreduce_cost_s(const LinkCost& intra, const LinkCost& inter, doubl
 /// rank counts as its own host, where hier is the ring.
 double hier_allreduce_one_tier_cost_s(const LinkCost& c, double n_bytes, int p) noexcept;
 
-/// nccl-tests bus bandwidth factor for all-reduce: 2(p-1)/p (0 for p == 1).
-double allreduce_busbw_factor(int p) noexcept;
-
 }  // namespace ibscope::collectives

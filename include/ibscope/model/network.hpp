@@ -5,6 +5,7 @@
 /// Tiers come from fits of measured results (model/link_fit.hpp) or are given directly (a
 /// cluster not measured, or one being planned). Formulas: docs/model.md, "Network tiers".
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -28,15 +29,15 @@ struct ClusterNetwork {
   Tier intra;                   ///< between ranks of one node (NVLink-class; bw per rank)
   Tier inter;                   ///< between nodes (the fabric; bw per NIC)
   double gamma_s_per_byte = 0;  ///< seconds per byte reduced
-  std::string allreduce_algorithm = "ring";
-  std::string reduce_scatter_algorithm = "ring";
-  std::string allgather_algorithm = "ring";
-  std::string broadcast_algorithm = "ring";
+  /// The algorithm of each collective; a collective not named here uses its first registered
+  /// one (the ring). Set and read them with algorithm_of().
+  std::map<Collective, std::string> algorithms;
 };
 
 /// The algorithm name `cluster` uses for collective `c`.
-const std::string& algorithm_of(const ClusterNetwork& cluster, Collective c) noexcept;
-std::string& algorithm_of(ClusterNetwork& cluster, Collective c) noexcept;
+std::string algorithm_of(const ClusterNetwork& cluster, Collective c);
+/// The same, to set it (added with the default when absent).
+std::string& algorithm_of(ClusterNetwork& cluster, Collective c);
 
 /// A group of ranks that runs one collective: `ranks` ranks, `ranks_per_node` of them on each
 /// node the group spans (ranks == ranks_per_node: inside one node), and `concurrent_per_node`

@@ -7,47 +7,17 @@
 #include <tuple>
 #include <vector>
 
+#include "ibscope/collectives/descriptor.hpp"
+
 namespace ibscope::collectives {
 
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
                             int root) {
-  const std::size_t es = size_of(type);
-  const pattern::Span mine = block_of(count, ranks, rank);
   CallLayout l;
   l.args = CollectiveArgs{nullptr, recv, count, type, op, root};
-  switch (c) {
-    case Collective::kAllreduce:
-    case Collective::kBroadcast:
-      l.args.sendbuf = in_place ? recv : send;
-      l.input = in_place ? recv : send;
-      l.input_count = count;
-      l.output = recv;
-      l.output_count = count;
-      break;
-    case Collective::kReduceScatter:
-      l.args.sendbuf = in_place ? recv : send;
-      l.args.recvbuf = in_place ? recv + mine.offset * es : recv;
-      l.input = in_place ? recv : send;
-      l.input_count = count;
-      l.output = static_cast<std::byte*>(l.args.recvbuf);
-      l.output_count = mine.count;
-      l.output_first = mine.offset;
-      break;
-    case Collective::kAllgather:
-      l.args.sendbuf = in_place ? recv + mine.offset * es : send;
-      l.input = in_place ? recv + mine.offset * es : send;
-      l.input_count = mine.count;
-      l.input_first = mine.offset;
-      l.output = recv;
-      l.output_count = count;
-      break;
-  }
+  descriptor_of(c).lay_out(l, send, recv, block_of(count, ranks, rank), size_of(type), in_place);
   return l;
-}
-
-std::size_t pattern_first(Collective c, const CallLayout& l) {
-  return c == Collective::kAllgather ? 0 : l.input_first;
 }
 
 std::shared_ptr<const VerifiablePattern> pattern_for(Collective c, DataType type, ReduceOp op,
@@ -72,36 +42,14 @@ std::shared_ptr<const VerifiablePattern> pattern_for(Collective c, DataType type
 
 void prepare_call(Collective c, int rank, const VerifiablePattern& pattern, const CallLayout& l,
                   bool in_place, std::uint64_t seed) {
-  if (!in_place || c == Collective::kAllgather || c == Collective::kBroadcast) {
-    pattern.fill_poison(l.output, l.output_count);
-  }
-  if (c == Collective::kBroadcast) {
-    if (rank == l.args.root) pattern.fill_input(rank, l.input, l.input_count, 0, seed);
-    return;
-  }
-  pattern.fill_input(rank, l.input, l.input_count, pattern_first(c, l), seed);
+  const CollectiveDescriptor& d = descriptor_of(c);
+  if (!in_place || d.in_place_output_beyond_input) pattern.fill_poison(l.output, l.output_count);
+  d.fill_input(rank, pattern, l, seed);
 }
 
 std::size_t count_wrong_call(Collective c, int ranks, const VerifiablePattern& pattern,
                              const CallLayout& l, std::uint64_t seed) {
-  switch (c) {
-    case Collective::kAllreduce:
-    case Collective::kReduceScatter:
-      return pattern.count_wrong(l.output, l.output_count, l.output_first, seed);
-    case Collective::kBroadcast:
-      return pattern.count_wrong_input(l.args.root, l.output, l.output_count, 0, seed);
-    case Collective::kAllgather: {
-      std::size_t wrong = 0;
-      const std::size_t es = size_of(l.args.type);
-      for (int q = 0; q < ranks; ++q) {
-        const pattern::Span b = block_of(l.args.count, ranks, q);
-        // Each rank's block is its own vector, indexed from 0 (pattern_first).
-        wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, 0, seed);
-      }
-      return wrong;
-    }
-  }
-  return 0;
+  return descriptor_of(c).count_wrong(ranks, pattern, l, seed);
 }
 
 void corrupt_one_element(const CallLayout& l) {

@@ -115,7 +115,7 @@ measure::CollectiveRow make_row(const transport::Comm& comm, const CollectiveSwe
   row.selected_by = selected_by;
   row.type = type;
   if (reduces(o.collective)) row.op = op;
-  row.root = o.collective == Collective::kBroadcast ? o.root : -1;
+  row.root = descriptor_of(o.collective).has_root ? o.root : -1;
   row.in_place = in_place;
   row.size_bytes = bytes;
   row.count = bytes / size_of(type);

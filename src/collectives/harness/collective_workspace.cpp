@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
@@ -25,35 +26,56 @@ std::uint64_t checked_max_bytes(const transport::Comm& comm, const CollectiveSwe
   return max_bytes;
 }
 
-constexpr std::string_view kHier = "hier";
-
-// The sweep's algorithms that can run on this job (collective over `comm`): hier needs host
-// memory and ranks placed in blocks per host. What cannot run fails the run (UsageError) when
-// the user named it, else it is left out with a warning on rank 0.
-std::vector<std::string> usable_algorithms(transport::Comm& comm, const CollectiveSweepOptions& o) {
-  std::vector<std::string> usable = o.algorithms;
-  if (std::find(usable.begin(), usable.end(), kHier) == usable.end()) return usable;
+// Why this job cannot run `info` (its capabilities against the memory and the placement), or
+// empty. Collective over `comm` where it needs the arena.
+std::string requirement_problem(transport::Comm& comm, const CollectiveSweepOptions& o,
+                                const CollectiveAlgorithmInfo& info) {
   const bool plain_host = space_of(o.algorithm_options).kind() == memory::MemKind::kHost &&
                           o.mem_path == memory::MemPath::kHost;
-  std::string problem =
-      !plain_host ? "-A hier reads local peers' buffers in place: host memory on the host path "
-                    "only (--mem host, --mem-path host); GPU buffers keep -A ring, tree or dbt"
-                  : intra_host::block_placement_problem(comm);
-  if (problem.empty()) return usable;
-  if (!o.skip_unavailable) throw UsageError(problem);
-  if (comm.rank() == 0) log::warn("hier left out of the algorithms: {}", problem);
-  usable.erase(std::remove(usable.begin(), usable.end(), kHier), usable.end());
+  if (!info.caps.host_memory_only.empty() && !plain_host) {
+    return std::string(info.caps.host_memory_only);
+  }
+  if (info.caps.needs_intra_host_arena) return intra_host::block_placement_problem(comm);
+  return {};
+}
+
+// The sweep's algorithms that can run on this job (collective over `comm`): an algorithm that
+// reads local peers' buffers in place (hier) needs host memory and ranks placed in blocks per
+// host. What cannot run fails the run (UsageError) when the user named it, else it is left out
+// with a warning on rank 0.
+std::vector<std::string> usable_algorithms(transport::Comm& comm, const CollectiveSweepOptions& o) {
+  std::vector<std::string> usable;
+  std::map<std::string, std::string> problems;  // by algorithm, each checked once
+  for (const auto& name : o.algorithms) {
+    const CollectiveAlgorithmInfo* info = algorithm_named(o.collective, name);
+    const bool constrained = info != nullptr && (info->caps.needs_intra_host_arena ||
+                                                 !info->caps.host_memory_only.empty());
+    if (!constrained) {
+      usable.push_back(name);
+      continue;
+    }
+    const bool first = problems.count(name) == 0;
+    if (first) problems[name] = requirement_problem(comm, o, *info);
+    const std::string& problem = problems[name];
+    if (problem.empty()) {
+      usable.push_back(name);
+      continue;
+    }
+    if (!o.skip_unavailable) throw UsageError(problem);
+    if (first && comm.rank() == 0) log::warn("{} left out of the algorithms: {}", name, problem);
+  }
   return usable;
 }
 
-// Whether -A auto may pick hier: the tuning table names it for this collective.
-bool auto_may_pick_hier(const CollectiveSweepOptions& o) {
+// Whether -A auto may pick an algorithm that needs the arena: the tuning table names one for
+// this collective.
+bool auto_may_pick_arena_algorithm(const CollectiveSweepOptions& o) {
   const auto& a = o.algorithms;
   if (!o.tuning || std::find(a.begin(), a.end(), kAutoAlgorithm) == a.end()) return false;
   for (const auto& e : o.tuning->entries) {
     if (e.collective != name_of(o.collective)) continue;
     for (const auto& r : e.ranges) {
-      if (r.algorithm == kHier) return true;
+      if (needs_arena(o.collective, r.algorithm)) return true;
     }
   }
   return false;
@@ -64,11 +86,12 @@ bool auto_may_pick_hier(const CollectiveSweepOptions& o) {
 std::shared_ptr<intra_host::LocalArena> arena_if_needed(transport::Comm& comm,
                                                         const CollectiveSweepOptions& o,
                                                         const std::vector<std::string>& a) {
-  if (std::find(a.begin(), a.end(), kHier) != a.end()) return intra_host::LocalArena::create(comm);
+  const auto named = [&](const std::string& n) { return needs_arena(o.collective, n); };
+  if (std::any_of(a.begin(), a.end(), named)) return intra_host::LocalArena::create(comm);
   const bool has_auto = std::find(a.begin(), a.end(), kAutoAlgorithm) != a.end();
   const bool auto_may_pick =
       has_auto &&
-      (auto_may_pick_hier(o) ||
+      (auto_may_pick_arena_algorithm(o) ||
        default_rule_may_pick_hier(o.collective, comm.size(), comm.bootstrap().host_count()));
   if (space_of(o.algorithm_options).kind() != memory::MemKind::kHost ||
       o.mem_path != memory::MemPath::kHost || !auto_may_pick) {
@@ -117,13 +140,13 @@ AlgorithmChoice CollectiveWorkspace::choose(const std::string& asked, std::uint6
   const Collective c = options_.collective;
   std::optional<std::string> pick;
   if (options_.tuning) pick = select_algorithm(*options_.tuning, c, comm_.size(), hosts_, bytes);
-  // hier needs the arena, which this job could not have (device memory, or ranks not placed
-  // in blocks): then the default rule picks.
-  if (pick && (*pick != kHier || arena_)) {
+  // An algorithm that needs the arena (hier), which this job could not have (device memory,
+  // or ranks not placed in blocks): then the default rule picks.
+  if (pick && (!needs_arena(c, *pick) || arena_)) {
     return {*pick, fmt::format("auto: tuning table from {}", options_.tuning->source)};
   }
   if (arena_ && default_rule_picks_hier(c, comm_.size(), hosts_, bytes)) {
-    return {std::string(kHier), "auto: default rule"};
+    return {std::string(arena_algorithm(c)), "auto: default rule"};
   }
   return {default_algorithm(c, comm_.size(), bytes), "auto: default rule"};
 }

@@ -11,11 +11,27 @@
 
 namespace ibscope::collectives {
 
-bool has_algorithm(Collective c, std::string_view name) {
+const CollectiveAlgorithmInfo* algorithm_named(Collective c, std::string_view name) {
   for (const auto& a : algorithms_for(c)) {
-    if (a.name == name) return true;
+    if (a.name == name) return &a;
   }
-  return false;
+  return nullptr;
+}
+
+bool has_algorithm(Collective c, std::string_view name) {
+  return algorithm_named(c, name) != nullptr;
+}
+
+bool needs_arena(Collective c, std::string_view name) {
+  const CollectiveAlgorithmInfo* a = algorithm_named(c, name);
+  return a != nullptr && a->caps.needs_intra_host_arena;
+}
+
+std::string_view arena_algorithm(Collective c) {
+  for (const auto& a : algorithms_for(c)) {
+    if (a.caps.needs_intra_host_arena) return a.name;
+  }
+  return {};
 }
 
 TuningTable derive_tuning(const std::vector<measure::CollectiveRow>& rows, int hosts) {
@@ -78,7 +94,7 @@ std::optional<std::string> select_algorithm(const TuningTable& table, Collective
 }
 
 bool default_rule_may_pick_hier(Collective c, int ranks, int hosts) {
-  return c == Collective::kAllreduce && ranks > 1 && ranks > hosts;
+  return !arena_algorithm(c).empty() && ranks > 1 && ranks > hosts;
 }
 
 bool default_rule_picks_hier(Collective c, int ranks, int hosts, std::uint64_t bytes) {

@@ -1,7 +1,8 @@
 #pragma once
 /// One verifiable call of a collective: where its arguments point inside a send and a receive
 /// buffer (nccl-tests' conventions, collective.hpp), how a verification run fills its inputs,
-/// and how it counts wrong elements. Shared by the sweep (one verified run per size) and the
+/// and how it counts wrong elements, each as the collective's descriptor says
+/// (collectives/descriptor.hpp). Shared by the sweep (one verified run per size) and the
 /// soak (every iteration verified).
 
 #include <cstddef>
@@ -30,12 +31,6 @@ struct CallLayout {
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
                             int root);
-
-/// The element index the pattern gives the input's first element: input_first, except in
-/// all-gather, where each rank's block is its own vector indexed from 0, so that two ranks'
-/// blocks differ in every element whatever the block size (verify.hpp); with the global
-/// offset, a block of L - K elements made rank 1's block equal rank 0's element by element.
-std::size_t pattern_first(Collective c, const CallLayout& l);
 
 /// The pattern that verifies `c` with `op` over `ranks` ranks. Collectives that do not reduce
 /// (all-gather, broadcast; `op` ignored) deliver inputs unchanged, so their inputs need only be
