@@ -135,7 +135,7 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   return command;
 }
 
-int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
+int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
   accept::AcceptOptions o = command.accept;
   o.fault_hooks = ctx.fault_hooks;
   const bool root = ctx.comm().rank() == 0;

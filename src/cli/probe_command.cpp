@@ -230,7 +230,7 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
   return o;
 }
 
-int probe_body(JobContext& ctx, const ProbeFlags& flags) {
+int probe_body(job::JobContext& ctx, const ProbeFlags& flags) {
   const auto o = to_options(flags, ctx.bootstrap.size(), ctx.timeout_s);
   if (ctx.results != nullptr) {
     if (!ctx.results->probes) ctx.results->probes.emplace();

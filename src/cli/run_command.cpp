@@ -107,7 +107,7 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->capture_default_str();
 }
 
-int run_body(JobContext& ctx, const RunPlan& plan) {
+int run_body(job::JobContext& ctx, const RunPlan& plan) {
   const RunFlags& f = plan.flags;
   std::vector<topo::HostTopology> hosts;
   if (!f.skip_topo || (!f.skip_p2p && f.links == "auto")) hosts = gather_topology(ctx.bootstrap);

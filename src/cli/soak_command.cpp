@@ -101,7 +101,7 @@ results::SoakParams params_of(const collectives::SoakOptions& o) {
   return p;
 }
 
-int soak_body(JobContext& ctx, const collectives::SoakOptions& options) {
+int soak_body(job::JobContext& ctx, const collectives::SoakOptions& options) {
   collectives::SoakOptions o = options;
   ucx::StagingScope staging(ctx.comm());
   const auto& request = o.collective.memory_request;

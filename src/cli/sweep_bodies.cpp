@@ -61,7 +61,7 @@ std::vector<std::string> gather_labels(ucx::Comm& comm, const std::string& mine)
 
 }  // namespace
 
-int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& options) {
+int collective_body(job::JobContext& ctx, const collectives::CollectiveSweepOptions& options) {
   output::ProgressLine progress(ctx.show_progress);
   collectives::CollectiveSweepOptions o = options;
   o.progress = progress.callback();
@@ -112,7 +112,7 @@ int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& 
   return 0;
 }
 
-int p2p_body(JobContext& ctx, const measure::P2pOptions& options) {
+int p2p_body(job::JobContext& ctx, const measure::P2pOptions& options) {
   output::ProgressLine progress(ctx.show_progress);
   measure::P2pOptions o = options;
   o.progress = progress.callback();

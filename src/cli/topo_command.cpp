@@ -66,7 +66,7 @@ std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap)
   return hosts;
 }
 
-int topo_body(JobContext& ctx) {
+int topo_body(job::JobContext& ctx) {
   const auto hosts = gather_topology(ctx.bootstrap);
   if (ctx.results != nullptr) ctx.results->topology = hosts;
   if (ctx.table_out != nullptr) output::print_topology(ctx.table_out, hosts);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ibscope/bootstrap/bootstrap.hpp"
-#include "ibscope/cli/job.hpp"
+#include "ibscope/job/job.hpp"
 #include "ibscope/topo/host_topology.hpp"
 
 namespace ibscope::cli {
@@ -22,7 +22,7 @@ topo::HostTopology local_topology(const std::string& host, int rank);
 /// malformed topology.
 std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap);
 
-/// The job body of `ibscope topo` (run_job with JobTransport::kBootstrapOnly). Returns 0.
-int topo_body(JobContext& ctx);
+/// The job body of `ibscope topo` (job::run_job with JobTransport::kBootstrapOnly). Returns 0.
+int topo_body(job::JobContext& ctx);
 
 }  // namespace ibscope::cli
