@@ -8,11 +8,11 @@
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
-#include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/training_report.hpp"
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/job/topology_gather.hpp"
 #include "ibscope/model/job_layout.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/model/step_model.hpp"
@@ -110,7 +110,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
 int run_body(job::JobContext& ctx, const RunPlan& plan) {
   const RunFlags& f = plan.flags;
   std::vector<topo::HostTopology> hosts;
-  if (!f.skip_topo || (!f.skip_p2p && f.links == "auto")) hosts = gather_topology(ctx.bootstrap);
+  if (!f.skip_topo || (!f.skip_p2p && f.links == "auto"))
+    hosts = job::gather_topology(ctx.bootstrap);
   if (!f.skip_topo) {
     if (ctx.results != nullptr) ctx.results->topology = hosts;
     if (ctx.table_out != nullptr) output::print_topology(ctx.table_out, hosts);
