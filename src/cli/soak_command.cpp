@@ -4,13 +4,12 @@
 
 #include <optional>
 
-#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/measure/memory_setup.hpp"
+#include "ibscope/job/job_memory.hpp"
 #include "ibscope/output/soak_report.hpp"
 #include "ibscope/transport/ucx/comm.hpp"
 #include "ibscope/transport/ucx/staging_scope.hpp"
@@ -104,12 +103,7 @@ results::SoakParams params_of(const collectives::SoakOptions& o) {
 int soak_body(job::JobContext& ctx, const collectives::SoakOptions& options) {
   collectives::SoakOptions o = options;
   ucx::StagingScope staging(ctx.comm());
-  const auto& request = o.collective.memory_request;
-  if (request.kind != memory::MemKind::kHost || request.path != memory::PathRequest::kAuto) {
-    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), request);
-    o.collective.algorithm_options.memory = m.space;
-    o.collective.mem_path = m.decision.path;
-  }
+  job::set_up_memory(ctx, o.collective);
   std::optional<output::SoakTable> table;
   if (ctx.table_out != nullptr) {
     fmt::print(ctx.table_out,

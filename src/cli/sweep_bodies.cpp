@@ -6,11 +6,10 @@
 #include <optional>
 #include <set>
 
-#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/measure/memory_setup.hpp"
+#include "ibscope/job/job_memory.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
 #include "ibscope/transport/ucx/staging_scope.hpp"
@@ -38,25 +37,11 @@ void print_crossovers(std::FILE* out, const collectives::TuningTable& t) {
   std::fflush(out);
 }
 
-bool plain_host(const memory::MemoryRequest& r) {
-  return r.kind == memory::MemKind::kHost && r.path == memory::PathRequest::kAuto;
-}
-
 // "host" for every rank alike, else "a,b" for the pair.
 std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
   const auto& la = per_rank.at(static_cast<std::size_t>(a));
   const auto& lb = per_rank.at(static_cast<std::size_t>(b));
   return la == lb ? la : la + "," + lb;
-}
-
-// Every rank's `mine`, in rank order, on rank 0 (which labels the rows); empty elsewhere.
-std::vector<std::string> gather_labels(ucx::Comm& comm, const std::string& mine) {
-  const auto all = comm.bootstrap().gather(
-      std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "memory labels");
-  std::vector<std::string> out;
-  for (const bootstrap::Bytes& b : all)
-    out.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
-  return out;
 }
 
 }  // namespace
@@ -66,11 +51,7 @@ int collective_body(job::JobContext& ctx, const collectives::CollectiveSweepOpti
   collectives::CollectiveSweepOptions o = options;
   o.progress = progress.callback();
   ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
-  if (!plain_host(o.memory_request)) {
-    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), o.memory_request);
-    o.algorithm_options.memory = m.space;
-    o.mem_path = m.decision.path;
-  }
+  job::set_up_memory(ctx, o);
   std::optional<output::CollectiveTable> table;
   if (ctx.table_out != nullptr) {
     table.emplace(ctx.table_out);
@@ -117,35 +98,15 @@ int p2p_body(job::JobContext& ctx, const measure::P2pOptions& options) {
   measure::P2pOptions o = options;
   o.progress = progress.callback();
   ucx::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
-  // Side B is rank 1 when memory is given per side (--pairs first); every other rank is A.
-  const int me = ctx.comm().rank();
-  const auto& sides = o.memory_sides;
-  const memory::MemoryRequest mine = sides.empty()                    ? memory::MemoryRequest{}
-                                     : (me == 1 && sides.size() == 2) ? sides[1]
-                                                                      : sides[0];
-  bool labelled = false;
-  std::vector<std::string> kinds, paths;
-  if (!std::all_of(sides.begin(), sides.end(), plain_host)) {
-    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), mine);
-    o.memory = m.space;
-    // One exchange: "<kind> <path>" per rank.
-    for (const std::string& label :
-         gather_labels(ctx.comm(), fmt::format("{} {}", memory::name_of(m.space->kind()),
-                                               memory::name_of(m.decision.path)))) {
-      const auto space = label.find(' ');
-      kinds.push_back(label.substr(0, space));
-      paths.push_back(label.substr(space + 1));
-    }
-    labelled = true;
-  }
+  const job::MemoryLabels labels = job::set_up_memory(ctx, o);
   std::optional<output::P2pTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
   measure::run_p2p(ctx.comm(), o, [&](const std::vector<measure::P2pRow>& measured) {
     std::vector<measure::P2pRow> rows = measured;
-    for (auto& r : rows) {
-      if (!labelled) continue;
-      r.mem = pair_label(kinds, r.rank_a, r.rank_b);
-      r.mem_path = pair_label(paths, r.rank_a, r.rank_b);
+    for (auto& r : rows) {  // rank 0's rows; the labels are on rank 0
+      if (labels.empty()) continue;
+      r.mem = pair_label(labels.kinds, r.rank_a, r.rank_b);
+      r.mem_path = pair_label(labels.paths, r.rank_a, r.rank_b);
     }
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);
