@@ -121,11 +121,8 @@ int soak_body(job::JobContext& ctx, const collectives::SoakOptions& options) {
     ctx.rows_recorded();
   });
   measure::SoakSummary summary = measure::summarize_soak(windows, o.thresholds);
-  // A hook forges what was measured (core/fault_hooks.hpp): no verdict of such a run passes.
-  for (const auto& h : ctx.fault_hooks) {
-    summary.pass = false;
-    summary.reasons.push_back(fault_hook_failure(h, ctx.bootstrap.size()));
-  }
+  apply_fault_hooks_to_verdict(ctx.fault_hooks, ctx.bootstrap.size(), summary.pass,
+                               summary.reasons);
   if (ctx.results != nullptr) {
     ctx.results->soak->windows = windows;
     ctx.results->soak->summary = summary;
