@@ -58,30 +58,23 @@ int collective_body(job::JobContext& ctx, const collectives::CollectiveSweepOpti
     table->header();
   }
   std::uint64_t wrong = 0;
-  std::vector<measure::CollectiveRow> all_rows;  // rows of the algorithms asked for by name
-  collectives::run_collective_sweep(
-      ctx.comm(), o, [&](const std::vector<measure::CollectiveRow>& rows) {
-        for (const auto& r : rows) {
-          if (r.wrong) wrong += *r.wrong;
-          if (ctx.results != nullptr) ctx.results->add_row(r);
-          // Crossovers come from algorithms run by name at every size, not from -A auto's picks.
-          if (!r.selected_by.empty()) continue;
-          all_rows.push_back(r);
-          all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
-        }
-        ctx.rows_recorded();
-        progress.clear();
-        if (table) table->rows(rows);
-      });
+  collectives::TuningRows tuning_rows;
+  collectives::run_collective_sweep(ctx.comm(), o,
+                                    [&](const std::vector<measure::CollectiveRow>& rows) {
+                                      for (const auto& r : rows) {
+                                        if (r.wrong) wrong += *r.wrong;
+                                        if (ctx.results != nullptr) ctx.results->add_row(r);
+                                      }
+                                      tuning_rows.add(rows);
+                                      ctx.rows_recorded();
+                                      progress.clear();
+                                      if (table) table->rows(rows);
+                                    });
   progress.clear();
   if (table) table->footer();
-  std::set<std::string> measured;
-  for (const auto& r : all_rows) measured.insert(r.algorithm);
-  if (measured.size() >= 2) {
-    const collectives::TuningTable tuning =
-        collectives::derive_tuning(all_rows, ctx.comm().bootstrap().host_count());
-    if (ctx.results != nullptr) ctx.results->tuning = tuning;
-    if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
+  if (const auto tuning = tuning_rows.derive(ctx.comm().bootstrap().host_count())) {
+    if (ctx.results != nullptr) ctx.results->tuning = *tuning;
+    if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, *tuning);
   }
   if (wrong > 0) {
     if (ctx.comm().rank() == 0) {
