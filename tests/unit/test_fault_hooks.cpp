@@ -164,3 +164,18 @@ TEST_CASE("fault hooks: a value with tabs, newlines and backslashes travels inta
     CHECK(unescape_hook_value(escaped) == value);
   }
 }
+
+TEST_CASE("fault hooks: a verdict with a hook set fails, one reason per hook") {
+  bool pass = true;
+  std::vector<std::string> reasons{"earlier"};
+  apply_fault_hooks_to_verdict({}, 4, pass, reasons);
+  CHECK(pass);
+  CHECK(reasons.size() == 1);
+  const std::vector<FaultHook> hooks = {FaultHook{"IBSCOPE_FAULT_CORRUPT_RANK", "1", {1}},
+                                        FaultHook{"IBSCOPE_FAULT_DELAY_RANK", "2:9", {2}}};
+  apply_fault_hooks_to_verdict(hooks, 4, pass, reasons);
+  CHECK_FALSE(pass);
+  REQUIRE(reasons.size() == 3);
+  CHECK(reasons[1] == fault_hook_failure(hooks[0], 4));
+  CHECK(reasons[2] == fault_hook_failure(hooks[1], 4));
+}
