@@ -49,4 +49,12 @@ std::string_view to_string(Verb verb) noexcept {
   return "?";
 }
 
+PerftestDefaults perftest_defaults(const ProbeTest& test) noexcept {
+  const bool bw = test.metric == Metric::kBandwidth;
+  return PerftestDefaults{
+      .size_bytes = bw ? 65536ULL : 2ULL, .iterations = bw ? 5000 : 1000, .tx_depth = bw ? 128 : 1};
+}
+
+int perftest_warmup(int iterations) noexcept { return std::min(100, iterations / 10); }
+
 }  // namespace ibscope::probes

@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "ibscope/accept/links_transport.hpp"
 #include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
@@ -120,24 +121,8 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
   if (comm.size() < 2) {
     throw UsageError("accept needs at least 2 ranks: one per host under srun/mpirun, or --np N");
   }
-  // Rank 0 holds the whole topology (the others each host's name and ranks): it judges the
-  // preflight, and every rank takes its verdict on RDMA.
-  Preflight pre = check_preflight(hosts);
-  {
-    const std::string mine =
-        boot.rank() == 0 ? fmt::format("{}{}", pre.rdma_everywhere ? '1' : '0', pre.no_rdma_reason)
-                         : std::string();
-    const bootstrap::Bytes told =
-        boot.broadcast(std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()),
-                       "accept: preflight");
-    if (told.empty()) throw RemoteError("accept: malformed preflight from rank 0");
-    pre.rdma_everywhere = told[0] == std::byte{'1'};
-    pre.no_rdma_reason.assign(reinterpret_cast<const char*>(told.data()) + 1, told.size() - 1);
-  }
-  AcceptTransport transport = o.transport;
-  if (transport == AcceptTransport::kAuto) {
-    transport = pre.rdma_everywhere ? AcceptTransport::kVerbs : AcceptTransport::kUcx;
-  }
+  const Preflight pre = agree_on_preflight(boot, hosts);
+  const AcceptTransport transport = links_transport(o.transport, pre);
   if (transport == AcceptTransport::kVerbs && !pre.rdma_everywhere) {
     throw verbs::EnvironmentError(fmt::format(
         "--transport verbs: {}; run with --transport ucx to accept the network UCX uses",

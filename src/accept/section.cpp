@@ -236,13 +236,10 @@ bool judge_allreduce_and_hooks(const SectionInputs& in, AcceptResult& out) {
       out.failures.push_back("straggler: " + in.stragglers->reason);
     }
   }
-  // A hook forges what was measured (core/fault_hooks.hpp): no verdict of such a run passes.
   const int ranks = static_cast<int>(in.hosts_by_rank.size());
-  for (const auto& h : in.options.fault_hooks) {
-    pass = false;
-    out.failures.push_back(fault_hook_failure(h, ranks));
+  apply_fault_hooks_to_verdict(in.options.fault_hooks, ranks, pass, out.failures);
+  for (const auto& h : in.options.fault_hooks)
     section.fault_hooks.push_back(describe_fault_hook(h, ranks));
-  }
   return pass;
 }
 

@@ -7,10 +7,10 @@
 
 #include "ibscope/accept/accept_runner.hpp"
 #include "ibscope/cli/flags.hpp"
-#include "ibscope/cli/topo_command.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/job/topology_gather.hpp"
 #include "ibscope/output/prometheus.hpp"
 
 namespace ibscope::cli {
@@ -135,13 +135,13 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   return command;
 }
 
-int accept_body(JobContext& ctx, const AcceptCommandOptions& command) {
+int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
   accept::AcceptOptions o = command.accept;
   o.fault_hooks = ctx.fault_hooks;
   const bool root = ctx.comm().rank() == 0;
   std::FILE* out = ctx.table_out;
   if (out != nullptr) fmt::print(out, "# acceptance: topology and link-state preflight\n");
-  const auto hosts = gather_topology(ctx.bootstrap);
+  const auto hosts = job::gather_topology(ctx.bootstrap);
   if (ctx.results != nullptr) ctx.results->topology = hosts;
 
   accept::AcceptSinks sinks;

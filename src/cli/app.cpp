@@ -14,7 +14,6 @@
 #include "ibscope/cli/command_names.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/cli/help_footers.hpp"
-#include "ibscope/cli/job.hpp"
 #include "ibscope/cli/offline_commands.hpp"
 #include "ibscope/cli/probe_command.hpp"
 #include "ibscope/cli/run_command.hpp"
@@ -26,6 +25,7 @@
 #include "ibscope/core/fd_limit.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/job/job.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/results/loader.hpp"
 #include "ibscope/results/results_file.hpp"
@@ -76,6 +76,27 @@ struct JobFlags {
   std::vector<std::string> argv;  ///< the command line, for the results file
 };
 
+// The common flags of `command`, parsed, as the job layer takes them. Throws UsageError (a bad
+// --timeout) before any rank starts.
+job::JobOptions job_options(const std::string& command, const JobFlags& j) {
+  const CommonFlags& f = j.common;
+  job::JobOptions o;
+  o.command = command;
+  o.argv = j.argv;
+  o.np = f.np;
+  o.timeout_s = parse_timeout_s(f);
+  o.out_dir = f.out_dir;
+  o.format = f.format == "json"  ? job::OutputFormat::kJson
+             : f.format == "csv" ? job::OutputFormat::kCsv
+                                 : job::OutputFormat::kTable;
+  o.quiet = f.quiet;
+  o.nic = f.nic;
+  o.bind = !f.no_bind;
+  o.stop_on_usr1 = f.stop_on_usr1;
+  o.keep_samples = f.keep_samples;
+  return o;
+}
+
 Command add_run_command(CLI::App& app, JobFlags& j) {
   auto run_flags = std::make_shared<RunFlags>();
   auto* sub = app.add_subcommand(
@@ -90,15 +111,16 @@ Command add_run_command(CLI::App& app, JobFlags& j) {
   add_p2p_flags(*sub, j.p2p, "p2p-");
   add_run_flags(*sub, *run_flags);
   return {sub, [sub, &j, run_flags]() -> int {
-            const double timeout_s = parse_timeout_s(j.common);
+            const job::JobOptions options = job_options("run", j);
+            const double timeout_s = options.timeout_s;
             if (sub->count("--algo") == 0) j.collective.algo = "all";
             const RunFlags& f = *run_flags;
             const RunPlan plan{f, to_options(j.collective, Collective::kAllreduce, timeout_s),
                                to_options(j.p2p, timeout_s)};
             const bool table = j.common.format == "table" && !j.common.quiet;
-            return run_job(
-                "run", j.common, j.argv, [&](JobContext& ctx) { return run_body(ctx, plan); },
-                JobTransport::kUcx,
+            return job::run_job(
+                options, [&](job::JobContext& ctx) { return run_body(ctx, plan); },
+                job::JobTransport::kUcx,
                 [&](const std::filesystem::path& results) { analyse_run(results, f, table); });
           }};
 }
@@ -112,9 +134,9 @@ Command add_collective_command(CLI::App& app, JobFlags& j,
   add_rail_flags(*sub, j.common);
   add_collective_flags(*sub, j.collective, cc.id);
   return {sub, [&j, &cc]() -> int {
-            const double timeout_s = parse_timeout_s(j.common);
-            const auto o = to_options(j.collective, cc.id, timeout_s);
-            return run_job(std::string(cc.name), j.common, j.argv, [&](JobContext& ctx) {
+            const job::JobOptions options = job_options(std::string(cc.name), j);
+            const auto o = to_options(j.collective, cc.id, options.timeout_s);
+            return job::run_job(options, [&](job::JobContext& ctx) {
               if (ctx.results) ctx.results->collectives.params = params_of(o);
               return collective_body(ctx, o);
             });
@@ -128,9 +150,9 @@ Command add_p2p_command(CLI::App& app, JobFlags& j) {
   add_rail_flags(*sub, j.common);
   add_p2p_flags(*sub, j.p2p, "");
   return {sub, [&j]() -> int {
-            const double timeout_s = parse_timeout_s(j.common);
-            const auto o = to_options(j.p2p, timeout_s);
-            return run_job("p2p", j.common, j.argv, [&](JobContext& ctx) {
+            const job::JobOptions options = job_options("p2p", j);
+            const auto o = to_options(j.p2p, options.timeout_s);
+            return job::run_job(options, [&](job::JobContext& ctx) {
               if (ctx.results) ctx.results->p2p.params = params_of(o);
               return p2p_body(ctx, o);
             });
@@ -148,10 +170,9 @@ Command add_soak_command(CLI::App& app, JobFlags& j) {
   add_rail_flags(*sub, j.common);
   add_soak_flags(*sub, *flags);
   return {sub, [&j, flags]() -> int {
-            const double timeout_s = parse_timeout_s(j.common);
-            const auto o = to_options(*flags, timeout_s);
-            return run_job("soak", j.common, j.argv,
-                           [&](JobContext& ctx) { return soak_body(ctx, o); });
+            const job::JobOptions options = job_options("soak", j);
+            const auto o = to_options(*flags, options.timeout_s);
+            return job::run_job(options, [&](job::JobContext& ctx) { return soak_body(ctx, o); });
           }};
 }
 
@@ -193,8 +214,9 @@ Command add_topo_command(CLI::App& app, JobFlags& j) {
       "MTU, GIDs, PCIe path), GPUs and GPU<->NIC distance classes");
   add_common_flags(*sub, j.common);
   return {sub, [&j]() -> int {
-            (void)parse_timeout_s(j.common);  // a usage error before any rank starts
-            return run_job("topo", j.common, j.argv, topo_body, JobTransport::kBootstrapOnly);
+            // A bad --timeout is a usage error before any rank starts.
+            return job::run_job(job_options("topo", j), topo_body,
+                                job::JobTransport::kBootstrapOnly);
           }};
 }
 
@@ -207,12 +229,12 @@ Command add_probe_command(CLI::App& app, JobFlags& j) {
   add_common_flags(*sub, j.common, /*short_quiet=*/false);
   add_probe_flags(*sub, *flags);
   return {sub, [&j, flags]() -> int {
-            const double timeout_s = parse_timeout_s(j.common);
+            const job::JobOptions options = job_options("probe", j);
             // Usage errors before any rank starts; --pairs is checked against the job size later.
-            to_options(*flags, kMaxRanksForValidation, timeout_s);
-            return run_job(
-                "probe", j.common, j.argv, [&](JobContext& ctx) { return probe_body(ctx, *flags); },
-                JobTransport::kBootstrapOnly);
+            to_options(*flags, kMaxRanksForValidation, options.timeout_s);
+            return job::run_job(
+                options, [&](job::JobContext& ctx) { return probe_body(ctx, *flags); },
+                job::JobTransport::kBootstrapOnly);
           }};
 }
 
@@ -227,12 +249,11 @@ Command add_accept_command(CLI::App& app, JobFlags& j) {
   add_common_flags(*sub, j.common);
   add_accept_flags(*sub, *flags);
   return {sub, [&j, flags]() -> int {
-            const double timeout_s = parse_timeout_s(j.common);
-            const auto o = to_options(*flags, timeout_s);
-            j.common.nic = flags->device;  // one -d and --no-bind for probes and UCX rails
-            j.common.no_bind = flags->no_bind;
-            return run_job("accept", j.common, j.argv,
-                           [&](JobContext& ctx) { return accept_body(ctx, o); });
+            job::JobOptions options = job_options("accept", j);
+            const auto o = to_options(*flags, options.timeout_s);
+            options.nic = flags->device;  // one -d and --no-bind for probes and UCX rails
+            options.bind = !flags->no_bind;
+            return job::run_job(options, [&](job::JobContext& ctx) { return accept_body(ctx, o); });
           }};
 }
 

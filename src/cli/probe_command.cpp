@@ -24,8 +24,8 @@ std::vector<std::uint64_t> probe_sizes(const ProbeFlags& f, const probes::ProbeT
   if (!f.size.empty()) return {units::parse_size_bytes(f.size, "-s/--size")};
   if (f.all_sizes) {
     // perftest's -a: 2 B to 8 MiB in powers of two.
-    return measure::sweep_sizes(measure::SweepSpec{.min_bytes = 2,
-                                                   .max_bytes = 8ULL << 20,
+    return measure::sweep_sizes(measure::SweepSpec{.min_bytes = probes::kPerftestMinBytes,
+                                                   .max_bytes = probes::kPerftestMaxBytes,
                                                    .factor = 2,
                                                    .step_bytes = 0,
                                                    .explicit_bytes = {}},
@@ -33,17 +33,18 @@ std::vector<std::uint64_t> probe_sizes(const ProbeFlags& f, const probes::ProbeT
   }
   if (sweep) {
     return measure::sweep_sizes(
-        measure::SweepSpec{.min_bytes = units::parse_size_bytes(
-                               f.min_bytes.empty() ? "2" : f.min_bytes, "-b/--minbytes"),
-                           .max_bytes = units::parse_size_bytes(
-                               f.max_bytes.empty() ? "8M" : f.max_bytes, "-e/--maxbytes"),
+        measure::SweepSpec{.min_bytes = f.min_bytes.empty()
+                                            ? probes::kPerftestMinBytes
+                                            : units::parse_size_bytes(f.min_bytes, "-b/--minbytes"),
+                           .max_bytes = f.max_bytes.empty()
+                                            ? probes::kPerftestMaxBytes
+                                            : units::parse_size_bytes(f.max_bytes, "-e/--maxbytes"),
                            .factor = f.factor,
                            .step_bytes = 0,
                            .explicit_bytes = {}},
         1);
   }
-  // perftest's defaults: 64 KiB for bandwidth, 2 B for latency.
-  return {test.metric == Metric::kBandwidth ? 65536ULL : 2ULL};
+  return {probes::perftest_defaults(test).size_bytes};
 }
 
 results::ProbeParams params_of(const probes::ProbeOptions& o) {
@@ -205,12 +206,12 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
 probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s) {
   probes::ProbeOptions o;
   o.test = &probes::find_probe_test(f.test);
-  const bool bw = o.test->metric == Metric::kBandwidth;
+  const probes::PerftestDefaults perftest = probes::perftest_defaults(*o.test);
   o.sizes_bytes = probe_sizes(f, *o.test);
-  o.iterations = f.iters > 0 ? f.iters : (bw ? 5000 : 1000);
-  o.warmup = f.warmup >= 0 ? f.warmup : std::min(100, o.iterations / 10);
+  o.iterations = f.iters > 0 ? f.iters : perftest.iterations;
+  o.warmup = f.warmup >= 0 ? f.warmup : probes::perftest_warmup(o.iterations);
   o.qps = f.qps;
-  o.tx_depth = f.tx_depth > 0 ? f.tx_depth : (bw ? 128 : 1);
+  o.tx_depth = f.tx_depth > 0 ? f.tx_depth : perftest.tx_depth;
   o.rx_depth = f.rx_depth;
   o.inline_bytes = f.inline_size;
   o.cq_moderation = f.cq_mod;
@@ -234,7 +235,7 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
   return o;
 }
 
-int probe_body(JobContext& ctx, const ProbeFlags& flags) {
+int probe_body(job::JobContext& ctx, const ProbeFlags& flags) {
   const auto o = to_options(flags, ctx.bootstrap.size(), ctx.timeout_s);
   if (ctx.results != nullptr) {
     if (!ctx.results->probes) ctx.results->probes.emplace();

@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <optional>
 
-#include "ibscope/accept/preflight.hpp"
+#include "ibscope/accept/links_transport.hpp"
 #include "ibscope/cli/cluster_flags.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
-#include "ibscope/cli/topo_command.hpp"
 #include "ibscope/cli/training_report.hpp"
 #include "ibscope/cli/workload_flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/job/topology_gather.hpp"
 #include "ibscope/model/job_layout.hpp"
 #include "ibscope/model/results_fits.hpp"
 #include "ibscope/model/step_model.hpp"
@@ -24,12 +24,6 @@
 
 namespace ibscope::cli {
 namespace {
-
-bool links_over_verbs(const RunFlags& f, const std::vector<topo::HostTopology>& hosts) {
-  if (f.links == "verbs") return true;
-  if (f.links == "ucx") return false;
-  return accept::check_preflight(hosts).rdma_everywhere;
-}
 
 void print_fits(std::FILE* out, const results::Document& doc, const std::string& source) {
   model::FitReport report;
@@ -107,21 +101,24 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->capture_default_str();
 }
 
-int run_body(JobContext& ctx, const RunPlan& plan) {
+int run_body(job::JobContext& ctx, const RunPlan& plan) {
   const RunFlags& f = plan.flags;
   std::vector<topo::HostTopology> hosts;
-  if (!f.skip_topo || (!f.skip_p2p && f.links == "auto")) hosts = gather_topology(ctx.bootstrap);
+  if (!f.skip_topo || (!f.skip_p2p && f.links == "auto"))
+    hosts = job::gather_topology(ctx.bootstrap);
   if (!f.skip_topo) {
     if (ctx.results != nullptr) ctx.results->topology = hosts;
     if (ctx.table_out != nullptr) output::print_topology(ctx.table_out, hosts);
   }
   int status = 0;
   if (!f.skip_p2p && ctx.comm().size() >= 2) {
-    // Rank 0 has the whole topology; it decides for every rank.
-    const std::byte verbs{static_cast<unsigned char>(
-        ctx.bootstrap.rank() == 0 && links_over_verbs(f, hosts) ? 1 : 0)};
-    const bootstrap::Bytes told = ctx.bootstrap.broadcast(std::span(&verbs, 1), "links over verbs");
-    if (!told.empty() && told[0] == std::byte{1}) {
+    // --links auto: rank 0 judges the topology and decides for every rank, as accept does.
+    const accept::AcceptTransport requested = accept::parse_accept_transport(f.links);
+    const accept::Preflight pre =
+        requested == accept::AcceptTransport::kAuto
+            ? accept::agree_on_preflight(ctx.bootstrap, hosts, "links over verbs")
+            : accept::Preflight{};
+    if (accept::links_transport(requested, pre) == accept::AcceptTransport::kVerbs) {
       for (const char* test : {"write_lat", "write_bw"}) {
         ProbeFlags probe;
         probe.test = test;

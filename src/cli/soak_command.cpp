@@ -4,13 +4,12 @@
 
 #include <optional>
 
-#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/measure/memory_setup.hpp"
+#include "ibscope/job/job_memory.hpp"
 #include "ibscope/output/soak_report.hpp"
 #include "ibscope/transport/comm.hpp"
 
@@ -83,15 +82,10 @@ results::SoakParams params_of(const collectives::SoakOptions& o) {
   return p;
 }
 
-int soak_body(JobContext& ctx, const collectives::SoakOptions& options) {
+int soak_body(job::JobContext& ctx, const collectives::SoakOptions& options) {
   collectives::SoakOptions o = options;
   transport::StagingScope staging(ctx.comm());
-  const auto& request = o.collective.memory_request;
-  if (request.kind != memory::MemKind::kHost || request.path != memory::PathRequest::kAuto) {
-    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), request);
-    o.collective.algorithm_options.memory = m.space;
-    o.collective.mem_path = m.decision.path;
-  }
+  job::set_up_memory(ctx, o.collective);
   std::optional<output::SoakTable> table;
   if (ctx.table_out != nullptr) {
     fmt::print(ctx.table_out,
@@ -109,11 +103,8 @@ int soak_body(JobContext& ctx, const collectives::SoakOptions& options) {
     ctx.rows_recorded();
   });
   measure::SoakSummary summary = measure::summarize_soak(windows, o.thresholds);
-  // A hook forges what was measured (core/fault_hooks.hpp): no verdict of such a run passes.
-  for (const auto& h : ctx.fault_hooks) {
-    summary.pass = false;
-    summary.reasons.push_back(fault_hook_failure(h, ctx.bootstrap.size()));
-  }
+  apply_fault_hooks_to_verdict(ctx.fault_hooks, ctx.bootstrap.size(), summary.pass,
+                               summary.reasons);
   if (ctx.results != nullptr) {
     ctx.results->soak->windows = windows;
     ctx.results->soak->summary = summary;

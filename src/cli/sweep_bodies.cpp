@@ -6,11 +6,10 @@
 #include <optional>
 #include <set>
 
-#include "ibscope/cli/memory_request.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
-#include "ibscope/measure/memory_setup.hpp"
+#include "ibscope/job/job_memory.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
 #include "ibscope/transport/comm.hpp"
@@ -38,10 +37,6 @@ void print_crossovers(std::FILE* out, const collectives::TuningTable& t) {
   std::fflush(out);
 }
 
-bool plain_host(const memory::MemoryRequest& r) {
-  return r.kind == memory::MemKind::kHost && r.path == memory::PathRequest::kAuto;
-}
-
 // "host" for every rank alike, else "a,b" for the pair.
 std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
   const auto& la = per_rank.at(static_cast<std::size_t>(a));
@@ -49,58 +44,37 @@ std::string pair_label(const std::vector<std::string>& per_rank, int a, int b) {
   return la == lb ? la : la + "," + lb;
 }
 
-// Every rank's `mine`, in rank order, on rank 0 (which labels the rows); empty elsewhere.
-std::vector<std::string> gather_labels(transport::Comm& comm, const std::string& mine) {
-  const auto all = comm.bootstrap().gather(
-      std::span(reinterpret_cast<const std::byte*>(mine.data()), mine.size()), "memory labels");
-  std::vector<std::string> out;
-  for (const bootstrap::Bytes& b : all)
-    out.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
-  return out;
-}
-
 }  // namespace
 
-int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& options) {
+int collective_body(job::JobContext& ctx, const collectives::CollectiveSweepOptions& options) {
   output::ProgressLine progress(ctx.show_progress);
   collectives::CollectiveSweepOptions o = options;
   o.progress = progress.callback();
   transport::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
-  if (!plain_host(o.memory_request)) {
-    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), o.memory_request);
-    o.algorithm_options.memory = m.space;
-    o.mem_path = m.decision.path;
-  }
+  job::set_up_memory(ctx, o);
   std::optional<output::CollectiveTable> table;
   if (ctx.table_out != nullptr) {
     table.emplace(ctx.table_out);
     table->header();
   }
   std::uint64_t wrong = 0;
-  std::vector<measure::CollectiveRow> all_rows;  // rows of the algorithms asked for by name
-  collectives::run_collective_sweep(
-      ctx.comm(), o, [&](const std::vector<measure::CollectiveRow>& rows) {
-        for (const auto& r : rows) {
-          if (r.wrong) wrong += *r.wrong;
-          if (ctx.results != nullptr) ctx.results->add_row(r);
-          // Crossovers come from algorithms run by name at every size, not from -A auto's picks.
-          if (!r.selected_by.empty()) continue;
-          all_rows.push_back(r);
-          all_rows.back().samples_us.clear();  // the tuning table needs the statistics only
-        }
-        ctx.rows_recorded();
-        progress.clear();
-        if (table) table->rows(rows);
-      });
+  collectives::TuningRows tuning_rows;
+  collectives::run_collective_sweep(ctx.comm(), o,
+                                    [&](const std::vector<measure::CollectiveRow>& rows) {
+                                      for (const auto& r : rows) {
+                                        if (r.wrong) wrong += *r.wrong;
+                                        if (ctx.results != nullptr) ctx.results->add_row(r);
+                                      }
+                                      tuning_rows.add(rows);
+                                      ctx.rows_recorded();
+                                      progress.clear();
+                                      if (table) table->rows(rows);
+                                    });
   progress.clear();
   if (table) table->footer();
-  std::set<std::string> measured;
-  for (const auto& r : all_rows) measured.insert(r.algorithm);
-  if (measured.size() >= 2) {
-    const collectives::TuningTable tuning =
-        collectives::derive_tuning(all_rows, ctx.comm().bootstrap().host_count());
-    if (ctx.results != nullptr) ctx.results->tuning = tuning;
-    if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, tuning);
+  if (const auto tuning = tuning_rows.derive(ctx.comm().bootstrap().host_count())) {
+    if (ctx.results != nullptr) ctx.results->tuning = *tuning;
+    if (ctx.table_out != nullptr) print_crossovers(ctx.table_out, *tuning);
   }
   if (wrong > 0) {
     if (ctx.comm().rank() == 0) {
@@ -112,40 +86,20 @@ int collective_body(JobContext& ctx, const collectives::CollectiveSweepOptions& 
   return 0;
 }
 
-int p2p_body(JobContext& ctx, const measure::P2pOptions& options) {
+int p2p_body(job::JobContext& ctx, const measure::P2pOptions& options) {
   output::ProgressLine progress(ctx.show_progress);
   measure::P2pOptions o = options;
   o.progress = progress.callback();
   transport::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
-  // Side B is rank 1 when memory is given per side (--pairs first); every other rank is A.
-  const int me = ctx.comm().rank();
-  const auto& sides = o.memory_sides;
-  const memory::MemoryRequest mine = sides.empty()                    ? memory::MemoryRequest{}
-                                     : (me == 1 && sides.size() == 2) ? sides[1]
-                                                                      : sides[0];
-  bool labelled = false;
-  std::vector<std::string> kinds, paths;
-  if (!std::all_of(sides.begin(), sides.end(), plain_host)) {
-    const measure::MemorySetup m = measure::setup_memory(ctx.comm(), mine);
-    o.memory = m.space;
-    // One exchange: "<kind> <path>" per rank.
-    for (const std::string& label :
-         gather_labels(ctx.comm(), fmt::format("{} {}", memory::name_of(m.space->kind()),
-                                               memory::name_of(m.decision.path)))) {
-      const auto space = label.find(' ');
-      kinds.push_back(label.substr(0, space));
-      paths.push_back(label.substr(space + 1));
-    }
-    labelled = true;
-  }
+  const job::MemoryLabels labels = job::set_up_memory(ctx, o);
   std::optional<output::P2pTable> table;
   if (ctx.table_out != nullptr) table.emplace(ctx.table_out);
   measure::run_p2p(ctx.comm(), o, [&](const std::vector<measure::P2pRow>& measured) {
     std::vector<measure::P2pRow> rows = measured;
-    for (auto& r : rows) {
-      if (!labelled) continue;
-      r.mem = pair_label(kinds, r.rank_a, r.rank_b);
-      r.mem_path = pair_label(paths, r.rank_a, r.rank_b);
+    for (auto& r : rows) {  // rank 0's rows; the labels are on rank 0
+      if (labels.empty()) continue;
+      r.mem = pair_label(labels.kinds, r.rank_a, r.rank_b);
+      r.mem_path = pair_label(labels.paths, r.rank_a, r.rank_b);
     }
     if (ctx.results != nullptr) {
       for (const auto& r : rows) ctx.results->add_row(r);

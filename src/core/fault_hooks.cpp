@@ -97,6 +97,14 @@ std::string fault_hook_failure(const FaultHook& hook, int job_ranks) {
                      describe_fault_hook(hook, job_ranks));
 }
 
+void apply_fault_hooks_to_verdict(std::span<const FaultHook> hooks, int job_ranks, bool& pass,
+                                  std::vector<std::string>& reasons) {
+  for (const auto& h : hooks) {
+    pass = false;
+    reasons.push_back(fault_hook_failure(h, job_ranks));
+  }
+}
+
 namespace {
 
 [[noreturn]] void malformed_hook(std::string_view variable, std::string_view value,

@@ -5,8 +5,8 @@
 // results itself; soak, accept and SIGUSR1 (when asked) stop cleanly on a signal with what they
 // measured; a full disk costs no checkpoint once it has room again, and a results file it
 // refuses is reported with where the rows are (issue 35). The crashes come from the
-// IBSCOPE_FAULT_CRASH_RANK hook (cli/crash_hook.hpp), at a known batch, the full disk from
-// IBSCOPE_FAULT_DISK_FULL (cli/disk_full_hook.hpp).
+// IBSCOPE_FAULT_CRASH_RANK hook (job/crash_hook.hpp), at a known batch, the full disk from
+// IBSCOPE_FAULT_DISK_FULL (job/disk_full_hook.hpp).
 
 #include <signal.h>
 

@@ -1,6 +1,7 @@
 // Acceptance preflight from the topology (pure).
 #include <catch2/catch.hpp>
 
+#include "ibscope/accept/links_transport.hpp"
 #include "ibscope/accept/preflight.hpp"
 
 using namespace ibscope;
@@ -146,4 +147,14 @@ TEST_CASE("preflight: each local rank's GPU and its distance class, SYS warns", 
 TEST_CASE("preflight: hosts without GPUs report none", "[accept][gpu]") {
   const auto p = check_preflight({host("n0", {port("ACTIVE", 4, 400)})});
   CHECK(p.gpus.empty());
+}
+
+TEST_CASE("accept: the links' transport, auto resolved by the preflight's RDMA verdict") {
+  Preflight everywhere;
+  everywhere.rdma_everywhere = true;
+  const Preflight nowhere;
+  CHECK(links_transport(AcceptTransport::kAuto, everywhere) == AcceptTransport::kVerbs);
+  CHECK(links_transport(AcceptTransport::kAuto, nowhere) == AcceptTransport::kUcx);
+  CHECK(links_transport(AcceptTransport::kUcx, everywhere) == AcceptTransport::kUcx);
+  CHECK(links_transport(AcceptTransport::kVerbs, nowhere) == AcceptTransport::kVerbs);
 }

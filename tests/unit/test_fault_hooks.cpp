@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "accept/section.hpp"
-#include "ibscope/cli/crash_hook.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
+#include "ibscope/job/crash_hook.hpp"
 
 using namespace ibscope;
 using Catch::Matchers::Contains;
@@ -141,8 +141,8 @@ TEST_CASE("fault hooks: values parse as flags do, and a rank outside the job is 
         collectives::misplace::Fault::kDropChunk);
   for (const char* bad : {"1", "x:1", "1:0", "1:2:HUP", " 1:2"}) {
     INFO("'" << bad << "'");
-    CHECK_THROWS_AS(cli::parse_crash_hook(bad), UsageError);
-    CHECK_THROWS_WITH(cli::parse_crash_hook(bad), Contains("IBSCOPE_FAULT_CRASH_RANK"));
+    CHECK_THROWS_AS(job::parse_crash_hook(bad), UsageError);
+    CHECK_THROWS_WITH(job::parse_crash_hook(bad), Contains("IBSCOPE_FAULT_CRASH_RANK"));
   }
   // A hook on a rank the job does not have would do nothing, silently.
   CHECK_NOTHROW(check_hook_rank("IBSCOPE_FAULT_X", "3", 3, 4));
@@ -163,4 +163,19 @@ TEST_CASE("fault hooks: a value with tabs, newlines and backslashes travels inta
     CHECK(escaped.find('\n') == std::string::npos);
     CHECK(unescape_hook_value(escaped) == value);
   }
+}
+
+TEST_CASE("fault hooks: a verdict with a hook set fails, one reason per hook") {
+  bool pass = true;
+  std::vector<std::string> reasons{"earlier"};
+  apply_fault_hooks_to_verdict({}, 4, pass, reasons);
+  CHECK(pass);
+  CHECK(reasons.size() == 1);
+  const std::vector<FaultHook> hooks = {FaultHook{"IBSCOPE_FAULT_CORRUPT_RANK", "1", {1}},
+                                        FaultHook{"IBSCOPE_FAULT_DELAY_RANK", "2:9", {2}}};
+  apply_fault_hooks_to_verdict(hooks, 4, pass, reasons);
+  CHECK_FALSE(pass);
+  REQUIRE(reasons.size() == 3);
+  CHECK(reasons[1] == fault_hook_failure(hooks[0], 4));
+  CHECK(reasons[2] == fault_hook_failure(hooks[1], 4));
 }

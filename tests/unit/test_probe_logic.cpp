@@ -105,3 +105,18 @@ TEST_CASE("peak message rate is the best window of the run") {
   CHECK(peak_window_messages(100, 100) == 100);
   CHECK(peak_window_messages(10, 0) == 1);
 }
+
+TEST_CASE("probe: perftest's defaults by metric") {
+  const auto bw = perftest_defaults(find_probe_test("write_bw"));
+  CHECK(bw.size_bytes == 65536);
+  CHECK(bw.iterations == 5000);
+  CHECK(bw.tx_depth == 128);
+  const auto lat = perftest_defaults(find_probe_test("send_lat"));
+  CHECK(lat.size_bytes == 2);
+  CHECK(lat.iterations == 1000);
+  CHECK(lat.tx_depth == 1);
+  CHECK(perftest_warmup(5000) == 100);
+  CHECK(perftest_warmup(50) == 5);
+  CHECK(kPerftestMinBytes == 2);
+  CHECK(kPerftestMaxBytes == 8ULL << 20);
+}

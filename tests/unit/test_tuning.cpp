@@ -166,3 +166,37 @@ TEST_CASE("tuning: malformed tables are usage errors naming the field", "[tuning
                       Catch::Contains("entries[0]: ranks and hosts must be 1..2147483647"));
   }
 }
+
+TEST_CASE("tuning: TuningRows derives a table from two algorithms run by name only", "[tuning]") {
+  collectives::TuningRows one;
+  one.add({row("ring", 8, 5.0), row("ring", 1024, 6.0)});
+  CHECK_FALSE(one.derive(1).has_value());
+
+  collectives::TuningRows picks;  // -A auto's picks are not measurements at every size
+  auto picked = row("rd", 8, 1.0);
+  picked.selected_by = "default";
+  picks.add({picked, row("ring", 8, 5.0)});
+  CHECK_FALSE(picks.derive(1).has_value());
+
+  collectives::TuningRows two;
+  auto with_samples = row("rd", 8, 1.0);
+  with_samples.samples_us = {1.0, 1.1};
+  two.add({with_samples, row("ring", 8, 5.0)});
+  two.add({row("rd", 1 << 20, 900.0), row("ring", 1 << 20, 400.0)});
+  const auto table = two.derive(1);
+  REQUIRE(table.has_value());
+  const auto expected =
+      collectives::derive_tuning({row("rd", 8, 1.0), row("ring", 8, 5.0), row("rd", 1 << 20, 900.0),
+                                  row("ring", 1 << 20, 400.0)},
+                                 1);
+  REQUIRE(table->entries.size() == expected.entries.size());
+  for (std::size_t i = 0; i < expected.entries.size(); ++i) {
+    const auto& got = table->entries[i].ranges;
+    const auto& want = expected.entries[i].ranges;
+    REQUIRE(got.size() == want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) {
+      CHECK(got[k].algorithm == want[k].algorithm);
+      CHECK(got[k].max_bytes == want[k].max_bytes);
+    }
+  }
+}

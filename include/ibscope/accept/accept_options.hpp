@@ -56,7 +56,7 @@ struct AcceptOptions {
 
   double timeout_s = 60;
 
-  /// The test fault hooks set on any rank (cli JobContext): each one fails the verdict.
+  /// The test fault hooks set on any rank (job::JobContext): each one fails the verdict.
   std::vector<FaultHook> fault_hooks;
 };
 

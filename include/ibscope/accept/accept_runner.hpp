@@ -15,11 +15,9 @@
 #include "ibscope/results/acceptance.hpp"
 #include "ibscope/topo/host_topology.hpp"
 
-namespace ibscope {
-namespace ucx {
+namespace ibscope::transport {
 class Comm;
-}
-}  // namespace ibscope
+}  // namespace ibscope::transport
 
 namespace ibscope::accept {
 
@@ -37,10 +35,10 @@ struct AcceptResult {
   std::vector<std::string> warnings;  ///< rank 0
 };
 
-/// `hosts`: the job's topology merged by host (cli gather_topology): whole on rank 0, each host's
-/// name and ranks on the others (rank 0 judges the preflight and broadcasts its RDMA verdict).
-/// Throws EnvironmentError when verbs are asked for and a host cannot run them, UsageError,
-/// TimeoutError / RemoteError naming the stalled or lost rank.
+/// `hosts`: the job's topology merged by host (job/topology_gather.hpp): whole on rank 0, each
+/// host's name and ranks on the others (rank 0 judges the preflight and broadcasts its RDMA
+/// verdict). Throws EnvironmentError when verbs are asked for and a host cannot run them,
+/// UsageError, TimeoutError / RemoteError naming the stalled or lost rank.
 AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopology>& hosts,
                         const AcceptOptions& options, const AcceptSinks& sinks);
 

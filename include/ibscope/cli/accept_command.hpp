@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ibscope/accept/accept_options.hpp"
-#include "ibscope/cli/job.hpp"
+#include "ibscope/job/job.hpp"
 
 namespace ibscope::cli {
 
@@ -52,7 +52,7 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f);
 /// Flags -> options. Throws UsageError.
 AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s);
 
-/// The job body (run_job with JobTransport::kUcx). Returns 0 pass / 1 fail.
-int accept_body(JobContext& ctx, const AcceptCommandOptions& options);
+/// The job body (job::run_job with JobTransport::kUcx). Returns 0 pass / 1 fail.
+int accept_body(job::JobContext& ctx, const AcceptCommandOptions& options);
 
 }  // namespace ibscope::cli

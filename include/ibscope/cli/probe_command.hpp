@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "ibscope/cli/job.hpp"
+#include "ibscope/job/job.hpp"
 #include "ibscope/probes/probe_options.hpp"
 
 namespace ibscope::cli {
@@ -44,7 +44,7 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f);
 /// Flags -> options. `ranks` bounds --pairs. Throws UsageError.
 probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s);
 
-/// The job body (run_job with JobTransport::kBootstrapOnly). Returns 0.
-int probe_body(JobContext& ctx, const ProbeFlags& flags);
+/// The job body (job::run_job with JobTransport::kBootstrapOnly). Returns 0.
+int probe_body(job::JobContext& ctx, const ProbeFlags& flags);
 
 }  // namespace ibscope::cli

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <string>
 
-#include "ibscope/cli/job.hpp"
 #include "ibscope/cli/probe_command.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
+#include "ibscope/job/job.hpp"
 #include "ibscope/measure/p2p.hpp"
 
 namespace ibscope::cli {
@@ -34,9 +34,9 @@ struct RunPlan {
   measure::P2pOptions p2p;
 };
 
-/// The job body (run_job with JobTransport::kUcx). Returns 1 when a collective had wrong
+/// The job body (job::run_job with JobTransport::kUcx). Returns 1 when a collective had wrong
 /// elements, else 0.
-int run_body(JobContext& ctx, const RunPlan& plan);
+int run_body(job::JobContext& ctx, const RunPlan& plan);
 
 /// After the results file is written (rank 0), from that file alone: the fits and the
 /// training-step line (printed with the tables), then the HTML report next to it

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "ibscope/cli/flags.hpp"
-#include "ibscope/cli/job.hpp"
 #include "ibscope/collectives/harness/soak_run.hpp"
+#include "ibscope/job/job.hpp"
 
 namespace ibscope::cli {
 
@@ -30,6 +30,6 @@ collectives::SoakOptions to_options(const SoakFlags& f, double timeout_s);
 results::SoakParams params_of(const collectives::SoakOptions& o);
 /// Runs the soak, prints its windows and summary (ctx.table_out), records the soak section.
 /// Returns 0 on PASS, 1 on FAIL.
-int soak_body(JobContext& ctx, const collectives::SoakOptions& o);
+int soak_body(job::JobContext& ctx, const collectives::SoakOptions& o);
 
 }  // namespace ibscope::cli

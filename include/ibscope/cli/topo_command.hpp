@@ -1,28 +1,12 @@
 #pragma once
-/// `ibscope topo`: every rank reads its host's topology (hwloc, sysfs, libibverbs), the ranks
-/// allgather it over the bootstrap, and rank 0 keeps one entry per host, prints the tables and
-/// records the "topology" section of the results file.
+/// `ibscope topo`: the job's topology (job/topology_gather.hpp), one entry per host; rank 0
+/// prints the tables and records the "topology" section of the results file.
 
-#include <string>
-#include <vector>
-
-#include "ibscope/bootstrap/bootstrap.hpp"
-#include "ibscope/cli/job.hpp"
-#include "ibscope/topo/host_topology.hpp"
+#include "ibscope/job/job.hpp"
 
 namespace ibscope::cli {
 
-/// This host as rank `rank` sees it: discovery, then the ports of its RDMA devices, then the
-/// GPU<->NIC classes. Throws SystemError when hwloc fails; no RDMA device is not an error.
-topo::HostTopology local_topology(const std::string& host, int rank);
-
-/// Collective (every rank calls it): every rank's topology, one entry per host, on rank 0; on
-/// the other ranks one entry per host with its name and ranks only (O(n) bytes, docs/scale.md).
-/// Throws TimeoutError/RemoteError from the bootstrap, RemoteError when a rank sent a
-/// malformed topology.
-std::vector<topo::HostTopology> gather_topology(bootstrap::Bootstrap& bootstrap);
-
-/// The job body of `ibscope topo` (run_job with JobTransport::kBootstrapOnly). Returns 0.
-int topo_body(JobContext& ctx);
+/// The job body of `ibscope topo` (job::run_job with JobTransport::kBootstrapOnly). Returns 0.
+int topo_body(job::JobContext& ctx);
 
 }  // namespace ibscope::cli

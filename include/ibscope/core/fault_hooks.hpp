@@ -65,6 +65,12 @@ std::string fault_hook_warning(const FaultHook& hook, int job_ranks);
 /// Why a verdict (accept, soak) is FAIL while `hook` is set.
 std::string fault_hook_failure(const FaultHook& hook, int job_ranks);
 
+/// The hook rule of every verdict (soak's, accept's): a hook forges what was measured, so no
+/// verdict of a run with one passes. With `hooks` set, clears `pass` and appends one reason per
+/// hook (fault_hook_failure) to `reasons`; without, leaves both as they are.
+void apply_fault_hooks_to_verdict(std::span<const FaultHook> hooks, int job_ranks, bool& pass,
+                                  std::vector<std::string>& reasons);
+
 /// Parsing a hook's value as a flag's is parsed: `field`, one field of `variable`'s `value`, as
 /// a decimal integer (nothing else around it) >= `min`, or a finite number >= `min`. Throws
 /// UsageError "VARIABLE='value': expected <grammar>" otherwise (an empty value too).

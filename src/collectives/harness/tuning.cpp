@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "ibscope/core/error.hpp"
@@ -118,6 +119,21 @@ std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes) {
     }
   }
   return std::string(algorithms_for(c).front().name);
+}
+
+void TuningRows::add(const std::vector<measure::CollectiveRow>& rows) {
+  for (const auto& r : rows) {
+    if (!r.selected_by.empty()) continue;
+    rows_.push_back(r);
+    rows_.back().samples_us.clear();  // the tuning table needs the statistics only
+  }
+}
+
+std::optional<TuningTable> TuningRows::derive(int hosts) const {
+  std::set<std::string> measured;
+  for (const auto& r : rows_) measured.insert(r.algorithm);
+  if (measured.size() < 2) return std::nullopt;
+  return derive_tuning(rows_, hosts);
 }
 
 }  // namespace ibscope::collectives

@@ -43,6 +43,19 @@ struct TuningTable {
 /// that size; size 0 is ignored. Entries are made only where >= 2 algorithms were measured.
 TuningTable derive_tuning(const std::vector<measure::CollectiveRow>& rows, int hosts);
 
+/// A sweep's rows kept for its tuning table as they come (the crossovers of `-A all`): the rows
+/// of algorithms run by name, without their samples. -A auto's picks (`selected_by` set) are
+/// not kept: they measure an algorithm at the sizes it was picked for only.
+class TuningRows {
+ public:
+  void add(const std::vector<measure::CollectiveRow>& rows);
+  /// derive_tuning of the rows kept, when two or more algorithms were run by name; else nullopt.
+  std::optional<TuningTable> derive(int hosts) const;
+
+ private:
+  std::vector<measure::CollectiveRow> rows_;
+};
+
 /// Whether this build registers an algorithm `name` for collective `c`.
 bool has_algorithm(Collective c, std::string_view name);
 /// The registered algorithm `name` of collective `c`, or null (never throws).

@@ -1,4 +1,4 @@
-#include "ibscope/cli/crash_hook.hpp"
+#include "ibscope/job/crash_hook.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 
-namespace ibscope::cli {
+namespace ibscope::job {
 namespace {
 
 constexpr std::string_view kCrashGrammar =
@@ -56,4 +56,4 @@ void crash_now(const CrashHook& hook) {
   std::abort();  // not reached: KILL and SEGV (default action) end the process
 }
 
-}  // namespace ibscope::cli
+}  // namespace ibscope::job

@@ -5,7 +5,7 @@
 /// that of its <last>-th; without <last>, until the run has written its results, which then
 /// fail too. The failure comes from below the real implementation (core/file_api.hpp), so the
 /// checkpoint's retry and the end-of-run report are the production code. With
-/// IBSCOPE_FAULT_CRASH_RANK (cli/crash_hook.hpp), the crash tests' way to see what a full disk
+/// IBSCOPE_FAULT_CRASH_RANK (job/crash_hook.hpp), the crash tests' way to see what a full disk
 /// costs (docs/fault-hooks.md); named in the banner and the results like every IBSCOPE_FAULT_*.
 
 #include <memory>
@@ -14,7 +14,7 @@
 
 #include "ibscope/core/file_api.hpp"
 
-namespace ibscope::cli {
+namespace ibscope::job {
 
 inline constexpr std::string_view kDiskFullHookVariable = "IBSCOPE_FAULT_DISK_FULL";
 
@@ -53,4 +53,4 @@ class DiskFullHook {
   std::optional<ScopedFileApi> installed_;
 };
 
-}  // namespace ibscope::cli
+}  // namespace ibscope::job

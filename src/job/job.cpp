@@ -1,4 +1,4 @@
-#include "ibscope/cli/job.hpp"
+#include "ibscope/job/job.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,7 +13,6 @@
 #include "ibscope/bootstrap/launch_env.hpp"
 #include "ibscope/bootstrap/local_launcher.hpp"
 #include "ibscope/build_info.hpp"
-#include "ibscope/cli/crash_hook.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/collectives/harness/soak_run.hpp"
 #include "ibscope/core/closed_stdout.hpp"
@@ -22,6 +21,7 @@
 #include "ibscope/core/interrupt.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/rank_ranges.hpp"
+#include "ibscope/job/crash_hook.hpp"
 #include "ibscope/measure/rail_setup.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
@@ -31,7 +31,7 @@
 #include "ibscope/transport/transports.hpp"
 #include "ibscope/transport/verbs/library_version.hpp"
 
-namespace ibscope::cli {
+namespace ibscope::job {
 namespace {
 
 std::string join_lines(const std::vector<std::string>& v) {
@@ -238,6 +238,10 @@ transport::Comm& JobContext::comm() const {
   return *comm_ptr;
 }
 
+std::string JobContext::nic() const {
+  return rail != nullptr && rail->rail ? rail->rail->device_port() : std::string();
+}
+
 void JobContext::rows_recorded() {
   ++batches_recorded;
   if (disk_full_hook) disk_full_hook->at_batch(batches_recorded);
@@ -281,9 +285,9 @@ void JobContext::rows_recorded() {
   }
 }
 
-int run_job(const std::string& subcommand, const CommonFlags& common,
-            const std::vector<std::string>& argv, const JobBody& body, JobTransport transport,
+int run_job(const JobOptions& options, const JobBody& body, JobTransport transport,
             const AfterWrite& after_write) {
+  const std::string& subcommand = options.command;
   std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<results::Document> doc;
   std::optional<measure::RailSetup> rail;
@@ -291,23 +295,23 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
   // Outside the try block: an error's line and the results are written before the endpoints
   // are force-closed, which can abort inside UCX (ud_verbs on Soft-RoCE, UCX 1.13).
   std::unique_ptr<transport::Comm> comm;
-  const bool table = common.format == "table" && !common.quiet;
+  const bool table = options.format == OutputFormat::kTable && !options.quiet;
   try {
     // First, for the launcher and a rank alike: a reader of standard output that goes away
     // (`| head`) must neither kill the run (SIGPIPE) nor stop it (EPIPE).
     tolerate_closed_stdout();
-    const double timeout_s = parse_timeout_s(common);
+    const double timeout_s = options.timeout_s;
     const bootstrap::LaunchEnv env = bootstrap::detect_launch_from_process_env();
-    if (env.kind == bootstrap::LaunchKind::kLocal && common.np > 1) {
-      check_fault_hooks(common.np);  // before any rank starts
+    if (env.kind == bootstrap::LaunchKind::kLocal && options.np > 1) {
+      check_fault_hooks(options.np);  // before any rank starts
       return bootstrap::run_local_launcher(
-          bootstrap::LocalLaunchOptions{common.np, timeout_s, argv, common.stop_on_usr1});
+          bootstrap::LocalLaunchOptions{options.np, timeout_s, options.argv, options.stop_on_usr1});
     }
     // A rank: SIGINT/SIGTERM/SIGHUP stop the job at the next wait, and rank 0 writes the rows
     // so far (the local launcher above forwards signals to its ranks instead). The launcher's
     // ranks start with these signals blocked; this unblocks them, so nothing that may take long
     // comes before it.
-    install_interrupt_handlers(common.stop_on_usr1);
+    install_interrupt_handlers(options.stop_on_usr1);
     if (env.kind == bootstrap::LaunchKind::kTcp)
       log::set_identity(env.rank, bootstrap::local_hostname());
     boot = env.kind == bootstrap::LaunchKind::kLocal ? bootstrap::make_single_bootstrap(timeout_s)
@@ -316,7 +320,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     set_interrupt_identity(boot->describe(boot->rank()));
     check_fault_hooks(boot->size());
     if (transport == JobTransport::kUcx) {
-      rail = measure::set_up_rail(*boot, measure::RailRequest{common.nic, !common.no_bind});
+      rail = measure::set_up_rail(*boot, measure::RailRequest{options.nic, options.bind});
       // Every rank's own NIC, for the messages of the peers that talk to it (the Comm's barrier
       // makes it visible).
       boot->publish_detail(rail->rail ? "nic " + rail->rail->device_port() : std::string());
@@ -324,9 +328,9 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
     }
     transport::Comm* comm_ptr = comm.get();
     if (boot->rank() == 0) {
-      doc = std::make_unique<results::Document>(results::Document::start(subcommand, argv));
-      doc->keep_rank_samples = common.keep_samples;
-      results_file = results::ResultsFile::reserve(*doc, common.out_dir);
+      doc = std::make_unique<results::Document>(results::Document::start(subcommand, options.argv));
+      doc->keep_rank_samples = options.keep_samples;
+      results_file = results::ResultsFile::reserve(*doc, options.out_dir);
       try {
         // Held until the results file is written: `recover` refuses the checkpoint meanwhile.
         results_file->lock(fmt::format("pid {} on {}", ::getpid(), bootstrap::local_hostname()));
@@ -346,13 +350,15 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       for (const auto& w : banner.warnings) log::warn("{}", w);
     }
 
-    JobContext ctx{*boot,
-                   comm_ptr,
-                   doc.get(),
-                   boot->rank() == 0 && table ? stdout : nullptr,
-                   timeout_s,
-                   boot->rank() == 0 && !common.quiet && output::ProgressLine::stderr_is_terminal(),
-                   std::move(hooks)};
+    JobContext ctx{
+        *boot,
+        comm_ptr,
+        rail ? &*rail : nullptr,
+        doc.get(),
+        boot->rank() == 0 && table ? stdout : nullptr,
+        timeout_s,
+        boot->rank() == 0 && !options.quiet && output::ProgressLine::stderr_is_terminal(),
+        std::move(hooks)};
     ctx.crash_hook = crash_hook_from_env();
     ctx.disk_full_hook = DiskFullHook::from_env();
     if (results_file) {
@@ -374,8 +380,8 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
         status = exit_status(ErrorKind::kSystem);
       }
       if (!path.empty()) {
-        if (common.format == "json") fmt::print("{}", results::to_text(*doc));
-        if (common.format == "csv") {
+        if (options.format == OutputFormat::kJson) fmt::print("{}", results::to_text(*doc));
+        if (options.format == OutputFormat::kCsv) {
           fmt::print("{}", output::results_csv(*doc));
           std::fflush(stdout);
           const auto csv = output::write_results_csv(*doc, path);
@@ -409,7 +415,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       message += fmt::format(
           "; what rank 0 measured is in its checkpoint {}/ibscope-{}-*.json.partial on {} "
           "(`ibscope recover` makes a results file of it)",
-          common.out_dir, subcommand, boot->hosts().at(0));
+          options.out_dir, subcommand, boot->hosts().at(0));
     }
     log::error("{}", message);
     // Rank 0 writes before it tells the job to stop: under PMIx the abort has the launcher
@@ -418,7 +424,7 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
       try {
         doc->fail(std::string(to_string(kind)), message);
         const auto path =
-            results_file ? results_file->write(*doc) : results::write(*doc, common.out_dir);
+            results_file ? results_file->write(*doc) : results::write(*doc, options.out_dir);
         print_results_path(fmt::format("# partial results (incomplete): {}", path.string()), table);
       } catch (const std::exception& w) {
         log::error("could not write partial results: {}", w.what());
@@ -435,4 +441,4 @@ int run_job(const std::string& subcommand, const CommonFlags& common,
   }
 }
 
-}  // namespace ibscope::cli
+}  // namespace ibscope::job

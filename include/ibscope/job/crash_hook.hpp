@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-namespace ibscope::cli {
+namespace ibscope::job {
 
 inline constexpr std::string_view kCrashHookVariable = "IBSCOPE_FAULT_CRASH_RANK";
 
@@ -26,4 +26,4 @@ std::optional<CrashHook> crash_hook_from_env();
 /// Dies by hook.signal now. Never returns.
 [[noreturn]] void crash_now(const CrashHook& hook);
 
-}  // namespace ibscope::cli
+}  // namespace ibscope::job

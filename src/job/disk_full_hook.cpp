@@ -1,4 +1,4 @@
-#include "ibscope/cli/disk_full_hook.hpp"
+#include "ibscope/job/disk_full_hook.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 
-namespace ibscope::cli {
+namespace ibscope::job {
 namespace {
 
 int parse_batch(std::string_view text, std::string_view value) {
@@ -52,4 +52,4 @@ ssize_t DiskFullHook::FullDisk::write(int, const void*, std::size_t) {
   return -1;
 }
 
-}  // namespace ibscope::cli
+}  // namespace ibscope::job
