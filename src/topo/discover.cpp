@@ -17,14 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_first_line(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return {};
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
 std::string bus_id(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& a) {
   return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", a.domain, a.bus, a.dev, a.func);
 }
@@ -146,7 +138,7 @@ Nic describe_nic(hwloc_topology_t topology, const fs::path& sysfs, const std::st
   } else if (!nic.pci_bus_id.empty()) {
     // A PCI function hwloc filtered out or does not know: sysfs still has its node.
     const std::string node =
-        read_first_line(sysfs / "bus/pci/devices" / nic.pci_bus_id / "numa_node");
+        sysfs_first_line(sysfs / "bus/pci/devices" / nic.pci_bus_id / "numa_node");
     if (!node.empty()) nic.numa_node = std::atoi(node.c_str());
   }
   if (nic.numa_node < 0) nic.numa_node = single_numa_node;

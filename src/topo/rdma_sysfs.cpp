@@ -7,17 +7,18 @@
 #include <string>
 
 namespace ibscope::topo {
-namespace {
 
-namespace fs = std::filesystem;
-
-std::string first_line(const fs::path& path) {
+std::string sysfs_first_line(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::string line;
   if (!in || !std::getline(in, line)) return {};
   while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
   return line;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> names;
@@ -87,7 +88,8 @@ fs::path RdmaSysfs::parent_device(std::string_view device) const {
 
 std::string RdmaSysfs::port_attribute(std::string_view device, int port,
                                       std::string_view name) const {
-  const std::string line = first_line(class_dir_ / device / "ports" / std::to_string(port) / name);
+  const std::string line =
+      sysfs_first_line(class_dir_ / device / "ports" / std::to_string(port) / name);
   const auto colon = line.find(": ");  // "4: ACTIVE", "3: Disabled"
   return colon == std::string::npos ? line : line.substr(colon + 2);
 }
@@ -102,7 +104,7 @@ std::string RdmaSysfs::phys_state(std::string_view device, int port) const {
 
 std::string RdmaSysfs::netdev(std::string_view device) const {
   // RoCE: the netdev of GID 0; InfiniBand: the IPoIB interface of the PCI function.
-  const std::string ndev = first_line(class_dir_ / device / "ports/1/gid_attrs/ndevs/0");
+  const std::string ndev = sysfs_first_line(class_dir_ / device / "ports/1/gid_attrs/ndevs/0");
   if (!ndev.empty()) return ndev;
   const auto names = entries(class_dir_ / device / "device/net");
   return names.empty() ? std::string() : names.front();

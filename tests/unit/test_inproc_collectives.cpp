@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/rank_errors.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
@@ -83,18 +84,6 @@ SweepResult run_sweep(const inproc::JobShape& shape,
   return result;
 }
 
-std::string first_error(const std::vector<std::exception_ptr>& errors) {
-  for (std::size_t r = 0; r < errors.size(); ++r) {
-    if (!errors[r]) continue;
-    try {
-      std::rethrow_exception(errors[r]);
-    } catch (const std::exception& e) {
-      return fmt::format("rank {}: {}", r, e.what());
-    }
-  }
-  return {};
-}
-
 std::string describe(const measure::CollectiveRow& row) {
   return fmt::format("{} {} {} {} {} B {} p {}", name_of(row.collective), row.algorithm,
                      name_of(row.type), row.op ? name_of(*row.op) : "none", row.size_bytes,
@@ -129,7 +118,7 @@ TEST_CASE("in-process: every algorithm of every collective is right for p = 1..6
       o.root = p > 1 ? p / 2 : 0;  // broadcast from a rank other than 0
       INFO(name_of(c) << " p " << p << " (" << shape.ranks_per_host << " per host)");
       const SweepResult r = run_sweep(shape, o);
-      REQUIRE(first_error(r.errors) == "");
+      REQUIRE(test::first_rank_error(r.errors) == "");
       REQUIRE(r.rows.size() == o.algorithms.size() * o.sweep.explicit_bytes.size() * 2);
       for (const auto& row : r.rows) {
         INFO(describe(row));
@@ -152,7 +141,7 @@ TEST_CASE("in-process: every algorithm is right for every type and op", "[inproc
       o.sweep.explicit_bytes = {8 * (7 * static_cast<std::uint64_t>(p) + 3)};
       INFO(name_of(c) << " p " << p);
       const SweepResult r = run_sweep(shape, o);
-      REQUIRE(first_error(r.errors) == "");
+      REQUIRE(test::first_rank_error(r.errors) == "");
       const std::size_t ops = reduces(c) ? o.ops.size() : 1;
       REQUIRE(r.rows.size() == o.algorithms.size() * o.types.size() * ops * 2);
       for (const auto& row : r.rows) {
@@ -177,7 +166,7 @@ TEST_CASE("in-process: a misplacement in any rank's result is counted in every c
         o.sweep.explicit_bytes = {4 * (61 * static_cast<std::uint64_t>(p) + 3)};
         INFO(name_of(c) << " p " << p << " " << collectives::misplace::name_of(f));
         const SweepResult r = run_sweep(shape, o);
-        REQUIRE(first_error(r.errors) == "");
+        REQUIRE(test::first_rank_error(r.errors) == "");
         REQUIRE_FALSE(r.rows.empty());
         for (const auto& row : r.rows) {
           INFO(describe(row));
@@ -199,7 +188,7 @@ TEST_CASE("in-process: a slow rank changes no result", "[inproc][collectives]") 
     o.sweep.explicit_bytes = {4 * 1001};
     INFO(name_of(c));
     const SweepResult r = run_sweep(shape, o);
-    REQUIRE(first_error(r.errors) == "");
+    REQUIRE(test::first_rank_error(r.errors) == "");
     for (const auto& row : r.rows) {
       INFO(describe(row));
       CHECK(row.wrong.value_or(1) == 0);

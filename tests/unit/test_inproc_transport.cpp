@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/rank_errors.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/transport/inproc/inproc_comm.hpp"
 
@@ -17,18 +18,6 @@ using namespace ibscope;
 namespace inproc = ibscope::transport::inproc;
 
 namespace {
-
-std::string first_failure(const std::vector<std::exception_ptr>& errors) {
-  for (std::size_t r = 0; r < errors.size(); ++r) {
-    if (!errors[r]) continue;
-    try {
-      std::rethrow_exception(errors[r]);
-    } catch (const std::exception& e) {
-      return fmt::format("rank {}: {}", r, e.what());
-    }
-  }
-  return {};
-}
 
 /// Catch2's assertions are not thread-safe: a rank thread throws, and the test checks on the
 /// main thread that no rank did.
@@ -89,7 +78,7 @@ TEST_CASE("in-process transport: matching by source and tag, rendezvous sends, t
     }
     comm.close();
   });
-  CHECK(first_failure(errors) == "");
+  CHECK(test::first_rank_error(errors) == "");
 }
 
 TEST_CASE("in-process transport: a wait names the rank it waited for at its deadline", "[inproc]") {
@@ -148,7 +137,7 @@ TEST_CASE("in-process transport: 16 ranks exchange rings of messages and bootstr
            "block placement");
     comm.close();
   });
-  CHECK(first_failure(errors) == "");
+  CHECK(test::first_rank_error(errors) == "");
 }
 
 TEST_CASE("in-process transport: a rank that fails ends the others' exchanges naming it",

@@ -13,6 +13,9 @@
 
 namespace ibscope::topo {
 
+/// A sysfs attribute's first line, trailing newline and blanks removed; empty when unreadable.
+std::string sysfs_first_line(const std::filesystem::path& path);
+
 class RdmaSysfs {
  public:
   explicit RdmaSysfs(std::filesystem::path sysfs_root = "/sys");
