@@ -235,8 +235,8 @@ TEST_CASE("verify: a result from the previous run's seed is wrong", "[verify][mi
       INFO(name_of(c) << " " << name_of(t));
       const int p = 4;
       const std::size_t count = 1000;
-      const collectives::VerifiablePattern& pattern =
-          *collectives::pattern_for(c, t, ReduceOp::kSum, p);
+      const auto shared = collectives::pattern_for(c, t, ReduceOp::kSum, p);
+      const collectives::VerifiablePattern& pattern = *shared;
       SimulatedCall previous(c, p, t, ReduceOp::kSum, count, pattern, 6);
       SimulatedCall now(c, p, t, ReduceOp::kSum, count, pattern, 7);
       REQUIRE(now.deliver_and_count(now.correct(), 0) == 0);
