@@ -25,6 +25,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/collectives/cost.cpp
     src/collectives/harness/tuning.cpp
     src/results/acceptance_json.cpp
+    src/results/collective_columns.cpp
     src/results/document.cpp
     src/results/document_json.cpp
     src/results/loader.cpp
