@@ -195,8 +195,7 @@ class Comm {
   /// Gives back a pending request's handle (cancelling a receive). noexcept.
   virtual void release(Request& request) noexcept = 0;
 
-  /// How many health polls were made (wait_all looks for the stalled peer every 16th).
-  std::uint32_t health_polls() const noexcept { return health_counter_; }
+  /// Counts a health poll (wait_all looks for the stalled peer every 16th).
   std::uint32_t next_health_poll() noexcept { return ++health_counter_; }
 
   StagingConfig staging_;

@@ -17,14 +17,6 @@ Fabric::Fabric(const JobShape& shape) : shape_(shape) {
   arrived_.assign(static_cast<std::size_t>(shape.ranks), false);
 }
 
-Fabric::~Fabric() {
-  // Ops still queued belong to Requests that outlived their job (none in a clean run).
-  for (auto& box : boxes_) {
-    box->sends.clear();
-    box->recvs.clear();
-  }
-}
-
 std::string Fabric::host_of(int rank) const {
   return fmt::format("inproc-host{}", rank / shape_.ranks_per_host);
 }
@@ -44,6 +36,35 @@ void Fabric::deliver(Op& send, Op& recv) {
   send.done.store(true, std::memory_order_release);
 }
 
+namespace {
+
+// A message goes from its source to its receiver; both ops of a match wait in the receiver's box.
+int source_of(const Fabric::Op& op) noexcept { return op.is_send ? op.owner : op.peer; }
+int receiver_of(const Fabric::Op& op) noexcept { return op.is_send ? op.peer : op.owner; }
+
+}  // namespace
+
+Fabric::Op* Fabric::post(std::unique_ptr<Op> op) {
+  Mailbox& box = *boxes_.at(static_cast<std::size_t>(receiver_of(*op)));
+  std::lock_guard lock(box.m);
+  auto& other_side = op->is_send ? box.recvs : box.sends;
+  const auto match = std::find_if(other_side.begin(), other_side.end(), [&](const Op* o) {
+    return source_of(*o) == source_of(*op) && o->tag == op->tag;
+  });
+  if (match == other_side.end()) {
+    (op->is_send ? box.sends : box.recvs).push_back(op.get());
+    return op.release();
+  }
+  Op* other = *match;
+  other_side.erase(match);
+  if (op->is_send) {
+    deliver(*op, *other);
+  } else {
+    deliver(*other, *op);
+  }
+  return op.release();
+}
+
 Fabric::Op* Fabric::post_send(int from, int to, Tag tag, const void* buffer, std::size_t bytes) {
   auto op = std::make_unique<Op>();
   op->owner = from;
@@ -52,18 +73,7 @@ Fabric::Op* Fabric::post_send(int from, int to, Tag tag, const void* buffer, std
   op->is_send = true;
   op->send_buffer = static_cast<const std::byte*>(buffer);
   op->bytes = bytes;
-  Mailbox& box = *boxes_.at(static_cast<std::size_t>(to));
-  std::lock_guard lock(box.m);
-  const auto match = std::find_if(box.recvs.begin(), box.recvs.end(),
-                                  [&](const Op* r) { return r->peer == from && r->tag == tag; });
-  if (match == box.recvs.end()) {
-    box.sends.push_back(op.get());
-    return op.release();
-  }
-  Op* recv = *match;
-  box.recvs.erase(match);
-  deliver(*op, *recv);
-  return op.release();
+  return post(std::move(op));
 }
 
 Fabric::Op* Fabric::post_recv(int me, int from, Tag tag, void* buffer, std::size_t bytes) {
@@ -73,18 +83,7 @@ Fabric::Op* Fabric::post_recv(int me, int from, Tag tag, void* buffer, std::size
   op->tag = tag;
   op->recv_buffer = static_cast<std::byte*>(buffer);
   op->bytes = bytes;
-  Mailbox& box = *boxes_.at(static_cast<std::size_t>(me));
-  std::lock_guard lock(box.m);
-  const auto match = std::find_if(box.sends.begin(), box.sends.end(),
-                                  [&](const Op* s) { return s->owner == from && s->tag == tag; });
-  if (match == box.sends.end()) {
-    box.recvs.push_back(op.get());
-    return op.release();
-  }
-  Op* send = *match;
-  box.sends.erase(match);
-  deliver(*send, *op);
-  return op.release();
+  return post(std::move(op));
 }
 
 void Fabric::release(Op* op) noexcept {
@@ -92,7 +91,7 @@ void Fabric::release(Op* op) noexcept {
   if (!op->done.load(std::memory_order_acquire)) {
     // A send waits in its receiver's box, a receive in its owner's; under that box's lock it is
     // either still queued (withdrawn here) or already delivered.
-    Mailbox& box = *boxes_[static_cast<std::size_t>(op->is_send ? op->peer : op->owner)];
+    Mailbox& box = *boxes_[static_cast<std::size_t>(receiver_of(*op))];
     std::lock_guard lock(box.m);
     auto& queue = op->is_send ? box.sends : box.recvs;
     std::erase(queue, op);

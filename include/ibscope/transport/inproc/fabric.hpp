@@ -75,7 +75,6 @@ class Fabric {
   explicit Fabric(const JobShape& shape);
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
-  ~Fabric();
 
   const JobShape& shape() const noexcept { return shape_; }
   int size() const noexcept { return shape_.ranks; }
@@ -122,6 +121,9 @@ class Fabric {
     std::deque<Op*> recvs;  // posted, not matched yet, in order
   };
   static void deliver(Op& send, Op& recv);
+  // Matches `op` with the first waiting op of the other side (same source, same tag) in the
+  // receiver's box, or queues it there.
+  Op* post(std::unique_ptr<Op> op);
 
   JobShape shape_;
   std::vector<std::unique_ptr<Mailbox>> boxes_;  // by receiving rank
