@@ -11,6 +11,7 @@
 #include "ibscope/gpu/cuda.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
+#include "ibscope/measure/row_counters.hpp"
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/probes/engines.hpp"
 #include "ibscope/probes/peer_info.hpp"
@@ -428,21 +429,27 @@ void run_probe(bootstrap::Bootstrap& boot, const ProbeOptions& options, const Pr
   if (boot.rank() == 0 && sinks.ports) sinks.ports(ports);
 
   const int me = boot.rank();
+  measure::RowCounters row_counters(boot, o.nic_counters);
   for (std::size_t round_index = 0; round_index < rounds.size(); ++round_index) {
     const auto& round = rounds[round_index];
     const int partner = measure::partner_in_round(round, me);
     const bool initiator =
         std::any_of(round.begin(), round.end(), [&](const auto& p) { return p.first == me; });
     RoundLink link = connect_round(boot, o, local, round_index, partner, initiator, max_size);
+    row_counters.begin();
     const json mine = measure_round(boot, o, link.link.get(), initiator, round_index, link.peer);
+    row_counters.end();
     link.link.reset();
     // Rank 0 builds the rows; every rank's sink is called (with none elsewhere), so that every
     // rank sees each round end.
     const auto results =
         boot.gather(to_bytes(mine.dump()), fmt::format("probe results, round {}", round_index));
-    const std::vector<measure::ProbeRow> rows =
-        me == 0 ? round_rows(o, ports, boot.hosts(), round, results)
-                : std::vector<measure::ProbeRow>{};
+    const auto counters = row_counters.gather(fmt::format("probe round {}", round_index));
+    std::vector<measure::ProbeRow> rows = me == 0
+                                              ? round_rows(o, ports, boot.hosts(), round, results)
+                                              : std::vector<measure::ProbeRow>{};
+    for (auto& row : rows)
+      row.nic_counters = measure::deltas_of_hosts(counters, row.host_a, row.host_b);
     if (sinks.rows) sinks.rows(rows);
   }
 }

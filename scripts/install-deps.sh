@@ -29,6 +29,9 @@ if [ "$what" = test ]; then
     catch2 ucx-utils hwloc
     openmpi-bin libopenmpi-dev
     qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils perftest iproute2
+    # Packet loss inside one emulated host's namespace (tests/netns/test_netns_counters.cpp):
+    # this kernel has no netem, nftables' numgen drops instead.
+    nftables
     # Throw-away single-node Slurm for the launcher tests (tests/launchers/slurm.sh): srun with
     # mpi/pmix_v4, slurmctld, slurmd, munged. The tests never use the system's services (their
     # own munge key/socket, slurm.conf and ports in a temp dir); Debian's slurmd/slurmctld units

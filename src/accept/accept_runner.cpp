@@ -13,6 +13,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
+#include "ibscope/measure/row_counters.hpp"
 #include "ibscope/transport/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
@@ -76,6 +77,7 @@ struct AllreducePhase {
 AllreducePhase run_allreduce_phase(transport::Comm& comm, const AcceptOptions& o,
                                    const AcceptSinks& sinks) {
   AllreducePhase phase;
+  const bool nic_counters = o.nic_counters;
   if (sinks.phase && comm.rank() == 0) sinks.phase("clock offsets to rank 0, for arrival times");
   phase.offsets = measure::measure_clock_offsets(comm, 16, o.timeout_s);
   collectives::CollectiveSweepOptions c;
@@ -97,6 +99,7 @@ AllreducePhase run_allreduce_phase(transport::Comm& comm, const AcceptOptions& o
   }
   c.timeout_s = o.timeout_s;
   c.record_arrivals = true;
+  c.nic_counters = nic_counters;
   if (sinks.phase && comm.rank() == 0) {
     std::string names;
     for (const auto& a : c.algorithms) names += (names.empty() ? "" : ",") + a;
@@ -150,7 +153,12 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
     return transport == AcceptTransport::kVerbs ? measure_links_verbs(boot, ctx, rounds)
                                                 : measure_links_ucx(comm, ctx, rounds);
   };
+  // The whole phase's counters too, per host NIC: a flap or errors between rows (or on a host
+  // sitting a round out) are seen here.
+  measure::RowCounters phase_counters(boot, o.nic_counters);
+  phase_counters.begin();
   LinkSet links = measure(LinkRounds{plan.rounds, false});
+  judge_link_counters(links, o);
   AcceptReport report = judge_links(links.links, o.thresholds);
   // Retests are judged against the first measurement's median and MAD (link_verdict.hpp).
   const FabricReference reference = reference_of(report);
@@ -161,18 +169,23 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
     const LinkSet retest = measure(LinkRounds{measure::disjoint_rounds(again), true});
     if (comm.rank() == 0) {
       merge_link_sets(links, retest);
+      judge_link_counters(links, o);
       report = judge_links(links.links, o.thresholds, &reference);
     }
     ++retests;
   }
+
+  phase_counters.end();
+  const std::vector<fabric::NicDelta> phase_nics = phase_counters.gather("accept: all-pairs phase");
 
   std::optional<AllreducePhase> allreduce;
   if (o.allreduce) allreduce = run_allreduce_phase(comm, o, sinks);
 
   AcceptResult result;
   if (comm.rank() == 0) {
-    SectionInputs in{o,       transport, pre,  links, report, retests, boot.hosts(), std::nullopt,
-                     nullptr, 0,         &plan};
+    SectionInputs in{o,       transport, pre,          links,
+                     report,  retests,   boot.hosts(), std::nullopt,
+                     nullptr, 0,         &plan,        &phase_nics};
     if (allreduce) {
       std::vector<ArrivalRow> arrivals;
       for (const auto& r : allreduce->rows) {

@@ -24,6 +24,8 @@ struct LinkEvidence {
   std::string link_kind;      ///< "tcp", "ib", ...; "" when no expectation
   std::string transports;     ///< UCX transports / verbs devices
   std::string nic_a, nic_b;   ///< "mlx5_0:1" (verbs) or the UCX tag device
+  /// The growth of the two hosts' NIC counters over the link's rows (every attempt).
+  std::vector<fabric::NicDelta> nic_counters;
 };
 
 /// Parallel vectors: links[i] is described by evidence[i].
@@ -54,7 +56,11 @@ LinkSet measure_links_ucx(transport::Comm& comm, const MeasureContext& ctx,
 LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContext& ctx,
                             const LinkRounds& rounds);
 
-/// Keeps the better figures of every pair measured again (link_verdict.hpp merge_retest).
+/// Keeps the better figures of every pair measured again (link_verdict.hpp merge_retest), and
+/// adds the retest's counters to the link's.
 void merge_link_sets(LinkSet& into, const LinkSet& retest);
+
+/// Judges every link's counters (LinkMeasurement::counters) when they were read.
+void judge_link_counters(LinkSet& links, const AcceptOptions& options);
 
 }  // namespace ibscope::accept

@@ -28,6 +28,7 @@ measure::P2pOptions p2p_options(const AcceptOptions& o, bool latency, const Link
   p.timeout_s = o.timeout_s;
   p.pairs.mode = measure::PairsMode::kRounds;
   p.pairs.rounds = rounds.rounds;
+  p.nic_counters = o.nic_counters;
   return p;
 }
 
@@ -58,12 +59,14 @@ LinkSet measure_links_ucx(transport::Comm& comm, const MeasureContext& ctx,
   struct Figures {
     double latency_us = 0, ab = 0, ba = 0;
     std::string transports;
+    std::vector<fabric::NicDelta> counters;
   };
   std::map<std::pair<int, int>, Figures> by_pair;
   auto collect = [&](const std::vector<measure::P2pRow>& rows) {
     for (const measure::P2pRow& r : rows) {
       const std::pair<int, int> key{std::min(r.rank_a, r.rank_b), std::max(r.rank_a, r.rank_b)};
       Figures& f = by_pair[key];
+      f.counters = fabric::add_deltas(std::move(f.counters), r.nic_counters);
       if (r.test == "latency") {
         f.latency_us = r.time_us.p50;
       } else if (r.rank_a == key.first) {
@@ -103,10 +106,11 @@ LinkSet measure_links_ucx(transport::Comm& comm, const MeasureContext& ctx,
     e.gbps_b_to_a = f.ba;
     e.transports = f.transports;
     e.nic_a = e.nic_b = first_lane_device(f.transports);
+    const bool tcp = f.transports.find("tcp") != std::string::npos;
+    e.nic_counters = link_nics(f.counters, m.host_a, e.nic_a, m.host_b, e.nic_b, tcp);
     const std::optional<LinkKind> kind =
         o.link_kind ? o.link_kind : kind_of_path(f.transports, ctx.preflight);
     // Over RDMA transports the ports' rate is known; over TCP only --expect-gbps says it.
-    const bool tcp = f.transports.find("tcp") != std::string::npos;
     e.line_rate_gbit = o.expect_line_gbit > 0 ? o.expect_line_gbit
                        : tcp                  ? 0
                                               : ctx.preflight.fabric_data_rate_gbit;
@@ -139,7 +143,16 @@ void merge_link_sets(LinkSet& into, const LinkSet& retest) {
       LinkEvidence& e = into.evidence[j];
       e.gbps_a_to_b = std::max(e.gbps_a_to_b, retest.evidence[i].gbps_a_to_b);
       e.gbps_b_to_a = std::max(e.gbps_b_to_a, retest.evidence[i].gbps_b_to_a);
+      e.nic_counters =
+          fabric::add_deltas(std::move(e.nic_counters), retest.evidence[i].nic_counters);
     }
+  }
+}
+
+void judge_link_counters(LinkSet& links, const AcceptOptions& o) {
+  if (!o.nic_counters) return;
+  for (std::size_t i = 0; i < links.links.size(); ++i) {
+    links.links[i].counters = judge_counters(links.evidence[i].nic_counters, o.counter_thresholds);
   }
 }
 

@@ -25,6 +25,7 @@ probes::ProbeOptions probe_options(const AcceptOptions& o, std::string_view test
   p.timeout_s = o.timeout_s;
   p.pairs.mode = measure::PairsMode::kRounds;
   p.pairs.rounds = rounds.rounds;
+  p.nic_counters = o.nic_counters;
   return p;
 }
 
@@ -78,6 +79,12 @@ LinkSet measure_links_verbs(bootstrap::Bootstrap& bootstrap, const MeasureContex
     e.transports = fmt::format("RC {} <-> {}", row.device_a, row.device_b);
     e.nic_a = row.device_a;
     e.nic_b = row.device_b;
+    // The round's (every size) on the two ports the link used.
+    std::vector<fabric::NicDelta> counters = row.nic_counters;
+    if (auto it = latency.find(pair); it != latency.end()) {
+      counters = fabric::add_deltas(std::move(counters), it->second.nic_counters);
+    }
+    e.nic_counters = link_nics(counters, m.host_a, row.device_a, m.host_b, row.device_b, false);
     e.line_rate_gbit = o.expect_line_gbit > 0 ? o.expect_line_gbit : row.line_rate_gbit;
     const LinkKind kind = o.link_kind ? *o.link_kind : kind_of_link_layer(ctx.preflight.link_layer);
     e.link_kind = std::string(to_string(kind));

@@ -59,7 +59,8 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
     v.outlier = links.size() >= 3 && l.measured_gbps < outlier_below;
     v.slow_latency = t.max_latency_ratio > 0 && latencies.size() >= 3 && l.latency_us > 0 &&
                      l.latency_us > t.max_latency_ratio * report.median_latency_us;
-    v.pass = !v.below_expected && !v.outlier && !v.slow_latency;
+    const bool counters_fail = l.counters && (l.counters->errors || l.counters->flapped);
+    v.pass = !v.below_expected && !v.outlier && !v.slow_latency && !counters_fail;
     if (v.below_expected) {
       v.reason = fmt::format(
           "{:.3f} GB/s is {:.0f} % of the expected {:.3f} GB/s (threshold {:.0f} %)",
@@ -75,6 +76,11 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
       v.reason += fmt::format("{}latency {:.1f} us is over {:g} x the links' median {:.1f} us",
                               v.reason.empty() ? "" : "; ", l.latency_us, t.max_latency_ratio,
                               report.median_latency_us);
+    }
+    if (l.counters && !v.pass) {
+      // Why: the counters' evidence beside the figures (or that none moved).
+      v.reason +=
+          fmt::format("{}counters: {}", v.reason.empty() ? "" : "; ", l.counters->summary());
     }
     report.links.push_back(std::move(v));
   }
@@ -95,7 +101,18 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
   for (auto& [name, host] : hosts) {
     if (host.culprit) {
       host.pass = false;
-      host.reason = fmt::format("all {} of its links failed: this host is slow", host.links);
+      // Slow, unless every link failed on its counters alone (then it is erroring or flapping).
+      bool only_counters = true;
+      for (const auto& v : report.links) {
+        if (v.link.host_a != name && v.link.host_b != name) continue;
+        only_counters = only_counters && !v.below_expected && !v.outlier && !v.slow_latency;
+      }
+      host.reason = only_counters
+                        ? fmt::format(
+                              "all {} of its links failed on their NIC counters: "
+                              "this host's NIC or cable is erroring",
+                              host.links)
+                        : fmt::format("all {} of its links failed: this host is slow", host.links);
       continue;
     }
     // Failures on links to a culprit are the culprit's, not this host's.

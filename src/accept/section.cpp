@@ -135,8 +135,53 @@ std::vector<results::AcceptLink> link_sections(const SectionInputs& in) {
                                         .slow_latency = v.slow_latency,
                                         .pass = v.pass,
                                         .reason = v.reason});
+    if (v.link.counters) {
+      results::AcceptLink& l = links.back();
+      l.nic_counters = e.nic_counters;
+      l.counter_errors = v.link.counters->errors;
+      l.flapped = v.link.counters->flapped;
+      l.congestion_pct = v.link.counters->congestion_pct;
+      l.counters = v.link.counters->summary();
+    }
   }
   return links;
+}
+
+// The whole phase's counters per host NIC: a flap fails the run (a flap between rows, or on a
+// host sitting its round out, is in no link's rows); errors and congestion are warnings (the
+// links carry the failing error verdicts; the phase also holds the bootstrap's own traffic).
+bool judge_phase_counters(const SectionInputs& in, AcceptResult& out) {
+  if (in.phase_nics == nullptr || !in.options.nic_counters) return true;
+  const CounterThresholds& t = in.options.counter_thresholds;
+  out.section.counter_thresholds = results::AcceptCounterThresholds{
+      t.max_link_errors, t.max_retransmit_ppm, t.min_retransmits, t.congestion_finding_pct};
+  out.section.nic_counters = *in.phase_nics;
+  bool pass = true;
+  std::map<std::string, int> hosts_per_scope;  // TCP counters shared by emulated hosts
+  for (const fabric::NicDelta& nic : *in.phase_nics) {
+    if (!nic.scope.empty()) ++hosts_per_scope[nic.scope];
+  }
+  for (const fabric::NicDelta& nic : *in.phase_nics) {
+    if (!nic.scope.empty() && hosts_per_scope[nic.scope] > 1) continue;
+    const CounterFindings f = judge_counters({nic}, t);
+    if (f.flapped) {
+      pass = false;
+      out.failures.push_back(
+          fmt::format("NIC flapped during the all-pairs phase: {}", f.flaps_text));
+    }
+    if (f.errors)
+      out.warnings.push_back(
+          fmt::format("NIC errors during the all-pairs phase: {}", f.errors_text));
+    if (f.congested) {
+      out.warnings.push_back(
+          fmt::format("NIC congestion during the all-pairs phase: {}", f.congestion_text));
+    }
+    if (nic.vanished) {
+      out.warnings.push_back(
+          fmt::format("NIC {} {} vanished during the all-pairs phase", nic.host, nic.nic));
+    }
+  }
+  return pass;
 }
 
 // The failed links' lines and the hosts' section: culprit hosts first (their links are theirs),
@@ -287,6 +332,7 @@ AcceptResult build_section(const SectionInputs& in) {
         "covers the all-reduce only; run one rank per host under srun/mpirun");
   }
 
+  if (!judge_phase_counters(in, out)) pass = false;
   if (!judge_allreduce_and_hooks(in, out)) pass = false;
   section.pass = pass;
   out.pass = pass;

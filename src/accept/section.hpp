@@ -26,6 +26,8 @@ struct SectionInputs {
   const std::vector<measure::CollectiveRow>* allreduce_rows = nullptr;
   std::uint64_t allreduce_wrong = 0;
   const PairPlan* pairs = nullptr;  ///< which pairs were measured (noted in the section)
+  /// Every host NIC's counter growth over the whole all-pairs phase; null: not read.
+  const std::vector<fabric::NicDelta>* phase_nics = nullptr;
 };
 
 /// The verdict (pass), the section, and the failure / warning lines.

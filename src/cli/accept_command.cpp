@@ -77,6 +77,22 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
   app.add_option("--ar-sizes", f.ar_sizes, "All-reduce sizes (comma list)")->default_val("64K,4M");
   app.add_option("--ar-iters", f.ar_iters, "All-reduce timed iterations per size")->default_val(20);
   app.add_option("--ar-warmup", f.ar_warmup, "All-reduce warm-up iterations")->default_val(3);
+  app.add_option("--max-link-errors", f.max_link_errors,
+                 "Counters: a link fails when a physical error counter (symbol errors, CRC, "
+                 "receive errors) of one of its NICs grows by more than this (docs/counters.md)")
+      ->default_val(0);
+  app.add_option("--max-retransmit-ppm", f.max_retransmit_ppm,
+                 "Counters: a link fails when its NICs' transport losses (out-of-sequence, "
+                 "retries, TCP RetransSegs) exceed this per million packets moved")
+      ->default_val(1000);
+  app.add_option("--min-retransmits", f.min_retransmits,
+                 "Counters: ... and number at least this many (one lost packet in a short test "
+                 "is not a verdict)")
+      ->default_val(10);
+  app.add_option("--congestion-pct", f.congestion_pct,
+                 "Counters: congestion events (xmit_wait, CNPs, ECN marks) from this share of "
+                 "a link's events are reported as a finding (never a failure)")
+      ->default_val(1.0);
   app.add_option("--prometheus-file", f.prometheus_file,
                  "Rank 0 also writes the verdicts as Prometheus metrics to FILE (*.prom, in "
                  "node-exporter's textfile folder), replacing the previous run's atomically")
@@ -131,6 +147,14 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.allreduce_iters = f.ar_iters;
   o.allreduce_warmup = f.ar_warmup;
   o.timeout_s = timeout_s;
+  if (f.max_retransmit_ppm < 0 || f.congestion_pct < 0) {
+    throw UsageError(fmt::format("--max-retransmit-ppm {} / --congestion-pct {}: must be >= 0",
+                                 f.max_retransmit_ppm, f.congestion_pct));
+  }
+  o.counter_thresholds = accept::CounterThresholds{.max_link_errors = f.max_link_errors,
+                                                   .max_retransmit_ppm = f.max_retransmit_ppm,
+                                                   .min_retransmits = f.min_retransmits,
+                                                   .congestion_finding_pct = f.congestion_pct};
   accept::validate(o);
   return command;
 }
@@ -138,6 +162,7 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
 int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
   accept::AcceptOptions o = command.accept;
   o.fault_hooks = ctx.fault_hooks;
+  o.nic_counters = ctx.nic_counters;
   const bool root = ctx.comm().rank() == 0;
   std::FILE* out = ctx.table_out;
   if (out != nullptr) fmt::print(out, "# acceptance: topology and link-state preflight\n");

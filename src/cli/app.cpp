@@ -94,6 +94,7 @@ job::JobOptions job_options(const std::string& command, const JobFlags& j) {
   o.bind = !f.no_bind;
   o.stop_on_usr1 = f.stop_on_usr1;
   o.keep_samples = f.keep_samples;
+  o.nic_counters = !f.no_nic_counters;
   return o;
 }
 

@@ -76,6 +76,9 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
                "Write every per-rank sample (straggler arrivals, soak RSS, UCX lanes per rank "
                "pair) even above 64 ranks, where the results file otherwise keeps summaries "
                "over the ranks (results/README.md)");
+  app.add_flag("--no-nic-counters", f.no_nic_counters,
+               "Do not read the NICs' counters around each row (docs/counters.md): no "
+               "nic_counters in the results, no counter checks in accept");
 }
 
 void add_rail_flags(CLI::App& app, CommonFlags& f) {

@@ -236,7 +236,8 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
 }
 
 int probe_body(job::JobContext& ctx, const ProbeFlags& flags) {
-  const auto o = to_options(flags, ctx.bootstrap.size(), ctx.timeout_s);
+  auto o = to_options(flags, ctx.bootstrap.size(), ctx.timeout_s);
+  o.nic_counters = ctx.nic_counters;
   if (ctx.results != nullptr) {
     if (!ctx.results->probes) ctx.results->probes.emplace();
     ctx.results->probes->params = params_of(o);

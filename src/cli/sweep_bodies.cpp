@@ -50,6 +50,7 @@ int collective_body(job::JobContext& ctx, const collectives::CollectiveSweepOpti
   output::ProgressLine progress(ctx.show_progress);
   collectives::CollectiveSweepOptions o = options;
   o.progress = progress.callback();
+  o.nic_counters = ctx.nic_counters;
   transport::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   job::set_up_memory(ctx, o);
   std::optional<output::CollectiveTable> table;
@@ -90,6 +91,7 @@ int p2p_body(job::JobContext& ctx, const measure::P2pOptions& options) {
   output::ProgressLine progress(ctx.show_progress);
   measure::P2pOptions o = options;
   o.progress = progress.callback();
+  o.nic_counters = ctx.nic_counters;
   transport::StagingScope staging(ctx.comm());  // `ibscope run` reuses the communicator
   const job::MemoryLabels labels = job::set_up_memory(ctx, o);
   std::optional<output::P2pTable> table;

@@ -91,6 +91,44 @@ std::string NicDelta::describe(CounterKind kind) const {
   return out;
 }
 
+std::vector<NicDelta> add_deltas(std::vector<NicDelta> into, const std::vector<NicDelta>& more) {
+  for (const NicDelta& m : more) {
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const NicDelta& d) { return d.host == m.host && d.nic == m.nic; });
+    if (it == into.end()) {
+      into.push_back(m);
+      continue;
+    }
+    it->interval_s += m.interval_s;
+    it->appeared = it->appeared || m.appeared;
+    it->vanished = it->vanished || m.vanished;
+    for (const auto& c : m.counters) {
+      auto same = std::find_if(it->counters.begin(), it->counters.end(), [&](const auto& o) {
+        return o.source == c.source && o.name == c.name;
+      });
+      if (same == it->counters.end()) {
+        it->counters.push_back(c);
+      } else {
+        same->delta += c.delta;
+        same->saturated = same->saturated || c.saturated;
+        same->reset = same->reset || c.reset;
+      }
+    }
+  }
+  return into;
+}
+
+CounterTotals totals_of(const std::vector<NicDelta>& deltas) noexcept {
+  CounterTotals t;
+  for (const NicDelta& d : deltas) {
+    t.errors += d.sum(CounterKind::kErrors);
+    t.congestion += d.sum(CounterKind::kCongestion);
+    t.flaps += d.sum(CounterKind::kFlaps);
+    t.traffic_bytes += d.traffic_bytes();
+  }
+  return t;
+}
+
 std::vector<NicDelta> counter_deltas(const CounterSnapshot& before, const CounterSnapshot& after) {
   std::map<std::string, const NicSample*> earlier;
   for (const auto& n : before.nics) earlier[n.nic] = &n;
@@ -100,6 +138,7 @@ std::vector<NicDelta> counter_deltas(const CounterSnapshot& before, const Counte
     NicDelta d;
     d.nic = n.nic;
     d.driver = n.driver;
+    d.scope = n.scope;
     d.interval_s = interval_s;
     const auto it = earlier.find(n.nic);
     if (it == earlier.end()) {
@@ -126,6 +165,7 @@ std::vector<NicDelta> counter_deltas(const CounterSnapshot& before, const Counte
     NicDelta d;
     d.nic = n.nic;
     d.driver = n.driver;
+    d.scope = n.scope;
     d.interval_s = interval_s;
     d.vanished = true;
     out.push_back(std::move(d));

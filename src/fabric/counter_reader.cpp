@@ -76,6 +76,14 @@ void read_proc_table(const fs::path& path, std::string_view protocol,
   }
 }
 
+// The reader's network namespace and boot: "net:[4026531840]@<boot id>"; "" when unreadable.
+std::string namespace_scope(const fs::path& proc) {
+  std::error_code ec;
+  const fs::path ns = fs::read_symlink(proc / "self/ns/net", ec);
+  if (ec) return {};
+  return ns.string() + "@" + topo::sysfs_first_line(proc / "sys/kernel/random/boot_id");
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -122,6 +130,7 @@ CounterSnapshot CounterReader::read() const {
     NicSample s;
     s.nic = "tcp";
     s.driver = "tcp";
+    s.scope = namespace_scope(options_.proc_root);
     read_proc_table(options_.proc_root / "net/snmp", "Tcp", s.values);
     read_proc_table(options_.proc_root / "net/netstat", "TcpExt", s.values);
     if (!s.values.empty()) snap.nics.push_back(std::move(s));

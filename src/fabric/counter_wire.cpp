@@ -9,8 +9,8 @@
 namespace ibscope::fabric {
 namespace {
 
-// "N\t<nic>\t<driver>\t<interval_s>\t<flags>" then "C\t<source>\t<name>\t<delta>\t<flags>" per
-// counter. Flags: a = appeared, v = vanished, s = saturated, r = reset.
+// "N\t<nic>\t<driver>\t<interval_s>\t<flags>\t<scope>" then "C\t<source>\t<name>\t<delta>\t<flags>"
+// per counter. Flags: a = appeared, v = vanished, s = saturated, r = reset.
 std::vector<std::string_view> fields_of(std::string_view line) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
@@ -32,8 +32,8 @@ std::vector<std::string_view> fields_of(std::string_view line) {
 std::string encode_deltas(const std::vector<NicDelta>& deltas) {
   std::string out;
   for (const NicDelta& d : deltas) {
-    out += fmt::format("N\t{}\t{}\t{:.6f}\t{}{}\n", d.nic, d.driver, d.interval_s,
-                       d.appeared ? "a" : "", d.vanished ? "v" : "");
+    out += fmt::format("N\t{}\t{}\t{:.6f}\t{}{}\t{}\n", d.nic, d.driver, d.interval_s,
+                       d.appeared ? "a" : "", d.vanished ? "v" : "", d.scope);
     for (const CounterDelta& c : d.counters) {
       out += fmt::format("C\t{}\t{}\t{}\t{}{}\n", name_of(c.source), c.name, c.delta,
                          c.saturated ? "s" : "", c.reset ? "r" : "");
@@ -49,7 +49,7 @@ std::vector<NicDelta> decode_deltas(std::string_view blob) {
     const std::string_view line = blob.substr(0, nl);
     blob.remove_prefix(nl == std::string_view::npos ? blob.size() : nl + 1);
     const auto f = fields_of(line);
-    if (f.size() != 5) malformed(line);
+    if (f.size() != (f[0] == "N" ? 6u : 5u)) malformed(line);
     if (f[0] == "N") {
       NicDelta d;
       d.nic = std::string(f[1]);
@@ -58,6 +58,7 @@ std::vector<NicDelta> decode_deltas(std::string_view blob) {
       if (ec != std::errc()) malformed(line);
       d.appeared = f[4].find('a') != std::string_view::npos;
       d.vanished = f[4].find('v') != std::string_view::npos;
+      d.scope = std::string(f[5]);
       out.push_back(std::move(d));
     } else if (f[0] == "C" && !out.empty()) {
       CounterDelta c;

@@ -359,6 +359,7 @@ int run_job(const JobOptions& options, const JobBody& body, JobTransport transpo
         timeout_s,
         boot->rank() == 0 && !options.quiet && output::ProgressLine::stderr_is_terminal(),
         std::move(hooks)};
+    ctx.nic_counters = options.nic_counters;
     ctx.crash_hook = crash_hook_from_env();
     ctx.disk_full_hook = DiskFullHook::from_env();
     if (results_file) {

@@ -11,6 +11,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
+#include "ibscope/measure/row_counters.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/transport/intra_host/local_arena.hpp"
 
@@ -290,6 +291,7 @@ void run_p2p(transport::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink
     arena = intra_host::LocalArena::create(comm);  // collective; UsageError on a bad placement
   }
   PairRunner runner(comm, o, max_bytes, arena);
+  RowCounters row_counters(boot, o.nic_counters);
   const std::size_t total_steps = rounds.size() * tests.size() * sizes.size();
   std::size_t steps_done = 0;
   for (std::size_t r = 0; r < rounds.size(); ++r) {
@@ -318,17 +320,21 @@ void run_p2p(transport::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink
                      steps_done, total_steps);
         }
         ++steps_done;
+        row_counters.begin();
         boot.barrier("p2p round start");
         const std::uint32_t seq = comm.next_op_seq();
         std::vector<double> samples;
         if (peer >= 0) samples = runner.run(t, peer, me < peer, bytes, seq);
+        row_counters.end();
         // Rank 0 builds every row (the others pass none to the sink).
         const auto all = gather_doubles(boot, samples, "p2p samples");
+        const auto counters = row_counters.gather("p2p");
         std::vector<P2pRow> rows;
         for (auto [a, b] : me == 0 ? round : std::vector<std::pair<int, int>>{}) {
           if (t == Test::kBwReverse) std::swap(a, b);  // the row's rank_a is the sender
           rows.push_back(make_row(t, a, b, boot, bytes, o.window, all[static_cast<std::size_t>(a)],
                                   transports_of(a)));
+          rows.back().nic_counters = deltas_of_hosts(counters, boot.host(a), boot.host(b));
           const P2pRow& row = rows.back();
           if (me == 0) {
             for (const Stall& st : row.stalls) {

@@ -8,6 +8,15 @@
 
 namespace ibscope::measure {
 
+std::vector<fabric::NicDelta> deltas_of_hosts(const std::vector<fabric::NicDelta>& all,
+                                              std::string_view a, std::string_view b) {
+  std::vector<fabric::NicDelta> out;
+  for (const auto& d : all) {
+    if (d.host == a || d.host == b) out.push_back(d);
+  }
+  return out;
+}
+
 RowCounters::RowCounters(bootstrap::Bootstrap& boot, bool enabled,
                          fabric::CounterReaderOptions options)
     : boot_(boot),

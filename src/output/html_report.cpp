@@ -55,13 +55,10 @@ std::string html_report(const std::vector<ReportFile>& files, const ReportOption
   const auto rates = report::line_rates(files, options.line_rate_gbit);
   // Built before any output so that a malformed file fails the whole page.
   const report::Section sections[] = {
-      report::context_section(files),
-      report::collectives_section(files, rates),
-      report::p2p_section(files, rates),
-      report::pairs_section(files),
-      report::stragglers_section(files),
-      report::fits_section(files),
-      report::training_section(options.training),
+      report::context_section(files),    report::collectives_section(files, rates),
+      report::p2p_section(files, rates), report::pairs_section(files),
+      report::stragglers_section(files), report::why_section(files),
+      report::fits_section(files),       report::training_section(options.training),
   };
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -91,6 +91,42 @@ void straggler_metrics(const results::Acceptance& a, std::vector<Family>& out) {
   out.push_back(std::move(fam));
 }
 
+// The NIC counters: per link what they judged, per host NIC every counter's growth over the
+// all-pairs phase (docs/counters.md).
+void counter_metrics(const results::Acceptance& a, std::vector<Family>& out) {
+  if (!a.counter_thresholds) return;  // not read
+  Family errors = family("ibscope_link_counter_errors",
+                         "1 when the link's NIC counters showed errors beyond the thresholds");
+  Family flapped = family("ibscope_link_flapped", "1 when a flap counter of the link's NICs grew");
+  Family congestion = family("ibscope_link_congestion_percent",
+                             "Largest congestion share of the link's NICs, % of events");
+  for (const auto& l : a.links) {
+    if (l.counters.empty()) continue;
+    const std::vector<std::pair<std::string, std::string>> labels = {
+        {"rank_a", std::to_string(l.rank_a)},
+        {"rank_b", std::to_string(l.rank_b)},
+        {"host_a", l.host_a},
+        {"host_b", l.host_b}};
+    errors.samples.push_back({labels, l.counter_errors ? 1.0 : 0.0});
+    flapped.samples.push_back({labels, l.flapped ? 1.0 : 0.0});
+    congestion.samples.push_back({labels, l.congestion_pct});
+  }
+  Family delta = family("ibscope_nic_counter_delta",
+                        "Growth of a NIC counter over the all-pairs phase (kind: errors, "
+                        "congestion, flaps, traffic, other)");
+  for (const auto& n : a.nic_counters) {
+    for (const auto& c : n.counters) {
+      delta.samples.push_back({{{"host", n.host},
+                                {"nic", n.nic},
+                                {"source", std::string(fabric::name_of(c.source))},
+                                {"counter", c.name},
+                                {"kind", std::string(fabric::name_of(c.kind))}},
+                               static_cast<double>(c.delta)});
+    }
+  }
+  for (auto* fam : {&errors, &flapped, &congestion, &delta}) out.push_back(std::move(*fam));
+}
+
 // Backslash and newline always; the double quote only inside a label value's quotes.
 std::string escape(std::string_view text, bool quotes) {
   std::string out;
@@ -176,6 +212,7 @@ std::vector<Family> acceptance_metrics(const results::Acceptance& a, double time
     out.push_back(std::move(wrong));
   }
   straggler_metrics(a, out);
+  counter_metrics(a, out);
   return out;
 }
 

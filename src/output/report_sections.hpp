@@ -41,6 +41,10 @@ inline constexpr std::size_t kPerRankChartMaxRanks = 64;
 std::string p2p_at_scale(const ReportFile& f, std::size_t i, std::size_t ranks);
 std::string stragglers_at_scale(const ReportFile& f, std::size_t i);
 
+// report_why.cpp: per failing link what its NIC counters say, per host the rail balance
+// (docs/counters.md).
+Section why_section(const std::vector<ReportFile>& files);
+
 // report_fits.cpp: measured vs fitted (model/results_fits.hpp).
 Section fits_section(const std::vector<ReportFile>& files);
 

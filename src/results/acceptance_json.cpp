@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "field_reader.hpp"
+#include "nic_counters_json.hpp"
 #include "section_json.hpp"
 
 namespace ibscope::results {
@@ -76,29 +77,37 @@ AcceptPreflight read_preflight(const FieldReader& in, const json& j, const std::
 }
 
 json to_json(const AcceptLink& l) {
-  return {{"rank_a", l.rank_a},
-          {"rank_b", l.rank_b},
-          {"host_a", l.host_a},
-          {"host_b", l.host_b},
-          {"nic_a", l.nic_a},
-          {"nic_b", l.nic_b},
-          {"measured_gbps", l.measured_gbps},
-          {"gbps_a_to_b", l.gbps_a_to_b},
-          {"gbps_b_to_a", l.gbps_b_to_a},
-          {"expected_gbps", l.expected_gbps},
-          {"line_rate_gbit", l.line_rate_gbit},
-          {"link_kind", l.link_kind},
-          {"fraction_of_expected", l.fraction_of_expected},
-          {"peers_median_gbps", l.peers_median_gbps},
-          {"latency_us", l.latency_us},
-          {"peers_median_latency_us", l.peers_median_latency_us},
-          {"attempts", l.attempts},
-          {"transports", l.transports},
-          {"below_expected", l.below_expected},
-          {"outlier", l.outlier},
-          {"slow_latency", l.slow_latency},
-          {"pass", l.pass},
-          {"reason", l.reason}};
+  json j = {{"rank_a", l.rank_a},
+            {"rank_b", l.rank_b},
+            {"host_a", l.host_a},
+            {"host_b", l.host_b},
+            {"nic_a", l.nic_a},
+            {"nic_b", l.nic_b},
+            {"measured_gbps", l.measured_gbps},
+            {"gbps_a_to_b", l.gbps_a_to_b},
+            {"gbps_b_to_a", l.gbps_b_to_a},
+            {"expected_gbps", l.expected_gbps},
+            {"line_rate_gbit", l.line_rate_gbit},
+            {"link_kind", l.link_kind},
+            {"fraction_of_expected", l.fraction_of_expected},
+            {"peers_median_gbps", l.peers_median_gbps},
+            {"latency_us", l.latency_us},
+            {"peers_median_latency_us", l.peers_median_latency_us},
+            {"attempts", l.attempts},
+            {"transports", l.transports},
+            {"below_expected", l.below_expected},
+            {"outlier", l.outlier},
+            {"slow_latency", l.slow_latency},
+            {"pass", l.pass},
+            {"reason", l.reason}};
+  if (!l.counters.empty()) {  // counters read: files of runs without them stay as they were
+    j["counter_errors"] = l.counter_errors;
+    j["flapped"] = l.flapped;
+    j["congestion_pct"] = l.congestion_pct;
+    j["counters"] = l.counters;
+    put_nic_counters(j, l.nic_counters, false);
+  }
+  return j;
 }
 
 AcceptLink read_link(const FieldReader& in, const json& j, const std::string& p) {
@@ -126,6 +135,11 @@ AcceptLink read_link(const FieldReader& in, const json& j, const std::string& p)
   l.slow_latency = in.get_or<bool>(j, p, "slow_latency", false);
   l.pass = in.get<bool>(j, p, "pass");
   l.reason = in.get<std::string>(j, p, "reason");
+  l.counter_errors = in.get_or<bool>(j, p, "counter_errors", false);
+  l.flapped = in.get_or<bool>(j, p, "flapped", false);
+  l.congestion_pct = in.get_or<double>(j, p, "congestion_pct", 0.0);
+  l.counters = in.get_or<std::string>(j, p, "counters", "");
+  l.nic_counters = read_nic_counters(in, j, p);
   return l;
 }
 
@@ -291,6 +305,14 @@ json to_json(const Acceptance& a, bool keep_rank_samples) {
   if (a.allreduce) j["allreduce"] = {{"rows", a.allreduce->rows}, {"wrong", a.allreduce->wrong}};
   // Only when set: the files of genuine runs stay readable by earlier ibscope builds.
   if (!a.fault_hooks.empty()) j["fault_hooks"] = a.fault_hooks;
+  if (a.counter_thresholds) {
+    const AcceptCounterThresholds& t = *a.counter_thresholds;
+    j["counter_thresholds"] = {{"max_link_errors", t.max_link_errors},
+                               {"max_retransmit_ppm", t.max_retransmit_ppm},
+                               {"min_retransmits", t.min_retransmits},
+                               {"congestion_finding_pct", t.congestion_finding_pct}};
+    put_nic_counters(j, a.nic_counters, false);  // per host NIC: O(hosts x NICs)
+  }
   return j;
 }
 
@@ -333,6 +355,15 @@ Acceptance acceptance_from_json(const json& j, std::string_view source) {
   a.retest_rounds = in.get_or<int>(j, p, "retest_rounds", 0);
   a.notes = in.get_or<std::vector<std::string>>(j, p, "notes", {});
   a.fault_hooks = in.get_or<std::vector<std::string>>(j, p, "fault_hooks", {});
+  if (j.contains("counter_thresholds")) {
+    const json& t = j["counter_thresholds"];
+    const std::string tp = p + ".counter_thresholds";
+    a.counter_thresholds = AcceptCounterThresholds{in.get<std::uint64_t>(t, tp, "max_link_errors"),
+                                                   in.get<double>(t, tp, "max_retransmit_ppm"),
+                                                   in.get<std::uint64_t>(t, tp, "min_retransmits"),
+                                                   in.get<double>(t, tp, "congestion_finding_pct")};
+  }
+  a.nic_counters = read_nic_counters(in, j, p);
   if (j.contains("allreduce")) {
     a.allreduce = AcceptAllreduce{in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "rows"),
                                   in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "wrong")};

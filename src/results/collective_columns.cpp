@@ -224,6 +224,31 @@ const std::vector<CollectiveColumn>& table() {
        .in_json = false,
        .csv_decimals = 3,
        .get = [](const CollectiveRow& r) -> Cell { return r.iteration_us.max; }},
+      // The row's NIC counters summed over hosts and NICs (nic_counters in the file).
+      {.key = "nic_errors",
+       .kind = CellKind::kUint,
+       .in_json = false,
+       .get = [](const CollectiveRow& r) -> Cell {
+         return fabric::totals_of(r.nic_counters).errors;
+       }},
+      {.key = "nic_congestion",
+       .kind = CellKind::kUint,
+       .in_json = false,
+       .get = [](const CollectiveRow& r) -> Cell {
+         return fabric::totals_of(r.nic_counters).congestion;
+       }},
+      {.key = "nic_flaps",
+       .kind = CellKind::kUint,
+       .in_json = false,
+       .get = [](const CollectiveRow& r) -> Cell {
+         return fabric::totals_of(r.nic_counters).flaps;
+       }},
+      {.key = "nic_traffic_bytes",
+       .kind = CellKind::kUint,
+       .in_json = false,
+       .get = [](const CollectiveRow& r) -> Cell {
+         return fabric::totals_of(r.nic_counters).traffic_bytes;
+       }},
   };
   return columns;
 }

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "field_reader.hpp"
 #include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/results/collective_columns.hpp"
+#include "ibscope/results/rank_samples.hpp"
+#include "nic_counters_json.hpp"
 #include "section_json.hpp"
 #include "topology_json.hpp"
 #include "tuning_json.hpp"
@@ -118,6 +122,7 @@ measure::CollectiveRow read_collective_row(const FieldReader& in, const json& j,
       read_stats(in, in.at(j, p, "iteration_us"), FieldReader::join(p, "iteration_us"));
   r.samples_us = in.get<std::vector<double>>(j, p, "samples_us");
   r.stalls = read_stalls(in, j, p);
+  r.nic_counters = read_nic_counters(in, j, p);
   return r;
 }
 
@@ -139,6 +144,7 @@ measure::P2pRow read_p2p_row(const FieldReader& in, const json& j, const std::st
   r.mem_path = in.get_or<std::string>(j, p, "mem_path", "host");
   r.samples_us = in.get<std::vector<double>>(j, p, "samples_us");
   r.stalls = read_stalls(in, j, p);
+  r.nic_counters = read_nic_counters(in, j, p);
   return r;
 }
 
@@ -166,6 +172,7 @@ measure::ProbeRow read_probe_row(const FieldReader& in, const json& j, const std
   r.peak_bw_gbps = in.get<double>(j, p, "peak_bw_gbps");
   r.msg_rate_mps = in.get<double>(j, p, "msg_rate_mps");
   r.samples_us = in.get<std::vector<double>>(j, p, "samples_us");
+  r.nic_counters = read_nic_counters(in, j, p);
   return r;
 }
 
@@ -591,33 +598,36 @@ json to_json(const measure::P2pRow& r) {
             {"samples_us", r.samples_us}};
   if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
   put_mem(j, r.mem, r.mem_path);
+  put_nic_counters(j, r.nic_counters, false);  // a pair's two hosts
   return j;
 }
 
 json to_json(const measure::ProbeRow& r) {
-  return {{"test", r.test},
-          {"rank_a", r.rank_a},
-          {"rank_b", r.rank_b},
-          {"host_a", r.host_a},
-          {"host_b", r.host_b},
-          {"device_a", r.device_a},
-          {"device_b", r.device_b},
-          {"bidirectional", r.bidirectional},
-          {"size_bytes", r.size_bytes},
-          {"iterations", r.iterations},
-          {"qps", r.qps},
-          {"tx_depth", r.tx_depth},
-          {"mtu_bytes", r.mtu_bytes},
-          {"inline_bytes", r.inline_bytes},
-          {"gid_index_a", r.gid_index_a},
-          {"gid_index_b", r.gid_index_b},
-          {"line_rate_gbit", r.line_rate_gbit},
-          {"time_us", to_json(r.time_us)},
-          {"bw_gbps", r.bw_gbps},
-          {"bw_gbit", r.bw_gbps * 8},
-          {"peak_bw_gbps", r.peak_bw_gbps},
-          {"msg_rate_mps", r.msg_rate_mps},
-          {"samples_us", r.samples_us}};
+  json j = {{"test", r.test},
+            {"rank_a", r.rank_a},
+            {"rank_b", r.rank_b},
+            {"host_a", r.host_a},
+            {"host_b", r.host_b},
+            {"device_a", r.device_a},
+            {"device_b", r.device_b},
+            {"bidirectional", r.bidirectional},
+            {"size_bytes", r.size_bytes},
+            {"iterations", r.iterations},
+            {"qps", r.qps},
+            {"tx_depth", r.tx_depth},
+            {"mtu_bytes", r.mtu_bytes},
+            {"inline_bytes", r.inline_bytes},
+            {"gid_index_a", r.gid_index_a},
+            {"gid_index_b", r.gid_index_b},
+            {"line_rate_gbit", r.line_rate_gbit},
+            {"time_us", to_json(r.time_us)},
+            {"bw_gbps", r.bw_gbps},
+            {"bw_gbit", r.bw_gbps * 8},
+            {"peak_bw_gbps", r.peak_bw_gbps},
+            {"msg_rate_mps", r.msg_rate_mps},
+            {"samples_us", r.samples_us}};
+  put_nic_counters(j, r.nic_counters, false);  // a pair's two hosts
+  return j;
 }
 
 json to_json(const Document& d) {
@@ -641,8 +651,16 @@ json to_json(const Document& d) {
     for (const auto& r : v) a.push_back(to_json(r));
     return a;
   };
+  json collective_rows = json::array();
+  for (const auto& r : d.collectives.rows) {
+    collective_rows.push_back(to_json(r));
+    // Every host's NICs: summarised like the per-rank samples in a large job.
+    put_nic_counters(
+        collective_rows.back(), r.nic_counters,
+        summarise_ranks(static_cast<std::size_t>(std::max(r.ranks, 0)), d.keep_rank_samples));
+  }
   j["collectives"] = {{"params", params_json(d.collectives.params)},
-                      {"rows", rows(d.collectives.rows)}};
+                      {"rows", std::move(collective_rows)}};
   j["p2p"] = {{"params", params_json(d.p2p.params)}, {"rows", rows(d.p2p.rows)}};
   if (d.probes) {
     j["probes"] = {{"params", params_json(d.probes->params)}, {"rows", rows(d.probes->rows)}};

@@ -1,5 +1,6 @@
 #include "netns_hosts.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -68,6 +69,27 @@ void NetnsHosts::rate(int host, const std::string& rate) const {
 
 void NetnsHosts::link(int host, bool up) const {
   script({"link", std::to_string(host), up ? "up" : "down"});
+}
+
+void NetnsHosts::drop_tcp(int host, int per_mille) const {
+  const std::string ns = this->host(host);
+  std::string rules =
+      fmt::format("ip netns exec {0} nft delete table inet ibscope_loss 2>/dev/null; ", ns);
+  if (per_mille > 0) {
+    rules += fmt::format(
+        "ip netns exec {0} nft -f - <<'EOF'\n"
+        "table inet ibscope_loss {{\n"
+        "  chain in {{ type filter hook input priority 0; policy accept;\n"
+        "    meta l4proto tcp numgen random mod 1000 < {1} drop; }}\n"
+        "  chain out {{ type filter hook output priority 0; policy accept;\n"
+        "    meta l4proto tcp numgen random mod 1000 < {1} drop; }}\n"
+        "}}\n"
+        "EOF\n",
+        ns, per_mille);
+  }
+  const auto r = run_process({{"-c", rules}, {}, 30, "/bin/bash"});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
 }
 
 NetnsJob::NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s,

@@ -31,6 +31,9 @@ class NetnsHosts {
 
   void rate(int host, const std::string& rate) const;
   void link(int host, bool up) const;
+  /// Drops `per_mille` of the TCP packets into and out of `host` (nftables in its namespace,
+  /// random per packet: `numgen random mod 1000 < per_mille`); 0 removes the rule.
+  void drop_tcp(int host, int per_mille) const;
 
   int size() const noexcept { return n_; }
   std::string host(int i) const { return prefix_ + "-h" + std::to_string(i); }

@@ -23,7 +23,8 @@ TEST_CASE("collective columns: the table and the schema's collective_row name th
   for (const auto& [key, value] : row.at("properties").items()) properties.insert(key);
   for (const auto& key : row.at("required")) required.insert(key.get<std::string>());
 
-  const std::set<std::string> structured{"iteration_us", "samples_us", "stalls", "mem", "mem_path"};
+  const std::set<std::string> structured{"iteration_us", "samples_us",   "stalls",     "mem",
+                                         "mem_path",     "nic_counters", "nic_traffic"};
   std::set<std::string> columns;
   for (const auto& col : results::collective_columns()) {
     const std::string key(col.key);
@@ -57,8 +58,9 @@ TEST_CASE("collective columns: the CSV header lists the CSV columns in table ord
   INFO(csv);
   CHECK(csv.rfind("section,collective,algorithm,type,op,in_place,size_bytes,count,ranks,time_us,"
                   "average,algbw_gbps,busbw_gbps,wrong,iteration_rank,iteration_us_p50,"
-                  "iteration_us_p99,iteration_us_min,iteration_us_max\n",
+                  "iteration_us_p99,iteration_us_min,iteration_us_max,nic_errors,nic_congestion,"
+                  "nic_flaps,nic_traffic_bytes\n",
                   0) == 0);
   CHECK(csv.find("\ncollectives,allreduce,ring,float,sum,1,0,0,0,0.000,avg,0.0000,0.0000,0,0,"
-                 "0.000,0.000,0.000,0.000\n") != std::string::npos);
+                 "0.000,0.000,0.000,0.000,0,0,0,0\n") != std::string::npos);
 }

@@ -154,8 +154,8 @@ TEST_CASE("counter deltas: a NIC appearing or vanishing between readings", "[fab
   CounterSnapshot a, b;
   a.time_s = 1;
   b.time_s = 3;
-  a.nics.push_back({"mlx5_0:1", "mlx5", "", {{CounterSource::kIbPort, "symbol_error", 1}}});
-  b.nics.push_back({"mlx5_1:1", "mlx5", "", {{CounterSource::kIbPort, "symbol_error", 9}}});
+  a.nics.push_back({"mlx5_0:1", "mlx5", "", "", {{CounterSource::kIbPort, "symbol_error", 1}}});
+  b.nics.push_back({"mlx5_1:1", "mlx5", "", "", {{CounterSource::kIbPort, "symbol_error", 9}}});
   const auto d = counter_deltas(a, b);
   REQUIRE(d.size() == 2);
   CHECK(d[0].nic == "mlx5_1:1");
@@ -197,6 +197,7 @@ TEST_CASE("counter deltas cross the wire unchanged", "[fabric]") {
   d.nic = "mlx5_2:1";
   d.driver = "mlx5";
   d.interval_s = 0.25;
+  d.scope = "net:[4026531840]@boot";
   d.counters.push_back({CounterSource::kIbPort, "symbol_error", CounterKind::kErrors, 17, true});
   d.counters.push_back({CounterSource::kHw, "np_cnp_sent", CounterKind::kCongestion, 3});
   NicDelta gone;
@@ -208,7 +209,8 @@ TEST_CASE("counter deltas cross the wire unchanged", "[fabric]") {
   CHECK(decode_deltas("").empty());
   CHECK_THROWS_AS(decode_deltas("C\thw\tx\t1\t\n"), RemoteError);  // no NIC line first
   CHECK_THROWS_AS(decode_deltas("N\tmlx5_0:1\tmlx5\tabc\t\n"), RemoteError);
-  CHECK_THROWS_AS(decode_deltas("N\tmlx5_0:1\tmlx5\t1\t\nC\tbogus\tx\t1\t\n"), RemoteError);
+  CHECK_THROWS_AS(decode_deltas("N\tmlx5_0:1\tmlx5\t1\t\t\nC\tbogus\tx\t1\t\n"), RemoteError);
+  CHECK(decode_deltas("N\tmlx5_0:1\tmlx5\t1\t\t\n").size() == 1);
 }
 
 TEST_CASE("counter reader: this machine's interfaces and TCP", "[fabric]") {
@@ -221,4 +223,7 @@ TEST_CASE("counter reader: this machine's interfaces and TCP", "[fabric]") {
     tcp = tcp || n.nic == "tcp";
   }
   CHECK(tcp);
+  for (const auto& n : snap.nics) {
+    if (n.nic == "tcp") CHECK(n.scope.rfind("net:[", 0) == 0);  // the namespace and the boot
+  }
 }

@@ -56,6 +56,11 @@ struct AcceptOptions {
 
   double timeout_s = 60;
 
+  /// Read the NIC counters around every row and the whole all-pairs phase, and judge them
+  /// (--no-nic-counters turns both off).
+  bool nic_counters = true;
+  CounterThresholds counter_thresholds;
+
   /// The test fault hooks set on any rank (job::JobContext): each one fails the verdict.
   std::vector<FaultHook> fault_hooks;
 };

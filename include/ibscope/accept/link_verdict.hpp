@@ -10,8 +10,11 @@
 /// failures of its partners on links to it are attributed to it: one slow host is reported as
 /// one slow host, not as every host it talked to.
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "ibscope/accept/counter_verdict.hpp"
 
 namespace ibscope::accept {
 
@@ -22,6 +25,10 @@ struct LinkMeasurement {
   double expected_gbps = 0;  ///< GB/s; 0: unknown (absolute test skipped)
   double latency_us = 0;     ///< half round trip, best of the attempts; 0: not measured
   int attempts = 1;          ///< how many times the link was measured
+  /// What its NICs' counters said over its rows (accept/counter_verdict.hpp); empty when not
+  /// read. Errors or a flap fail the link whatever its bandwidth; a link failed by bandwidth
+  /// gets the counters' summary in its reason (do they explain it?).
+  std::optional<CounterFindings> counters;
 };
 
 struct Thresholds {

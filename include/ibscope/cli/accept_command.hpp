@@ -18,6 +18,10 @@ struct AcceptFlags {
   double mad_k = 3;
   double max_latency_ratio = 3;
   int retests = 2;
+  std::uint64_t max_link_errors = 0;
+  double max_retransmit_ppm = 1000;
+  std::uint64_t min_retransmits = 10;
+  double congestion_pct = 1.0;
   std::string pairs = "auto";
   std::string pairs_seed;  ///< empty: drawn by rank 0
   std::string lat_size = "8";

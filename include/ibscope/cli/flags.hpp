@@ -19,10 +19,11 @@ struct CommonFlags {
   std::string out_dir = "results";
   std::string format = "table";
   bool quiet = false;
-  std::string nic;            ///< --nic (accept: -d/--ib-dev): each rank's UCX rail; "" = chosen
-  bool no_bind = false;       ///< --no-bind: leave CPUs and memory unbound
-  bool stop_on_usr1 = false;  ///< --stop-on-usr1: SIGUSR1 stops the run as SIGTERM does
-  bool keep_samples = false;  ///< --keep-samples: every per-rank sample, whatever the job size
+  std::string nic;               ///< --nic (accept: -d/--ib-dev): each rank's UCX rail; "" = chosen
+  bool no_bind = false;          ///< --no-bind: leave CPUs and memory unbound
+  bool stop_on_usr1 = false;     ///< --stop-on-usr1: SIGUSR1 stops the run as SIGTERM does
+  bool keep_samples = false;     ///< --keep-samples: every per-rank sample, whatever the job size
+  bool no_nic_counters = false;  ///< --no-nic-counters: no NIC counters around the rows
 };
 
 /// A size as a flag shows it, read back by units::parse_size_bytes: 8 -> "8", 1 MiB -> "1M",

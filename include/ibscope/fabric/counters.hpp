@@ -27,6 +27,10 @@ struct NicSample {
   std::string nic;
   std::string driver;  ///< "mlx5", "rxe", "netdev" (an interface), "tcp"
   std::string netdev;  ///< the interface under an RDMA port ("" if none)
+  /// What the counters are shared by, where that is wider than the NIC: the TCP entry's network
+  /// namespace and boot ("net:[4026531840]@<boot id>"). Two hosts reporting the same scope are
+  /// one namespace (emulated hosts on one machine): their TCP counters are not per host.
+  std::string scope;
   std::vector<CounterValue> values;
 };
 
@@ -67,6 +71,7 @@ struct CounterDelta {
 struct NicDelta {
   std::string host;  ///< filled by whoever knows it (the gather)
   std::string nic, driver;
+  std::string scope;  ///< NicSample::scope
   double interval_s = 0;
   bool appeared = false;  ///< absent from the first reading: no deltas
   bool vanished = false;  ///< absent from the second reading: no deltas
@@ -79,6 +84,16 @@ struct NicDelta {
   std::string describe(CounterKind kind) const;
   bool operator==(const NicDelta&) const = default;
 };
+
+/// Sums over NICs (a row's or a link's), per kind: what tables and exports print.
+struct CounterTotals {
+  std::uint64_t errors = 0, congestion = 0, flaps = 0, traffic_bytes = 0;
+};
+CounterTotals totals_of(const std::vector<NicDelta>& deltas) noexcept;
+
+/// The sum of two sets of deltas of the same NICs (a link measured in several rows, a run's
+/// rows): counters matched by (host, nic, source, name), intervals added, NICs of either kept.
+std::vector<NicDelta> add_deltas(std::vector<NicDelta> into, const std::vector<NicDelta>& more);
 
 /// The growth of every NIC between two readings of the same host, in `after`'s order, then the
 /// NICs that vanished. Wraps (32-bit counters), saturation and resets are handled per the

@@ -45,6 +45,7 @@ struct JobOptions {
   bool bind = true;           ///< false: --no-bind (CPUs and memory left unbound)
   bool stop_on_usr1 = false;  ///< --stop-on-usr1: SIGUSR1 stops the run as SIGTERM does
   bool keep_samples = false;  ///< --keep-samples: every per-rank sample, whatever the job size
+  bool nic_counters = true;   ///< false: --no-nic-counters
 };
 
 struct JobContext {
@@ -62,6 +63,8 @@ struct JobContext {
   /// The test fault hooks set on any rank (core/fault_hooks.hpp), the same list on every rank;
   /// the banner and the results' warnings already name them.
   std::vector<FaultHook> fault_hooks;
+  /// Read the NIC counters around each row (false: --no-nic-counters; docs/counters.md).
+  bool nic_counters = true;
 
   /// Rank 0's results file and checkpoint (results/results_file.hpp); nullptr elsewhere.
   results::ResultsFile* results_file = nullptr;

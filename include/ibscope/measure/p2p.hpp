@@ -44,6 +44,8 @@ struct P2pOptions {
   /// all (default), first (--pairs), or kRounds (accept's plans); not kAuto, kRandom, kLog.
   PairSelection pairs;
   double timeout_s = 60;
+  /// Read each host's NIC counters around every row (P2pRow::nic_counters).
+  bool nic_counters = true;
   SweepProgress progress;  ///< optional; called before each (round, test, size)
   /// --mem per side: one entry for every rank, or two (A = rank 0, B = rank 1; --pairs first).
   std::vector<memory::MemoryRequest> memory_sides{memory::MemoryRequest{}};

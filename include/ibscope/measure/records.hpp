@@ -9,6 +9,7 @@
 
 #include "ibscope/core/collective_kind.hpp"
 #include "ibscope/core/datatype.hpp"
+#include "ibscope/fabric/counters.hpp"
 #include "ibscope/measure/stall.hpp"
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/measure/time_average.hpp"
@@ -54,6 +55,10 @@ struct CollectiveRow {
   /// rank entered the collective, in seconds of that rank's own steady_clock (not comparable
   /// across hosts until corrected by measured clock offsets). Not written to results as is.
   std::vector<std::vector<double>> enter_s;
+  /// The growth of every host's NIC counters over the row (warm-up and timed calls), read by
+  /// each host's first rank outside the timed loop (measure/row_counters.hpp); empty when not
+  /// read (--no-nic-counters). Only NICs that exist on both readings carry counters.
+  std::vector<fabric::NicDelta> nic_counters;
 };
 
 struct P2pRow {
@@ -71,6 +76,8 @@ struct P2pRow {
   std::string mem_path = "host";  ///< "host", "direct" or "staged" (per side like mem)
   std::vector<double> samples_us;
   std::vector<Stall> stalls;  ///< iterations far slower than the rest (measure/stall.hpp)
+  /// The NIC counters' growth on the pair's two hosts over the row (measure/row_counters.hpp).
+  std::vector<fabric::NicDelta> nic_counters;
 };
 
 /// One libibverbs probe measurement between two ranks (probes/): rank_a initiates, rank_b is
@@ -97,6 +104,9 @@ struct ProbeRow {
   double peak_bw_gbps = 0;         ///< best window of consecutive signalled completions
   double msg_rate_mps = 0;         ///< million messages per second
   std::vector<double> samples_us;  ///< latency: every iteration
+  /// The NIC counters' growth on the pair's two hosts over the row's round (every size of the
+  /// round: probes read them once per round).
+  std::vector<fabric::NicDelta> nic_counters;
 };
 
 }  // namespace ibscope::measure

@@ -17,6 +17,10 @@ class Bootstrap;
 
 namespace ibscope::measure {
 
+/// The deltas of `all` on host `a` or host `b` (a pair's two ends), in `all`'s order.
+std::vector<fabric::NicDelta> deltas_of_hosts(const std::vector<fabric::NicDelta>& all,
+                                              std::string_view a, std::string_view b);
+
 class RowCounters {
  public:
   /// `enabled` must be the same on every rank.

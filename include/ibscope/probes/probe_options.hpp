@@ -54,6 +54,8 @@ struct ProbeOptions {
   verbs::QpTuning tuning;
   bool bidirectional = false;
   double timeout_s = 60;
+  /// Read each host's NIC counters around every round (ProbeRow::nic_counters).
+  bool nic_counters = true;
   /// --pairs: all, first or a list (measure::PairsSyntax::kRankList); accept: kRounds.
   measure::PairSelection pairs;
   bool bind_to_nic_numa =

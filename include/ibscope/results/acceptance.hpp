@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/fabric/counters.hpp"
 #include "ibscope/results/rank_samples.hpp"
 
 namespace ibscope::results {
@@ -26,6 +27,14 @@ struct AcceptThresholds {
   int retests = 0;
   double straggler_min_last_fraction = 0, straggler_min_late_fraction = 0,
          straggler_min_late_us = 0;
+};
+
+/// accept's checks on NIC counters (accept/counter_verdict.hpp, docs/counters.md).
+struct AcceptCounterThresholds {
+  std::uint64_t max_link_errors = 0;
+  double max_retransmit_ppm = 0;
+  std::uint64_t min_retransmits = 0;
+  double congestion_finding_pct = 0;
 };
 
 struct PreflightFinding {
@@ -60,6 +69,12 @@ struct AcceptLink {
   std::string transports;
   bool below_expected = false, outlier = false, slow_latency = false, pass = false;
   std::string reason;  ///< empty when it passes
+  /// The NIC counters' growth on the link's two hosts over its rows; empty when not read.
+  std::vector<fabric::NicDelta> nic_counters;
+  bool counter_errors = false;  ///< errors beyond the thresholds: the link failed
+  bool flapped = false;         ///< a flap counter grew: the link failed
+  double congestion_pct = 0;    ///< the largest congestion share over its NICs
+  std::string counters;         ///< what the counters say ("" when not read)
 };
 
 struct AcceptHost {
@@ -122,6 +137,10 @@ struct Acceptance {
   double median_gbps = 0, mad_gbps = 0, median_latency_us = 0;
   int retest_rounds = 0;
   std::vector<std::string> notes;
+  std::optional<AcceptCounterThresholds> counter_thresholds;  ///< absent: counters not read
+  /// Every host NIC's counter growth over the whole all-pairs phase (flaps between rows, hosts
+  /// sitting a round out); empty when not read.
+  std::vector<fabric::NicDelta> nic_counters;
   std::optional<AcceptAllreduce> allreduce;  ///< absent with --skip-allreduce
   std::optional<Stragglers> stragglers;      ///< null with --skip-allreduce
   /// The test fault hooks set during the run ("NAME=value (ranks)"); any: pass is false.

@@ -15,6 +15,7 @@
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/clock_sync.hpp"
+#include "ibscope/measure/row_counters.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/measure/warm_up.hpp"
 #include "ibscope/memory/memory_space.hpp"
@@ -161,6 +162,7 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
   const auto misplace_fault = fault_misplace_from_env();
   std::uint64_t run_seed = 0;  // one per verified run, the same sequence on every rank
   bool first_row = true;       // the sweep's first measurement warms up longer (warm_up.hpp)
+  measure::RowCounters row_counters(boot, o.nic_counters);
   const std::vector<ReduceOp> no_op{ReduceOp::kSum};
   const auto& ops = reduces(c) ? o.ops : no_op;
 
@@ -216,6 +218,7 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
               wrong = measure::sum_over_ranks(
                   boot, count_wrong_call(c, comm.size(), pattern, check, run_seed), what);
             }
+            row_counters.begin();
             boot.barrier(what);
             // The time floor first, then the -w calls right before the timed loop: they absorb
             // the skew with which the ranks leave the floor's last bootstrap round.
@@ -253,10 +256,12 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
                                                    enter_s.push_back(measure::seconds_of(arrival));
                                                  call();
                                                });
+            row_counters.end();
             const measure::RowTiming timing =
                 measure::combine_over_ranks(boot, local, o.average, what);
             rows.push_back(
                 make_row(comm, o, name, selected_by, type, op, in_place, bytes, timing, wrong));
+            rows.back().nic_counters = row_counters.gather(what);
             rows.back().mem = space.kind();
             rows.back().mem_path = o.mem_path;
             if (o.record_arrivals) {

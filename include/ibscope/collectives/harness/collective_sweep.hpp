@@ -61,6 +61,9 @@ struct CollectiveSweepOptions {
   /// Keep, per row, when each rank entered each timed iteration (CollectiveRow::enter_s), for
   /// straggler attribution (accept/straggler.hpp). Costs one allgather per row.
   bool record_arrivals = false;
+  /// Read each host's NIC counters around every row (CollectiveRow::nic_counters): two readings
+  /// on each host's first rank and one gather to rank 0 per row, outside the timed loop.
+  bool nic_counters = true;
   measure::SweepProgress progress;  ///< optional; called before each (algorithm, type, op, size)
 };
 
