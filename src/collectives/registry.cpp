@@ -4,12 +4,14 @@
 
 #include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
 #include "ibscope/collectives/algorithms/hier_allreduce.hpp"
+#include "ibscope/collectives/algorithms/pairwise_alltoall.hpp"
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_allgather.hpp"
 #include "ibscope/collectives/algorithms/ring_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_broadcast.hpp"
 #include "ibscope/collectives/algorithms/ring_reduce_scatter.hpp"
+#include "ibscope/collectives/algorithms/scattered_alltoall.hpp"
 #include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/core/error.hpp"
@@ -95,6 +97,19 @@ const std::vector<CollectiveAlgorithmInfo>& broadcast_algorithms() {
   return kAlgorithms;
 }
 
+const std::vector<CollectiveAlgorithmInfo>& alltoall_algorithms() {
+  static_assert(kScatteredWindowPeers == 32, "scattered's description names its window");
+  static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
+      {"pairwise",
+       "p-1 rounds, one peer each: send to r+k, receive from r-k (in place: exchange with k-r "
+       "through a one-block scratch)",
+       pairwise_alltoall_cost_s, make_algorithm<PairwiseAlltoall>},
+      {"scattered", "every message posted at once, in windows of 32 peers; one latency per window",
+       scattered_alltoall_cost_s, make_algorithm<ScatteredAlltoall>},
+  };
+  return kAlgorithms;
+}
+
 }  // namespace
 
 std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
@@ -107,6 +122,8 @@ std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
       return allgather_algorithms();
     case Collective::kBroadcast:
       return broadcast_algorithms();
+    case Collective::kAlltoall:
+      return alltoall_algorithms();
   }
   return allreduce_algorithms();
 }

@@ -10,6 +10,7 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/descriptor.hpp"
+#include "ibscope/collectives/harness/call_layout.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/model/fit_export.hpp"
 #include "ibscope/results/schema.hpp"
@@ -35,7 +36,7 @@ void collect_collective_enums(const nlohmann::json& j, std::vector<std::vector<s
 
 TEST_CASE("one descriptor per collective, complete and in the enum's order", "[descriptor]") {
   const auto all = collectives::descriptors();
-  REQUIRE(all.size() == 4);  // kAllreduce .. kBroadcast
+  REQUIRE(all.size() == 5);  // kAllreduce .. kAlltoall
   std::set<std::string> command_names;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& d = all[i];
@@ -58,10 +59,12 @@ TEST_CASE("one descriptor per collective, complete and in the enum's order", "[d
     CHECK(reduces(d.id) == d.reduces);
     CHECK_FALSE(collectives::algorithms_for(d.id).empty());
   }
-  CHECK_FALSE(collective_named("alltoall"));
+  CHECK(collective_named("alltoall") == Collective::kAlltoall);
+  CHECK_FALSE(collective_named("all_to_all"));  // an alias names the command only
   CHECK(collectives::collective_names(" or ") ==
-        "allreduce, reduce_scatter, allgather or broadcast");
-  CHECK(collectives::collective_names(", ") == "allreduce, reduce_scatter, allgather, broadcast");
+        "allreduce, reduce_scatter, allgather, broadcast or alltoall");
+  CHECK(collectives::collective_names(", ") ==
+        "allreduce, reduce_scatter, allgather, broadcast, alltoall");
 }
 
 TEST_CASE("the results schema's enum of collectives is the descriptors' names", "[descriptor]") {
@@ -82,7 +85,16 @@ TEST_CASE("busbw factors are nccl-tests' (REFERENCE.md)", "[descriptor][busbw]")
     CHECK(busbw_factor(Collective::kReduceScatter, p) == Approx(share));
     CHECK(busbw_factor(Collective::kAllgather, p) == Approx(share));
     CHECK(busbw_factor(Collective::kBroadcast, p) == (p > 1 ? 1.0 : 0.0));
+    CHECK(busbw_factor(Collective::kAlltoall, p) == Approx(share));
   }
+  // All-to-all moves count / p elements to each rank: nccl-tests rounds the count down to a
+  // multiple of p, and so does the row's size.
+  CHECK(collectives::call_count(Collective::kAlltoall, 1001, 4) == 1000);
+  CHECK(collectives::call_count(Collective::kAlltoall, 3, 4) == 0);
+  CHECK(collectives::call_count(Collective::kAlltoall, 7, 1) == 7);
+  CHECK(collectives::call_count(Collective::kAllgather, 1001, 4) == 1001);
+  CHECK_FALSE(collectives::descriptor_of(Collective::kAlltoall).reduces);
+  CHECK_FALSE(collectives::descriptor_of(Collective::kAlltoall).has_root);
   CHECK(collectives::descriptor_of(Collective::kBroadcast).has_root);
   CHECK_FALSE(collectives::descriptor_of(Collective::kAllgather).has_root);
   CHECK(collectives::descriptor_of(Collective::kReduceScatter).nccl_name == "reducescatter");
