@@ -62,10 +62,12 @@ std::string simulate_shifted(int p, std::size_t count) {
   for (int k = 1; k < p; ++k) {
     for (int r = 0; r < p; ++r) {
       const int from = pattern::shift_recv_peer(r, p, k);
-      if (pattern::shift_send_peer(from, p, k) != r) return "round " + std::to_string(k) + " unmatched";
+      if (pattern::shift_send_peer(from, p, k) != r)
+        return "round " + std::to_string(k) + " unmatched";
       const pattern::Span sent = pattern::alltoall_block(count, p, r);  // from's block for r
       const pattern::Span into = pattern::alltoall_block(count, p, from);
-      for (std::size_t i = 0; i < sent.count; ++i) out[r][into.offset + i] = in[from][sent.offset + i];
+      for (std::size_t i = 0; i < sent.count; ++i)
+        out[r][into.offset + i] = in[from][sent.offset + i];
     }
   }
   return check(out, p, count);
@@ -97,8 +99,9 @@ std::string simulate_paired(int p, std::size_t count) {
     }
   }
   for (int r = 0; r < p; ++r) {
-    if (own_rounds[r] != 1) return "rank " + std::to_string(r) + " met itself " +
-                                   std::to_string(own_rounds[r]) + " times";
+    if (own_rounds[r] != 1)
+      return "rank " + std::to_string(r) + " met itself " + std::to_string(own_rounds[r]) +
+             " times";
   }
   return check(buf, p, count);
 }

@@ -61,7 +61,8 @@ void ScatteredAlltoall::run(const CollectiveArgs& a, const Deadline& deadline) {
     }
     for (int k = first; k < end; ++k) {  // receives first: no message arrives unexpected
       const int from = peer_of(k, false);
-      if (from != me) window_.push_back(comm_.irecv(from, tag(from, k), out + at(from), block_bytes));
+      if (from != me)
+        window_.push_back(comm_.irecv(from, tag(from, k), out + at(from), block_bytes));
     }
     for (int k = first; k < end; ++k) {
       const int to = peer_of(k, true);
