@@ -4,6 +4,7 @@
 
 #include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
 #include "ibscope/collectives/algorithms/hier_allreduce.hpp"
+#include "ibscope/collectives/algorithms/hier_alltoall.hpp"
 #include "ibscope/collectives/algorithms/pairwise_alltoall.hpp"
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
@@ -106,6 +107,18 @@ const std::vector<CollectiveAlgorithmInfo>& alltoall_algorithms() {
        pairwise_alltoall_cost_s, make_algorithm<PairwiseAlltoall>},
       {"scattered", "every message posted at once, in windows of 32 peers; one latency per window",
        scattered_alltoall_cost_s, make_algorithm<ScatteredAlltoall>},
+      {"hier",
+       "hierarchical: each rank gathers its host's blocks for its rail peers from the local "
+       "ranks' buffers in place, one message per host pair on each rail; local blocks copied "
+       "straight from the local ranks (host memory)",
+       hier_alltoall_one_tier_cost_s,
+       make_algorithm<HierAlltoall>,
+       {.needs_intra_host_arena = true,
+        .host_memory_only =
+            "-A hier reads local peers' buffers in place: host memory on the host path only "
+            "(--mem host, --mem-path host); GPU buffers keep -A pairwise or scattered",
+        .two_tier_cost_s = hier_alltoall_cost_s,
+        .tiers_fitted_by = "scattered"}},
   };
   return kAlgorithms;
 }

@@ -1,6 +1,7 @@
 // Multi-process all-to-all: the real binary, real UCX traffic between real processes over shared
-// memory and TCP, both algorithms, in place and out of place, every row verified (every element
-// checked against its sender and its place), and a misplaced block caught.
+// memory and TCP, every algorithm (hier through the intra-host arena), in place and out of place,
+// every row verified (every element checked against its sender and its place), and a misplaced
+// block caught.
 
 #include <fmt/format.h>
 
@@ -36,19 +37,19 @@ void check_rows(const nlohmann::json& doc, int np, std::size_t expected_rows,
     if (r.at("type") == "float") CHECK(size % (static_cast<std::size_t>(np) * elem_bytes) == 0);
     algorithms.insert(r.at("algorithm").get<std::string>());
   }
-  CHECK(algorithms == std::set<std::string>{"pairwise", "scattered"});
+  CHECK(algorithms == std::set<std::string>{"pairwise", "scattered", "hier"});
 }
 
 }  // namespace
 
-TEST_CASE("alltoall over shared memory with 1 to 4 ranks, both algorithms, in and out of place",
+TEST_CASE("alltoall over shared memory with 1 to 4 ranks, every algorithm, in and out of place",
           "[mp][collectives][alltoall][shm]") {
   for (int np : {1, 2, 3, 4}) {
     DYNAMIC_SECTION("np " << np) {
       const auto r = run_alltoall(np, sizes_for(np, 4), "float");
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
-      check_rows(load_run_results(r), np, 6 * 2 * 2, 4);
+      check_rows(load_run_results(r), np, 6 * 3 * 2, 4);
     }
   }
 }
@@ -57,14 +58,14 @@ TEST_CASE("alltoall verifies every type", "[mp][collectives][alltoall][types]") 
   const auto r = run_alltoall(3, "0,8,24,8008,1048584", "all");
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
-  check_rows(load_run_results(r), 3, 5 * 6 * 2 * 2, 4);
+  check_rows(load_run_results(r), 3, 5 * 6 * 3 * 2, 4);
 }
 
 TEST_CASE("alltoall over UCX tcp", "[mp][collectives][alltoall][tcp]") {
   const auto r = run_alltoall(2, sizes_for(2, 4), "float", {{"UCX_TLS", "tcp"}});
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
-  check_rows(load_run_results(r), 2, 6 * 2 * 2, 4);
+  check_rows(load_run_results(r), 2, 6 * 3 * 2, 4);
 }
 
 TEST_CASE("alltoall counts two swapped blocks of one rank's result",
@@ -75,7 +76,7 @@ TEST_CASE("alltoall counts two swapped blocks of one rank's result",
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("verification failed") != std::string::npos);
   const auto doc = load_run_results(r);
-  REQUIRE(doc.at("collectives").at("rows").size() == 4);  // 2 algorithms, out of and in place
+  REQUIRE(doc.at("collectives").at("rows").size() == 6);  // 3 algorithms, out of and in place
   for (const auto& row : doc.at("collectives").at("rows")) {
     INFO(row.dump());
     CHECK(row.at("wrong").get<std::uint64_t>() == 2 * 1000);

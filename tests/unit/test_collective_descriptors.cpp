@@ -165,3 +165,25 @@ TEST_CASE("hier declares the arena, host memory, two tiers and the ring's fits",
   CHECK(model::nccl_algorithm("tree") == "tree");
   CHECK_FALSE(model::nccl_algorithm("hier"));
 }
+
+TEST_CASE("all-to-all: pairwise first, hier through the arena priced on scattered's fits",
+          "[descriptor][registry][capabilities]") {
+  const auto all = collectives::algorithms_for(Collective::kAlltoall);
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].name == "pairwise");
+  CHECK(all[1].name == "scattered");
+  CHECK(collectives::default_algorithm(Collective::kAlltoall, 8, 1 << 20) == "pairwise");
+  const auto& hier = collectives::find_algorithm(Collective::kAlltoall, "hier");
+  CHECK(hier.caps.needs_intra_host_arena);
+  CHECK(hier.caps.tiers_fitted_by == "scattered");
+  CHECK(collectives::arena_algorithm(Collective::kAlltoall) == "hier");
+  // One message of n/H per other host on the rail, and (L-1)/L n read from local peers.
+  const collectives::LinkCost intra{1e-6, 1e-10, 0}, inter{5e-6, 1e-9, 0};
+  const double n = 1 << 20;
+  CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 1) == Approx(2e-6 + 0.75 * n * 1e-10));
+  CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 2) ==
+        Approx(2e-6 + 0.75 * n * 1e-10 + 5e-6 + 0.5 * n * 1e-9));
+  // Pairwise pays one latency per peer, scattered one per window of 32.
+  CHECK(all[0].cost_s(inter, n, 65) == Approx(64 * (5e-6 + n / 65 * 1e-9)));
+  CHECK(all[1].cost_s(inter, n, 65) == Approx(2 * 5e-6 + 64.0 / 65 * n * 1e-9));
+}
