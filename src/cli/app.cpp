@@ -57,10 +57,10 @@ int list_algorithms() {
   fmt::print(
       "# cost@ref: the alpha-beta model of each algorithm's file for 8 ranks, 1 MiB, "
       "alpha 2 us, 10 GB/s per link, no reduction cost.\n"
-      "# -A auto without --tuning: all-reduce uses hier with several ranks on one host, and "
-      "from {} across hosts with several ranks per host (host memory, ranks in equal blocks "
-      "per host); else rd up to 16 KiB, rhd up to 512 KiB, ring above (where registered); "
-      "the other collectives use their first algorithm above.\n",
+      "# -A auto without --tuning: all-reduce and all-to-all use hier with several ranks on one "
+      "host, and from {} across hosts with several ranks per host (host memory, ranks in equal "
+      "blocks per host); else all-reduce uses rd up to 16 KiB, rhd up to 512 KiB, ring above "
+      "(where registered), and the other collectives their first algorithm above.\n",
       units::format_size(collectives::kHierAcrossHostsMinBytes));
   return 0;
 }

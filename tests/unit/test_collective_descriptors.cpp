@@ -177,6 +177,10 @@ TEST_CASE("all-to-all: pairwise first, hier through the arena priced on scattere
   CHECK(hier.caps.needs_intra_host_arena);
   CHECK(hier.caps.tiers_fitted_by == "scattered");
   CHECK(collectives::arena_algorithm(Collective::kAlltoall) == "hier");
+  // -A auto's default rule: hier with several ranks on one host (4 local ranks, 2 cores: hier
+  // 1.0x scattered at 1 KiB, 3.6x at 64 KiB, 2.4x at 1 MiB), pairwise otherwise.
+  CHECK(collectives::default_rule_picks_hier(Collective::kAlltoall, 4, 1, 1024));
+  CHECK_FALSE(collectives::default_rule_picks_hier(Collective::kAlltoall, 4, 4, 1024));
   // One message of n/H per other host on the rail, and (L-1)/L n read from local peers.
   const collectives::LinkCost intra{1e-6, 1e-10, 0}, inter{5e-6, 1e-9, 0};
   const double n = 1 << 20;
