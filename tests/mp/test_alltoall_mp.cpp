@@ -42,9 +42,9 @@ void check_rows(const nlohmann::json& doc, int np, std::size_t expected_rows,
 
 }  // namespace
 
-TEST_CASE("alltoall over shared memory with 1 to 4 ranks, every algorithm, in and out of place",
+TEST_CASE("alltoall over shared memory with 1 to 8 ranks, every algorithm, in and out of place",
           "[mp][collectives][alltoall][shm]") {
-  for (int np : {1, 2, 3, 4}) {
+  for (int np : {1, 2, 3, 4, 5, 7, 8}) {
     DYNAMIC_SECTION("np " << np) {
       const auto r = run_alltoall(np, sizes_for(np, 4), "float");
       INFO(describe(r));
