@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -39,20 +40,27 @@ int list_algorithms() {
   // The cost of each at a reference point makes the formulas concrete: 2 us and 10 GB/s per
   // link, 8 ranks, 1 MiB.
   const collectives::LinkCost ref{2e-6, 1e-10, 0};
-  fmt::print("# {:<15} {:<6} {:>14}  {}\n", "collective", "algo", "cost(us)@ref", "description");
+  std::size_t algo_width = 6;
   for (const auto& d : collectives::descriptors()) {
     for (const auto& a : collectives::algorithms_for(d.id)) {
-      fmt::print("  {:<15} {:<6} {:>14.1f}  {}\n", d.name, a.name, a.cost_s(ref, 1 << 20, 8) * 1e6,
-                 a.description);
+      algo_width = std::max(algo_width, a.name.size());
+    }
+  }
+  fmt::print("# {:<15} {:<{}} {:>14}  {}\n", "collective", "algo", algo_width, "cost(us)@ref",
+             "description");
+  for (const auto& d : collectives::descriptors()) {
+    for (const auto& a : collectives::algorithms_for(d.id)) {
+      fmt::print("  {:<15} {:<{}} {:>14.1f}  {}\n", d.name, a.name, algo_width,
+                 a.cost_s(ref, 1 << 20, 8) * 1e6, a.description);
     }
   }
   fmt::print(
       "# cost@ref: the alpha-beta model of each algorithm's file for 8 ranks, 1 MiB, "
       "alpha 2 us, 10 GB/s per link, no reduction cost.\n"
-      "# -A auto without --tuning: all-reduce uses hier with several ranks on one host, and "
-      "from {} across hosts with several ranks per host (host memory, ranks in equal blocks "
-      "per host); else rd up to 16 KiB, rhd up to 512 KiB, ring above (where registered); "
-      "the other collectives use ring.\n",
+      "# -A auto without --tuning: all-reduce and all-to-all use hier with several ranks on one "
+      "host, and from {} across hosts with several ranks per host (host memory, ranks in equal "
+      "blocks per host); else all-reduce uses rd up to 16 KiB, rhd up to 512 KiB, ring above "
+      "(where registered), and the other collectives their first algorithm above.\n",
       units::format_size(collectives::kHierAcrossHostsMinBytes));
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/collectives/harness/call_layout.hpp"
+#include "ibscope/collectives/pattern/alltoall.hpp"
 
 namespace ibscope::collectives {
 namespace {
@@ -12,6 +13,10 @@ namespace {
 double reduce_all_factor(int p) { return 2.0 * (p - 1) / p; }
 double share_factor(int p) { return static_cast<double>(p - 1) / p; }
 double whole_factor(int) { return 1.0; }
+
+std::size_t whole_blocks(std::size_t count, int p) {
+  return pattern::alltoall_block_count(count, p) * static_cast<std::size_t>(p);
+}
 
 // Full vector in, full vector out (all-reduce, broadcast).
 void full_in_full_out(CallLayout& l, std::byte* send, std::byte* recv, pattern::Span, std::size_t,
@@ -21,6 +26,14 @@ void full_in_full_out(CallLayout& l, std::byte* send, std::byte* recv, pattern::
   l.input_count = l.args.count;
   l.output = recv;
   l.output_count = l.args.count;
+}
+
+// Full vector in, full vector out, and the output's block q is rank q's block for this rank:
+// output_first is where that block sits in every sender's vector.
+void exchange_blocks(CallLayout& l, std::byte* send, std::byte* recv, pattern::Span mine,
+                     std::size_t es, bool in_place) {
+  full_in_full_out(l, send, recv, mine, es, in_place);
+  l.output_first = mine.offset;
 }
 
 // Full vector in, this rank's block out.
@@ -82,6 +95,19 @@ std::size_t wrong_gathered(int ranks, const VerifiablePattern& pattern, const Ca
     const pattern::Span b = block_of(l.args.count, ranks, q);
     // Each rank's block is its own vector, indexed from 0 (fill_block_input).
     wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, 0, seed);
+  }
+  return wrong;
+}
+
+// Block q of the output is rank q's input at this rank's block of its vector (inputs indexed
+// over the whole send buffer, fill_own_input), so every element names its sender and place.
+std::size_t wrong_exchanged(int ranks, const VerifiablePattern& pattern, const CallLayout& l,
+                            std::uint64_t seed) {
+  std::size_t wrong = 0;
+  const std::size_t es = size_of(l.args.type);
+  for (int q = 0; q < ranks; ++q) {
+    const pattern::Span b = pattern::alltoall_block(l.args.count, ranks, q);
+    wrong += pattern.count_wrong_input(q, l.output + b.offset * es, b.count, l.output_first, seed);
   }
   return wrong;
 }
@@ -154,6 +180,21 @@ const std::vector<CollectiveDescriptor>& all_descriptors() {
        .fill_input = fill_root_input,
        .count_wrong = wrong_root_copy,
        .in_place_output_beyond_input = true},
+      {.id = Collective::kAlltoall,
+       .name = "alltoall",
+       .aliases = {"all_to_all", "a2a"},
+       .prose = "All-to-all",
+       .summary = "All-to-all sweep (size = one rank's whole send buffer, count/p elements to "
+                  "each rank; busbw = algbw x (p-1)/p)",
+       .help_examples = "  ibscope alltoall --np 4 -b 1K -e 64M\n"
+                        "  ibscope alltoall --np 8 -A all -d bfloat16      # pairwise vs "
+                        "scattered\n"
+                        "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope alltoall -e 1G\n",
+       .busbw_factor = share_factor,
+       .call_count = whole_blocks,
+       .lay_out = exchange_blocks,
+       .fill_input = fill_own_input,
+       .count_wrong = wrong_exchanged},
   };
   return kDescriptors;
 }

@@ -4,12 +4,15 @@
 
 #include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
 #include "ibscope/collectives/algorithms/hier_allreduce.hpp"
+#include "ibscope/collectives/algorithms/hier_alltoall.hpp"
+#include "ibscope/collectives/algorithms/pairwise_alltoall.hpp"
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_allgather.hpp"
 #include "ibscope/collectives/algorithms/ring_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_broadcast.hpp"
 #include "ibscope/collectives/algorithms/ring_reduce_scatter.hpp"
+#include "ibscope/collectives/algorithms/scattered_alltoall.hpp"
 #include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/core/error.hpp"
@@ -95,6 +98,31 @@ const std::vector<CollectiveAlgorithmInfo>& broadcast_algorithms() {
   return kAlgorithms;
 }
 
+const std::vector<CollectiveAlgorithmInfo>& alltoall_algorithms() {
+  static_assert(kScatteredWindowPeers == 32, "scattered's description names its window");
+  static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
+      {"pairwise",
+       "p-1 rounds, one peer each: send to r+k, receive from r-k (in place: exchange with k-r "
+       "through a one-block scratch)",
+       pairwise_alltoall_cost_s, make_algorithm<PairwiseAlltoall>},
+      {"scattered", "every message posted at once, in windows of 32 peers; one latency per window",
+       scattered_alltoall_cost_s, make_algorithm<ScatteredAlltoall>},
+      {"hier",
+       "hierarchical: each rank gathers its host's blocks for its rail peers from the local "
+       "ranks' buffers in place, one message per host pair on each rail; local blocks copied "
+       "straight from the local ranks (host memory)",
+       hier_alltoall_one_tier_cost_s,
+       make_algorithm<HierAlltoall>,
+       {.needs_intra_host_arena = true,
+        .host_memory_only =
+            "-A hier reads local peers' buffers in place: host memory on the host path only "
+            "(--mem host, --mem-path host); GPU buffers keep -A pairwise or scattered",
+        .two_tier_cost_s = hier_alltoall_cost_s,
+        .tiers_fitted_by = "scattered"}},
+  };
+  return kAlgorithms;
+}
+
 }  // namespace
 
 std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
@@ -107,6 +135,8 @@ std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
       return allgather_algorithms();
     case Collective::kBroadcast:
       return broadcast_algorithms();
+    case Collective::kAlltoall:
+      return alltoall_algorithms();
   }
   return allreduce_algorithms();
 }

@@ -96,6 +96,9 @@ void fit_collectives(const results::Document& results, const std::string& source
   const int hosts = distinct_hosts(results);
   std::map<std::string, CurveGroup> groups;  // by id: a stable, readable order
   for (const measure::CollectiveRow& row : results.collectives.rows) {
+    // Nothing moved (--sizes 0; an all-to-all size below one element per rank): no point of a
+    // time-against-size curve.
+    if (row.size_bytes == 0) continue;
     CurveKey k;
     k.collective = name_of(row.collective);
     k.algorithm = row.algorithm;

@@ -98,8 +98,8 @@ TEST_CASE("predict: bad input exits 2 with a clear message", "[mp][model]") {
       {{"predict", "--nodes", "4"}, "inter-node tier has no bandwidth"},
       {{"predict", "--nodes", "4", "--inter-bw-gbps", "10", "-A", "magic"},
        "unknown algorithm 'magic'"},
-      {{"predict", "--nodes", "4", "--inter-bw-gbps", "10", "-c", "alltoall"},
-       "unknown collective 'alltoall'"},
+      {{"predict", "--nodes", "4", "--inter-bw-gbps", "10", "-c", "scan"},
+       "unknown collective 'scan'"},
       {{"predict", "--nodes", "4", "--inter-bw-gbps", "10", "--sizes", "12Q"}, "--sizes"},
       {{"predict", "--nodes", "4", "--fit", corrupt}, corrupt},
   };

@@ -10,6 +10,7 @@
 
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/descriptor.hpp"
+#include "ibscope/collectives/harness/call_layout.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/model/fit_export.hpp"
 #include "ibscope/results/schema.hpp"
@@ -35,7 +36,7 @@ void collect_collective_enums(const nlohmann::json& j, std::vector<std::vector<s
 
 TEST_CASE("one descriptor per collective, complete and in the enum's order", "[descriptor]") {
   const auto all = collectives::descriptors();
-  REQUIRE(all.size() == 4);  // kAllreduce .. kBroadcast
+  REQUIRE(all.size() == 5);  // kAllreduce .. kAlltoall
   std::set<std::string> command_names;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& d = all[i];
@@ -58,10 +59,12 @@ TEST_CASE("one descriptor per collective, complete and in the enum's order", "[d
     CHECK(reduces(d.id) == d.reduces);
     CHECK_FALSE(collectives::algorithms_for(d.id).empty());
   }
-  CHECK_FALSE(collective_named("alltoall"));
+  CHECK(collective_named("alltoall") == Collective::kAlltoall);
+  CHECK_FALSE(collective_named("all_to_all"));  // an alias names the command only
   CHECK(collectives::collective_names(" or ") ==
-        "allreduce, reduce_scatter, allgather or broadcast");
-  CHECK(collectives::collective_names(", ") == "allreduce, reduce_scatter, allgather, broadcast");
+        "allreduce, reduce_scatter, allgather, broadcast or alltoall");
+  CHECK(collectives::collective_names(", ") ==
+        "allreduce, reduce_scatter, allgather, broadcast, alltoall");
 }
 
 TEST_CASE("the results schema's enum of collectives is the descriptors' names", "[descriptor]") {
@@ -82,7 +85,16 @@ TEST_CASE("busbw factors are nccl-tests' (REFERENCE.md)", "[descriptor][busbw]")
     CHECK(busbw_factor(Collective::kReduceScatter, p) == Approx(share));
     CHECK(busbw_factor(Collective::kAllgather, p) == Approx(share));
     CHECK(busbw_factor(Collective::kBroadcast, p) == (p > 1 ? 1.0 : 0.0));
+    CHECK(busbw_factor(Collective::kAlltoall, p) == Approx(share));
   }
+  // All-to-all moves count / p elements to each rank: nccl-tests rounds the count down to a
+  // multiple of p, and so does the row's size.
+  CHECK(collectives::call_count(Collective::kAlltoall, 1001, 4) == 1000);
+  CHECK(collectives::call_count(Collective::kAlltoall, 3, 4) == 0);
+  CHECK(collectives::call_count(Collective::kAlltoall, 7, 1) == 7);
+  CHECK(collectives::call_count(Collective::kAllgather, 1001, 4) == 1001);
+  CHECK_FALSE(collectives::descriptor_of(Collective::kAlltoall).reduces);
+  CHECK_FALSE(collectives::descriptor_of(Collective::kAlltoall).has_root);
   CHECK(collectives::descriptor_of(Collective::kBroadcast).has_root);
   CHECK_FALSE(collectives::descriptor_of(Collective::kAllgather).has_root);
   CHECK(collectives::descriptor_of(Collective::kReduceScatter).nccl_name == "reducescatter");
@@ -152,4 +164,30 @@ TEST_CASE("hier declares the arena, host memory, two tiers and the ring's fits",
   CHECK(collectives::find_algorithm(Collective::kBroadcast, "ring").caps.nccl_name == "ring");
   CHECK(model::nccl_algorithm("tree") == "tree");
   CHECK_FALSE(model::nccl_algorithm("hier"));
+}
+
+TEST_CASE("all-to-all: pairwise first, hier through the arena priced on scattered's fits",
+          "[descriptor][registry][capabilities]") {
+  const auto all = collectives::algorithms_for(Collective::kAlltoall);
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].name == "pairwise");
+  CHECK(all[1].name == "scattered");
+  CHECK(collectives::default_algorithm(Collective::kAlltoall, 8, 1 << 20) == "pairwise");
+  const auto& hier = collectives::find_algorithm(Collective::kAlltoall, "hier");
+  CHECK(hier.caps.needs_intra_host_arena);
+  CHECK(hier.caps.tiers_fitted_by == "scattered");
+  CHECK(collectives::arena_algorithm(Collective::kAlltoall) == "hier");
+  // -A auto's default rule: hier with several ranks on one host (4 local ranks, 2 cores: hier
+  // 1.0x scattered at 1 KiB, 3.6x at 64 KiB, 2.4x at 1 MiB), pairwise otherwise.
+  CHECK(collectives::default_rule_picks_hier(Collective::kAlltoall, 4, 1, 1024));
+  CHECK_FALSE(collectives::default_rule_picks_hier(Collective::kAlltoall, 4, 4, 1024));
+  // One message of n/H per other host on the rail, and (L-1)/L n read from local peers.
+  const collectives::LinkCost intra{1e-6, 1e-10, 0}, inter{5e-6, 1e-9, 0};
+  const double n = 1 << 20;
+  CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 1) == Approx(2e-6 + 0.75 * n * 1e-10));
+  CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 2) ==
+        Approx(2e-6 + 0.75 * n * 1e-10 + 5e-6 + 0.5 * n * 1e-9));
+  // Pairwise pays one latency per peer, scattered one per window of 32.
+  CHECK(all[0].cost_s(inter, n, 65) == Approx(64 * (5e-6 + n / 65 * 1e-9)));
+  CHECK(all[1].cost_s(inter, n, 65) == Approx(2 * 5e-6 + 64.0 / 65 * n * 1e-9));
 }

@@ -31,7 +31,7 @@ ibscope::measure::CollectiveRow collective_row(const std::string& coll, const st
   r.collective = *ibscope::collective_named(coll);
   r.algorithm = algo;
   r.type = ibscope::DataType::kFloat32;
-  if (coll != "allgather") r.op = ibscope::ReduceOp::kSum;
+  if (ibscope::reduces(r.collective)) r.op = ibscope::ReduceOp::kSum;
   r.in_place = in_place;
   r.size_bytes = static_cast<std::uint64_t>(bytes);
   r.ranks = 2;
@@ -132,6 +132,30 @@ TEST_CASE("fit_results: curves, links and notes from a synthetic document", "[mo
   fit_results(synthetic_results(), "x.json", filter, only_rd);
   CHECK(only_rd.curves.empty());
   CHECK(only_rd.links.size() == 2);
+}
+
+TEST_CASE("fit_results: an all-to-all curve, its rows of size 0 left out", "[model]") {
+  // Scattered all-to-all on 2 ranks: t = 4 us + n / 3 GB/s; a size below one element per rank
+  // moves nothing (size 0, a time > 0) and is no point of the curve.
+  results::Document doc = synthetic_results();
+  doc.add_row(collective_row("alltoall", "scattered", 0, 0.07));
+  for (double n = 1024; n <= 1 << 20; n *= 4) {
+    doc.add_row(collective_row("alltoall", "scattered", n, 4 + n / 3e3));
+  }
+  FitReport report;
+  FitFilter filter;
+  filter.collective = "alltoall";
+  fit_results(doc, "x.json", filter, report);
+  REQUIRE(report.curves.size() == 1);
+  const auto& c = report.curves[0];
+  CHECK(c.key.id() == "alltoall/scattered/tcp/p2/h2/out/float/none");
+  CHECK(c.fit.segments[0].alpha_s == Approx(4e-6).epsilon(1e-6));
+  CHECK(c.fit.segments[0].bw_gbps == Approx(3).epsilon(1e-6));
+  CHECK(c.dropped_rows == 0);
+  // Its one message of n/2 per peer: per link n/2 bytes.
+  REQUIRE(c.fit.segments[0].link);
+  CHECK(c.fit.segments[0].link->bw_eff_gbps == Approx(1.5).epsilon(1e-6));
+  CHECK_FALSE(c.fit.segments[0].link->gamma_folded);
 }
 
 TEST_CASE("fit document, series CSV and NCCL tuner CSV", "[model]") {

@@ -1,7 +1,9 @@
 // Verification catches data in the wrong place: every collective is simulated on host through
 // the real call layouts (prepare_call, count_wrong_call), its correct result is checked, then
 // each misplacement fault (misplace.hpp) is applied to the result with the block and chunk
-// geometry of the algorithms, and #wrong must be non-zero every time.
+// geometry of the algorithms, and #wrong must be non-zero every time. All-to-all's blocks each
+// come from another rank, so a block moved, swapped, duplicated or dropped holds the wrong
+// sender's data.
 
 #include <catch2/catch.hpp>
 #include <cstddef>
@@ -28,7 +30,8 @@ using Bytes = std::vector<std::byte>;
 namespace {
 
 constexpr Collective kCollectives[] = {Collective::kAllreduce, Collective::kReduceScatter,
-                                       Collective::kAllgather, Collective::kBroadcast};
+                                       Collective::kAllgather, Collective::kBroadcast,
+                                       Collective::kAlltoall};
 constexpr std::size_t kChunkElems[] = {4, 16, 64};
 
 // One simulated out-of-place call on p ranks: every rank's buffers and layout.
@@ -66,10 +69,26 @@ class SimulatedCall {
       case Collective::kBroadcast:
         std::memcpy(correct_.data(), layouts_[root].input, count * es_);
         break;
+      case Collective::kAlltoall:
+        // Each rank's own: block q is rank q's block for it (correct_ stays unused).
+        for (int r = 0; r < p; ++r) {
+          const collectives::CallLayout& l = layouts_[r];
+          const std::size_t b = l.output_count / static_cast<std::size_t>(p);
+          Bytes& mine = exchanged_.emplace_back(count * es_);
+          for (int q = 0; q < p; ++q) {
+            std::memcpy(mine.data() + q * b * es_, layouts_[q].input + l.output_first * es_,
+                        b * es_);
+          }
+        }
+        break;
     }
   }
 
-  const Bytes& correct() const { return correct_; }
+  /// The correct result as rank `victim` sees it gathered: the full vector (reduce-scatter: the
+  /// blocks of all ranks), or all-to-all's result on that rank.
+  const Bytes& correct(int victim) const {
+    return c_ == Collective::kAlltoall ? exchanged_[victim] : correct_;
+  }
 
   // Delivers `gathered` (what the correct result would be) to the ranks and returns #wrong
   // summed over ranks. Reduce-scatter scatters its blocks; the others give every rank the
@@ -77,8 +96,10 @@ class SimulatedCall {
   std::size_t deliver_and_count(const Bytes& gathered, int victim) {
     for (int r = 0; r < p_; ++r) {
       const collectives::CallLayout& l = layouts_[r];
-      const Bytes& from = c_ == Collective::kReduceScatter || r == victim ? gathered : correct_;
-      std::memcpy(l.output, from.data() + l.output_first * es_, l.output_count * es_);
+      const Bytes& from = c_ == Collective::kReduceScatter || r == victim ? gathered : correct(r);
+      // All-to-all's output_first is where its blocks sat in their senders' vectors.
+      const std::size_t at = c_ == Collective::kAlltoall ? 0 : l.output_first;
+      std::memcpy(l.output, from.data() + at * es_, l.output_count * es_);
     }
     std::size_t wrong = 0;
     for (int r = 0; r < p_; ++r)
@@ -95,6 +116,7 @@ class SimulatedCall {
   std::vector<Bytes> send_, recv_;
   std::vector<collectives::CallLayout> layouts_;
   Bytes correct_;
+  std::vector<Bytes> exchanged_;  // all-to-all: each rank's correct result
 };
 
 struct Injection {
@@ -205,7 +227,10 @@ TEST_CASE("verify: every misplacement is caught in every collective, type and p 
             INFO(name_of(c) << " " << name_of(t) << "/" << name_of(op) << " p " << p << " count "
                             << count);
             SimulatedCall call(c, p, t, op, count, pattern, kSeed);
-            const Bytes& correct = call.correct();
+            const Bytes& correct = call.correct(p - 1);
+            // The elements the call moves: the faults cut them into its blocks (all-to-all:
+            // whole blocks of count / p; the others: the count).
+            const std::size_t moved = collectives::call_count(c, count, p);
             REQUIRE(call.deliver_and_count(correct, p - 1) == 0);
             Bytes poison(size_of(t));
             pattern.fill_poison(poison.data(), 1);
@@ -214,7 +239,7 @@ TEST_CASE("verify: every misplacement is caught in every collective, type and p 
                    << " block " << inj.block << " chunk " << inj.chunk << " of " << inj.chunk_elems
                    << " elements");
               Bytes faulty = correct;
-              const collectives::misplace::Geometry g{.count = count,
+              const collectives::misplace::Geometry g{.count = moved,
                                                       .elem_bytes = size_of(t),
                                                       .blocks = p,
                                                       .chunk_elems = inj.chunk_elems};
@@ -239,8 +264,8 @@ TEST_CASE("verify: a result from the previous run's seed is wrong", "[verify][mi
       const collectives::VerifiablePattern& pattern = *shared;
       SimulatedCall previous(c, p, t, ReduceOp::kSum, count, pattern, 6);
       SimulatedCall now(c, p, t, ReduceOp::kSum, count, pattern, 7);
-      REQUIRE(now.deliver_and_count(now.correct(), 0) == 0);
-      CHECK(now.deliver_and_count(previous.correct(), 0) > count / 2);
+      REQUIRE(now.deliver_and_count(now.correct(0), 0) == 0);
+      CHECK(now.deliver_and_count(previous.correct(0), 0) > count / 2);
     }
   }
 }
@@ -305,12 +330,12 @@ TEST_CASE("verify: all-gather blocks of different ranks differ at every block si
         }
         for (const std::size_t count : {block * static_cast<std::size_t>(p), block * p + 1}) {
           SimulatedCall call(Collective::kAllgather, p, t, ReduceOp::kSum, count, pattern, kSeed);
-          REQUIRE(call.deliver_and_count(call.correct(), 0) == 0);
+          REQUIRE(call.deliver_and_count(call.correct(0), 0) == 0);
           for (collectives::misplace::Fault f : {collectives::misplace::Fault::kSwapBlocks,
                                                  collectives::misplace::Fault::kDuplicateBlock,
                                                  collectives::misplace::Fault::kShiftBlock}) {
             INFO(collectives::misplace::name_of(f) << " count " << count);
-            Bytes faulty = call.correct();
+            Bytes faulty = call.correct(0);
             const collectives::misplace::Geometry g{
                 .count = count, .elem_bytes = size_of(t), .blocks = p, .chunk_elems = 1};
             REQUIRE(collectives::misplace::apply(f, faulty, g, 0, 0, {}));

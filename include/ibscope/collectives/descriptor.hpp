@@ -46,6 +46,10 @@ struct CollectiveDescriptor {
   bool in_training_model = false;
   /// nccl-tests' bus bandwidth factor for p >= 2 ranks (busbw = algbw x factor).
   double (*busbw_factor)(int p) = nullptr;
+  /// The elements a call of `count` requested elements moves: all-to-all sends count / p to
+  /// every rank, so count rounded down to a multiple of p (nccl-tests' rounding; the row's size
+  /// is what is moved). Null: all `count`.
+  std::size_t (*call_count)(std::size_t count, int p) = nullptr;
 
   /// The call layout: points args.sendbuf/recvbuf and input/output (with their counts and
   /// first indices) into `send` and `recv` for rank block `mine` of a `count`-element vector of

@@ -11,9 +11,15 @@
 
 namespace ibscope::collectives {
 
+std::size_t call_count(Collective c, std::size_t count, int ranks) {
+  const auto round = descriptor_of(c).call_count;
+  return round != nullptr ? round(count, std::max(1, ranks)) : count;
+}
+
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
                             int root) {
+  count = call_count(c, count, ranks);
   CallLayout l;
   l.args = CollectiveArgs{nullptr, recv, count, type, op, root};
   descriptor_of(c).lay_out(l, send, recv, block_of(count, ranks, rank), size_of(type), in_place);

@@ -177,7 +177,8 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
       const auto shared_pattern = pattern_for(c, type, op, comm.size());
       const VerifiablePattern& pattern = *shared_pattern;
       for (std::uint64_t bytes : measure::sweep_sizes(o.sweep, es)) {
-        const std::size_t count = bytes / es;
+        // What a call moves, and so the rows' size (all-to-all: whole blocks, as nccl-tests).
+        const std::size_t count = call_count(c, bytes / es, comm.size());
         for (const std::string& asked : ws.algorithms()) {
           if (o.progress) {
             o.progress(fmt::format("{} {} {} {} {}", name_of(c), asked, name_of(type), name_of(op),
@@ -259,8 +260,8 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
             row_counters.end();
             const measure::RowTiming timing =
                 measure::combine_over_ranks(boot, local, o.average, what);
-            rows.push_back(
-                make_row(comm, o, name, selected_by, type, op, in_place, bytes, timing, wrong));
+            rows.push_back(make_row(comm, o, name, selected_by, type, op, in_place, count * es,
+                                    timing, wrong));
             rows.back().nic_counters = row_counters.gather(what);
             rows.back().mem = space.kind();
             rows.back().mem_path = o.mem_path;

@@ -102,12 +102,13 @@ std::vector<measure::SoakWindow> run_soak(transport::Comm& comm, const SoakOptio
         for (const std::string& asked : ws.algorithms()) {
           const std::string name = ws.choose(asked, bytes).name;
           CollectiveAlgorithm& algo = ws.instance(name);
-          const std::size_t count = bytes / size_of(type);
+          // What the call moves (all-to-all: whole blocks), for the windows' size and busbw.
+          const std::size_t count = call_count(c, bytes / size_of(type), comm.size());
           cases.push_back(Case{name,
                                &algo,
                                type,
                                op,
-                               bytes,
+                               count * size_of(type),
                                pattern_for(c, type, op, comm.size()),
                                make_call_layout(c, me, comm.size(), false, ws.send(), ws.recv(),
                                                 count, type, op, o.root),

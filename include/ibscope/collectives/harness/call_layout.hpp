@@ -23,11 +23,19 @@ struct CallLayout {
   /// input_first: where the input sits in the full vector (all-gather: the rank's block).
   std::size_t input_count = 0, input_first = 0;
   std::byte* output = nullptr;  ///< what this rank checks
+  /// output_first: where the output sits in the full vector (reduce-scatter: the rank's block;
+  /// all-to-all: the rank's block of every sender's vector, which the output gathers).
   std::size_t output_count = 0, output_first = 0;
 };
 
-/// The layout of a `count`-element call of `c` on rank `rank` of `ranks`, out of place or in
-/// place, over `send` and `recv` (each at least count elements of `type`).
+/// The elements a call of `c` asked for `count` elements moves over `ranks` ranks: `count`, or
+/// less where the collective rounds it (all-to-all: a multiple of `ranks`, as nccl-tests). The
+/// rows' size is this many elements.
+std::size_t call_count(Collective c, std::size_t count, int ranks);
+
+/// The layout of a call of `c` asked for `count` elements (its args.count is call_count()) on
+/// rank `rank` of `ranks`, out of place or in place, over `send` and `recv` (each at least count
+/// elements of `type`).
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
                             int root);
