@@ -283,6 +283,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
                                       offline<add_predict_command>,
                                       offline<add_model_command>,
                                       offline<add_report_command>,
+                                      offline<add_compare_command>,
                                       offline<add_export_prometheus_command>,
                                       offline<add_man_command>};
   for (AddCommand add : kCommands) commands.push_back(add(app, j));
@@ -318,6 +319,7 @@ int run(int argc, char** argv) {
       "  srun --mpi=pmix -N 64 ibscope accept  # a new fabric: pass/fail, the slow host named\n"
       "  ibscope fit results/*.json --json fits.json  # alpha-beta fits of every curve and link\n"
       "  ibscope predict --fit r2.json r3.json --nodes 4 --compare r4.json  # other scales\n"
+      "  ibscope compare before.json after.json  # regressions beyond the noise, exit 1\n"
       "  ibscope model --preset llama3-70b --inter-bw-gbps 48 --inter-links 8 --intra-bw-gbps 450\n"
       "  ibscope soak --np 4 --duration 8h   # verified all-reduce for hours: drift, RSS, #wrong\n"
       "  ibscope validate results/*.json\n"

@@ -81,8 +81,8 @@ std::string nccl_program_in(std::string_view text) {
     for (std::size_t at = text.find(name); at != std::string_view::npos;
          at = text.find(name, at + 1)) {
       // "reduce_perf" inside "all_reduce_perf" is not a match.
-      const bool word_start =
-          at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+      const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) ||
+                                           text[at - 1] == '_');
       if (word_start && at < best) {
         best = at;
         found = std::string(c);
@@ -228,7 +228,8 @@ class NcclParser {
     NcclTestsRank r;
     std::size_t i = 0;
     while (i < t.size() && t[i].text != "Rank") ++i;
-    if (i + 1 >= t.size()) fail(line_no_, static_cast<int>(line.size()) + 1, "'Rank' without a number");
+    if (i + 1 >= t.size())
+      fail(line_no_, static_cast<int>(line.size()) + 1, "'Rank' without a number");
     r.rank = to_int(t[i + 1], "Rank");
     std::size_t on = i;
     while (on < t.size() && t[on].text != "on") ++on;
@@ -324,7 +325,8 @@ class NcclParser {
         base.root = to_int(v, "root");
       } else if (name == "time" || name == "cputime") {
         ++half;
-        if (half > 1) fail(line_no_, v.column, "a third time column: not a layout this parser knows");
+        if (half > 1)
+          fail(line_no_, v.column, "a third time column: not a layout this parser knows");
         halves[half] = base;
         halves[half].in_place = half == 1;
         halves[half].time_us = to_double(v, "time");

@@ -133,8 +133,7 @@ TEST_CASE("nccl-tests: a pasted table without its banner is refused at its heade
   CHECK_THAT(std::string(e.what()), Contains("sendrecv.txt:4:1:") && Contains("nThread"));
 }
 
-TEST_CASE("nccl-tests: cut and garbled copies are refused with line and column",
-          "[nccl-tests]") {
+TEST_CASE("nccl-tests: cut and garbled copies are refused with line and column", "[nccl-tests]") {
   const std::string text = fixture("all_reduce_perf-h100-16ranks.txt");
   SECTION("cut inside a row") {
     const auto at = text.find("float     sum      -1   1261.6");
@@ -181,8 +180,7 @@ TEST_CASE("nccl-tests: cut and garbled copies are refused with line and column",
   }
 }
 
-TEST_CASE("nccl-tests: older and newer layouts, N/A, other programs (synthetic)",
-          "[nccl-tests]") {
+TEST_CASE("nccl-tests: older and newer layouts, N/A, other programs (synthetic)", "[nccl-tests]") {
   // Hand-written in the layouts nccl-tests' writeResultHeader prints, to cover what the
   // published fixtures do not: "N/A" (-c 0), the "error" column and missing redop/root of
   // before 2.x, several runs in one file, alltoall.

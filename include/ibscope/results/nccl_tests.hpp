@@ -39,11 +39,11 @@ class NcclTestsParseError : public UsageError {
 /// One table row half: the out-of-place or the in-place figures of one size.
 struct NcclTestsRow {
   std::uint64_t size_bytes = 0, count = 0;
-  std::string type;         ///< nccl-tests' name: "float", "bfloat16", "int8", ...
-  std::string redop;        ///< "sum", "prod", "min", "max", "avg", "none" ("none" when absent)
-  int root = -1;            ///< -1 when the collective has none or the column is absent
+  std::string type;   ///< nccl-tests' name: "float", "bfloat16", "int8", ...
+  std::string redop;  ///< "sum", "prod", "min", "max", "avg", "none" ("none" when absent)
+  int root = -1;      ///< -1 when the collective has none or the column is absent
   bool in_place = false;
-  double time_us = 0;       ///< nccl-tests' time (or cputime) column
+  double time_us = 0;  ///< nccl-tests' time (or cputime) column
   double algbw_gbps = 0, busbw_gbps = 0;
   std::optional<std::uint64_t> wrong;  ///< "#wrong"; empty for "N/A" (-c 0) or an "error" column
   int line = 0;                        ///< where the row is in the file
