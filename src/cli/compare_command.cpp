@@ -61,8 +61,8 @@ std::string row_id(const model::RowComparison& r) {
 
 void print_row(const model::RowComparison& r) {
   fmt::print("{:<52} {:>9} {:>12.2f} {:>12.2f} {:>+9.1f} {:>8} {:>7.1f}  {}\n", row_id(r),
-             units::format_size(r.size_bytes), r.a_us, r.b_us, r.change_pct, bw_text(r),
-             r.band_pct, verdict_of(r));
+             units::format_size(r.size_bytes), r.a_us, r.b_us, r.change_pct, bw_text(r), r.band_pct,
+             verdict_of(r));
 }
 
 void print_list(const char* title, const model::RunComparison& c, model::RowChange change) {
@@ -93,11 +93,12 @@ int run_compare(const CompareFlags& f) {
     throw UsageError(fmt::format(
         "{} and {}: no row in common ({} row(s) only in A, {} only in B){}", f.a, f.b, c.only_a,
         c.only_b,
-        f.options.any_algorithm ? "" : "; --any-algorithm matches rows of different algorithms "
-                                       "and memory (NCCL against UCX)"));
+        f.options.any_algorithm ? ""
+                                : "; --any-algorithm matches rows of different algorithms "
+                                  "and memory (NCCL against UCX)"));
   }
-  fmt::print("{:<52} {:>9} {:>12} {:>12} {:>9} {:>8} {:>7}  {}\n", "# row", "size", "A_us",
-             "B_us", "time_%", "busbw_%", "band_%", "verdict");
+  fmt::print("{:<52} {:>9} {:>12} {:>12} {:>9} {:>8} {:>7}  {}\n", "# row", "size", "A_us", "B_us",
+             "time_%", "busbw_%", "band_%", "verdict");
   for (const auto& r : c.rows) {
     if (f.all_rows || r.change != model::RowChange::kNoise || c.rows.size() <= 64) print_row(r);
   }

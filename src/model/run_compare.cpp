@@ -27,9 +27,9 @@ struct Comparable {
 };
 
 std::string collective_key(const measure::CollectiveRow& r, bool any_algorithm) {
-  std::string key = fmt::format("{}/{}/{}/{}/p{}/{}", name_of(r.collective),
-                                any_algorithm ? "*" : r.algorithm, name_of(r.type),
-                                measure::name_of(r.op), r.ranks, r.in_place ? "in" : "out");
+  std::string key =
+      fmt::format("{}/{}/{}/{}/p{}/{}", name_of(r.collective), any_algorithm ? "*" : r.algorithm,
+                  name_of(r.type), measure::name_of(r.op), r.ranks, r.in_place ? "in" : "out");
   if (!any_algorithm) key += fmt::format("/{}", memory::name_of(r.mem));
   if (r.root >= 0) key += fmt::format("/root{}", r.root);
   return key;
@@ -54,8 +54,8 @@ std::map<std::pair<std::string, std::uint64_t>, Comparable> comparables(
     Comparable c;
     c.section = "collective";
     c.key = collective_key(r, o.any_algorithm);
-    c.label = o.any_algorithm ? fmt::format("{} {}", r.algorithm, memory::name_of(r.mem))
-                              : r.algorithm;
+    c.label =
+        o.any_algorithm ? fmt::format("{} {}", r.algorithm, memory::name_of(r.mem)) : r.algorithm;
     c.size_bytes = r.size_bytes;
     c.time_us = r.iteration_us.p50 > 0 ? r.iteration_us.p50 : r.time_us;
     c.bw_gbps = r.busbw_gbps;
@@ -77,7 +77,8 @@ std::map<std::pair<std::string, std::uint64_t>, Comparable> comparables(
   if (duplicates > 0) {
     notes.push_back(fmt::format(
         "{}: {} row(s) share their key and size with an earlier row and were left out{}", side,
-        duplicates, o.any_algorithm ? " (several algorithms: compare without --any-algorithm)" : ""));
+        duplicates,
+        o.any_algorithm ? " (several algorithms: compare without --any-algorithm)" : ""));
   }
   return out;
 }
@@ -154,10 +155,10 @@ RunComparison compare_runs(const results::Document& a, const results::Document& 
     if (rows_a.count(id) == 0) ++out.only_b;
   }
   if (wrong > 0) {
-    out.notes.push_back(fmt::format(
-        "{} compared row(s) counted wrong elements (#wrong > 0): their times are not a "
-        "measurement of a correct collective",
-        wrong));
+    out.notes.push_back(
+        fmt::format("{} compared row(s) counted wrong elements (#wrong > 0): their times are not a "
+                    "measurement of a correct collective",
+                    wrong));
   }
   return out;
 }

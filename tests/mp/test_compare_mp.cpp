@@ -1,7 +1,8 @@
 // `ibscope compare` on real runs: two runs of the same small `ibscope run` (2 local ranks, a
 // ring all-reduce of 1 KiB and a p2p latency of 1 KiB) show no regression; a third run with the
 // delay hook (docs/fault-hooks.md: rank 1 sleeps before every timed collective call) shows one
-// in the collective rows, which the hook slows, and not in the p2p row, which it does not.
+// in the collective rows, which the hook slows, while the p2p row, which it does not slow,
+// does not carry the delay.
 
 #include <fmt/format.h>
 
@@ -18,11 +19,20 @@ using namespace ibscope::test;
 namespace {
 
 std::vector<std::string> small_run(const std::string& dir) {
-  return {"run",          "--np",           "2",    "-A",           "ring", "--sizes",
-          "1K",           "-n",             "3",    "-w",           "1",    "--warmup-ms",
-          "0",            "--p2p-minbytes", "1K",   "--p2p-maxbytes", "1K", "--p2p-tests",
-          "latency",      "--p2p-iters",    "50",   "--p2p-warmup", "5",    "--timeout",
-          "30",           "--out",          dir};
+  return {"run",     "--np",
+          "2",       "-A",
+          "ring",    "--sizes",
+          "1K",      "-n",
+          "3",       "-w",
+          "1",       "--warmup-ms",
+          "0",       "--p2p-minbytes",
+          "1K",      "--p2p-maxbytes",
+          "1K",      "--p2p-tests",
+          "latency", "--p2p-iters",
+          "50",      "--p2p-warmup",
+          "5",       "--timeout",
+          "30",      "--out",
+          dir};
 }
 
 // The results file of one run, with the environment `env` added.
@@ -36,20 +46,36 @@ std::string measured(const std::map<std::string, std::string>& env) {
   return path;
 }
 
-// A verdict line of the compare table: "<key> ... <verdict>" for the row whose key starts so.
-std::string verdict_of(const std::string& out, const std::string& key) {
+// The fields of the compare table's row whose key starts with `key`: key, size (two
+// fields), A_us, B_us, time_%, busbw_%, band_%, verdict.
+std::vector<std::string> row_of(const std::string& out, const std::string& key) {
   std::istringstream lines(out);
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(key, 0) == 0) return line.substr(line.find_last_of(' ') + 1);
+    if (line.rfind(key, 0) != 0) continue;
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    return f;
   }
-  return "";
+  return {};
+}
+
+std::string verdict_of(const std::string& out, const std::string& key) {
+  const auto f = row_of(out, key);
+  return f.empty() ? "" : f.back();
+}
+
+double b_us_of(const std::string& out, const std::string& key) {
+  const auto f = row_of(out, key);
+  return f.size() < 9 ? -1 : std::stod(f[f.size() - 5]);
 }
 
 }  // namespace
 
-TEST_CASE("compare: the same command twice is no regression; the delay hook is one, in the "
-          "delayed rows only",
-          "[mp][compare]") {
+TEST_CASE(
+    "compare: the same command twice is no regression; the delay hook is one, in the "
+    "delayed rows only",
+    "[mp][compare]") {
   // 300 ms per timed call on rank 1: far above what load does to a 1 KiB all-reduce here
   // (milliseconds at worst), and nothing to p2p, which the hook leaves alone. The threshold is
   // wide for the same reason. Two runs of the same command on a loaded 2-core CI machine can
@@ -80,17 +106,17 @@ TEST_CASE("compare: the same command twice is no regression; the delay hook is o
   CHECK(worse.out.find("REGRESSION (") != std::string::npos);
   CHECK(verdict_of(worse.out, "allreduce/ring/float/sum/p2/out/host") == "SLOWER");
   CHECK(verdict_of(worse.out, "allreduce/ring/float/sum/p2/in/host") == "SLOWER");
-  // The p2p row, which the hook does not touch, is not a regression beyond the threshold
-  // (unless load alone made it one: then measured again, as above).
-  bool p2p_clean = verdict_of(worse.out, "p2p/latency/0-1/w1/host") != "SLOWER";
-  for (int attempt = 0; attempt < 2 && !p2p_clean; ++attempt) {
-    const std::string again = measured({{"IBSCOPE_FAULT_DELAY_RANK", "1:300000"}});
-    const auto retry = run_cli({"compare", a, again, "--threshold", threshold}, 60);
-    UNSCOPED_INFO(describe(retry));
-    p2p_clean = verdict_of(retry.out, "p2p/latency/0-1/w1/host") != "SLOWER" &&
-                verdict_of(retry.out, "allreduce/ring/float/sum/p2/out/host") == "SLOWER";
-  }
-  CHECK(p2p_clean);
+  // The p2p row, which the hook does not touch, does not carry the delay: its time in B is far
+  // below 300 ms. (Its verdict is usually noise; on this loaded 2-core machine a p2p latency
+  // can go from 2 us to 6-8 ms between two runs when the ranks are descheduled, measured in 3
+  // of 12 runs, and compare then rightly calls it slower: the test does not ask for "noise".)
+  const std::string p2p = "p2p/latency/0-1/w1/host";
+  CHECK(!verdict_of(worse.out, p2p).empty());
+  const double p2p_b_us = b_us_of(worse.out, p2p);
+  CHECK(p2p_b_us >= 0);
+  CHECK(p2p_b_us < 30000);
+  if (verdict_of(worse.out, p2p) == "SLOWER") WARN("p2p latency slower under load: " << p2p_b_us);
+  CHECK(b_us_of(worse.out, "allreduce/ring/float/sum/p2/out/host") >= 300000);
 
   // The other way round, the delayed rows are improvements.
   const auto better = run_cli({"compare", delayed, a, "--threshold", threshold}, 60);

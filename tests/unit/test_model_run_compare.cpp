@@ -49,7 +49,7 @@ TEST_CASE("compare: the robust spread of a row's samples", "[model][compare]") {
 TEST_CASE("compare: noise, slower, faster and the threshold", "[model][compare]") {
   const std::vector<double> steady = {100, 100, 100, 100, 100};
   const std::vector<double> noisy = {80, 100, 120, 100, 90, 110};  // MAD 10: spread 0.148
-  model::CompareOptions o;  // threshold 10 %, floor 5 %, k 3
+  model::CompareOptions o;                                         // threshold 10 %, floor 5 %, k 3
   const auto a = doc_of({cmp_row("ring", 1024, steady), cmp_row("ring", 2048, steady),
                          cmp_row("ring", 4096, noisy), cmp_row("ring", 8192, steady),
                          cmp_row("rd", 1024, steady)});

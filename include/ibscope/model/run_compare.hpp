@@ -23,10 +23,10 @@
 namespace ibscope::model {
 
 struct CompareOptions {
-  double threshold_pct = 10;    ///< a regression fails the comparison above this change
-  double noise_floor_pct = 5;   ///< the band is never narrower than this
-  double noise_k = 3;           ///< robust standard deviations (both sides together) in the band
-  bool any_algorithm = false;   ///< match collective rows whatever their algorithm and memory
+  double threshold_pct = 10;   ///< a regression fails the comparison above this change
+  double noise_floor_pct = 5;  ///< the band is never narrower than this
+  double noise_k = 3;          ///< robust standard deviations (both sides together) in the band
+  bool any_algorithm = false;  ///< match collective rows whatever their algorithm and memory
 };
 
 enum class RowChange { kNoise, kSlower, kFaster };
