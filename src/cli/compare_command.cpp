@@ -5,13 +5,17 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ibscope/cli/offline_commands.hpp"
+#include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/model/run_compare.hpp"
+#include "ibscope/output/html_report.hpp"
 #include "ibscope/results/loader.hpp"
 
 namespace ibscope::cli {
@@ -21,6 +25,7 @@ struct CompareFlags {
   std::string a, b;
   model::CompareOptions options;
   bool all_rows = false;
+  std::string report;  ///< --report: the HTML page, "" for none
 };
 
 constexpr const char* kCompareFooter = R"(Examples:
@@ -28,6 +33,7 @@ constexpr const char* kCompareFooter = R"(Examples:
   ibscope compare baseline.json today.json --threshold 5
   ibscope compare all_reduce_perf-old.txt all_reduce_perf-new.txt     # nccl-tests outputs
   ibscope compare ucx-allreduce.json all_reduce_perf.txt --any-algorithm  # UCX against NCCL
+  ibscope compare before.json after.json --report compare.html  # + the curves overlaid
 
 Rows match by what they measured and their size: a collective row by collective, algorithm,
 type, op, ranks, in place or not, memory (and root); a p2p row by test, rank pair, window and
@@ -76,9 +82,29 @@ void print_list(const char* title, const model::RunComparison& c, model::RowChan
   }
 }
 
+// The HTML page: the comparison section, then the report's sections with A and B on shared
+// axes (output/html_report.hpp).
+void write_report(const CompareFlags& f, results::Document a, results::Document b,
+                  const model::RunComparison& c) {
+  std::vector<output::ReportFile> files;
+  files.push_back({f.a, "A " + std::filesystem::path(f.a).stem().string(), std::move(a)});
+  files.push_back({f.b, "B " + std::filesystem::path(f.b).stem().string(), std::move(b)});
+  output::ReportOptions o;
+  o.title = "ibscope compare";
+  o.comparison = c;
+  o.command_line = fmt::format("ibscope compare {} {}", f.a, f.b);
+  write_file_exclusive(f.report, output::html_report(files, o));
+  fmt::print("# report: {}\n", f.report);
+}
+
 int run_compare(const CompareFlags& f) {
-  const results::Document a = results::load(f.a);
-  const results::Document b = results::load(f.b);
+  if (!f.report.empty() && std::filesystem::exists(f.report)) {
+    throw UsageError(fmt::format(
+        "--report {}: the file exists; ibscope never overwrites output, choose another name",
+        f.report));
+  }
+  results::Document a = results::load(f.a);
+  results::Document b = results::load(f.b);
   const model::RunComparison c = model::compare_runs(a, b, f.options);
   fmt::print("# ibscope compare: A = {} ({} {}, {} ranks)\n", f.a, a.tool.name,
              a.command.subcommand, a.job.ranks);
@@ -108,6 +134,7 @@ int run_compare(const CompareFlags& f) {
   print_list("regressions", c, model::RowChange::kSlower);
   print_list("improvements", c, model::RowChange::kFaster);
   const int failures = c.failures();
+  if (!f.report.empty()) write_report(f, std::move(a), std::move(b), c);
   fmt::print("# compare: {} row(s), {} within noise, {} slower, {} faster: {}\n", c.rows.size(),
              c.count(model::RowChange::kNoise), c.count(model::RowChange::kSlower),
              c.count(model::RowChange::kFaster),
@@ -145,6 +172,10 @@ Command add_compare_command(CLI::App& app) {
                 "NCCL rows against ibscope's UCX ring)");
   sub->add_flag("--all-rows", f->all_rows,
                 "Print every matched row (by default rows within noise are left out past 64)");
+  sub->add_option("--report", f->report,
+                  "Also write an HTML page: the rows that changed, then the two runs' curves "
+                  "overlaid (as 'ibscope report A B'); never overwritten")
+      ->type_name("FILE.html");
   sub->footer(kCompareFooter);
   return {sub, [f]() -> int { return run_compare(*f); }};
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -100,9 +101,18 @@ TEST_CASE(
   CHECK(clean);
 
   const std::string delayed = measured({{"IBSCOPE_FAULT_DELAY_RANK", "1:300000"}});
-  const auto worse = run_cli({"compare", a, delayed, "--threshold", threshold}, 60);
+  const std::string page = make_temp_dir() + "/compare.html";
+  const auto worse =
+      run_cli({"compare", a, delayed, "--threshold", threshold, "--report", page}, 60);
   INFO(describe(worse));
   CHECK(worse.exit_code == 1);
+  {
+    std::ifstream in(page);
+    std::ostringstream html;
+    html << in.rdbuf();
+    CHECK(html.str().find("<h2>Comparison: B against A</h2>") != std::string::npos);
+    CHECK(html.str().find("SLOWER (beyond the threshold)") != std::string::npos);
+  }
   CHECK(worse.out.find("REGRESSION (") != std::string::npos);
   CHECK(verdict_of(worse.out, "allreduce/ring/float/sum/p2/out/host") == "SLOWER");
   CHECK(verdict_of(worse.out, "allreduce/ring/float/sum/p2/in/host") == "SLOWER");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ibscope/model/run_compare.hpp"
+#include "ibscope/output/html_report.hpp"
 #include "ibscope/results/loader.hpp"
 
 using namespace ibscope;
@@ -134,4 +135,26 @@ TEST_CASE("compare: an nccl-tests output against itself and against another size
   CHECK(d.rows.empty());
   CHECK(d.only_a == 16);
   CHECK(d.only_b == 50);
+}
+
+TEST_CASE("compare: the report's comparison section, then the two runs' curves",
+          "[model][compare][report]") {
+  const auto a = doc_of({cmp_row("ring", 1024, {10, 10, 10}), cmp_row("ring", 4096, {20, 20, 20})});
+  const auto b = doc_of({cmp_row("ring", 1024, {30, 30, 30}), cmp_row("ring", 4096, {20, 20, 20})});
+  const auto c = model::compare_runs(a, b, {});
+  output::ReportOptions o;
+  o.comparison = c;
+  const std::string page = output::html_report({{"a.json", "A a", a}, {"b.json", "B b", b}}, o);
+  const auto at = page.find("<h2>Comparison: B against A</h2>");
+  REQUIRE(at != std::string::npos);
+  CHECK(at < page.find("<h2>Collectives: busbw and latency vs message size</h2>"));
+  CHECK(page.find("REGRESSION: 1 row(s) slower beyond the threshold.") != std::string::npos);
+  CHECK(page.find("<td>+200.0</td>") != std::string::npos);
+  CHECK(page.find("SLOWER (beyond the threshold)") != std::string::npos);
+  // Both runs are series of the same curves.
+  CHECK(page.find("A a: ring") != std::string::npos);
+  CHECK(page.find("B b: ring") != std::string::npos);
+  // Without a comparison, no such section.
+  CHECK(output::html_report({{"a.json", "a", a}}, {}).find("Comparison: B against A") ==
+        std::string::npos);
 }
