@@ -60,6 +60,13 @@ int list_algorithms() {
 int validate_files(const std::vector<std::string>& files) {
   for (const auto& f : files) {
     const auto doc = results::load(f);
+    if (doc.tool.name == "nccl-tests") {  // the loader reads it too (docs/nccl-tests.md)
+      fmt::print(
+          "{}: readable nccl-tests output, not an ibscope results file ({} collective rows "
+          "read, {} warning(s))\n",
+          f, doc.collectives.rows.size(), doc.warnings.size());
+      continue;
+    }
     fmt::print("{}: valid ibscope results (schema {}, {} collective rows, {} p2p rows, {})\n", f,
                doc.schema_version, doc.collectives.rows.size(), doc.p2p.rows.size(),
                doc.complete ? "complete" : "INCOMPLETE");

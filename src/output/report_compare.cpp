@@ -24,8 +24,7 @@ std::string verdict_text(const model::RowComparison& r) {
 
 }  // namespace
 
-Section comparison_section(const std::vector<ReportFile>& files,
-                           const model::RunComparison& c) {
+Section comparison_section(const std::vector<ReportFile>& files, const model::RunComparison& c) {
   Section s{"comparison", "Comparison: B against A", "", ""};
   const std::string a = files.empty() ? "A" : files[0].label;
   const std::string b = files.size() < 2 ? "B" : files[1].label;
@@ -46,17 +45,17 @@ Section comparison_section(const std::vector<ReportFile>& files,
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : c.rows) {
     if (r.change == model::RowChange::kNoise) continue;
-    rows.push_back({r.key, units::format_size(r.size_bytes), fmt::format("{:.2f}", r.a_us),
-                    fmt::format("{:.2f}", r.b_us), fmt::format("{:+.1f}", r.change_pct),
-                    r.a_bw_gbps > 0 && r.b_bw_gbps > 0 ? fmt::format("{:+.1f}", r.bw_change_pct)
-                                                       : "-",
-                    fmt::format("{:.1f}", r.band_pct), verdict_text(r)});
+    rows.push_back(
+        {r.key, units::format_size(r.size_bytes), fmt::format("{:.2f}", r.a_us),
+         fmt::format("{:.2f}", r.b_us), fmt::format("{:+.1f}", r.change_pct),
+         r.a_bw_gbps > 0 && r.b_bw_gbps > 0 ? fmt::format("{:+.1f}", r.bw_change_pct) : "-",
+         fmt::format("{:.1f}", r.band_pct), verdict_text(r)});
   }
   if (rows.empty()) {
     s.html += paragraph("Every matched row is within its noise band.");
   } else {
-    s.html += table({"row", "size", "A (us)", "B (us)", "time %", "busbw %", "band %", "verdict"},
-                    rows);
+    s.html +=
+        table({"row", "size", "A (us)", "B (us)", "time %", "busbw %", "band %", "verdict"}, rows);
   }
   return s;
 }
