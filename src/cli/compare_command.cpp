@@ -37,8 +37,9 @@ constexpr const char* kCompareFooter = R"(Examples:
 
 Rows match by what they measured and their size: a collective row by collective, algorithm,
 type, op, ranks, in place or not, memory (and root); a p2p row by test, rank pair, window and
-memory. change = (B - A) / A of the median time per call (nccl-tests: its time). The noise
-band is max(--noise-floor, 3 x the robust spread of both rows' samples, 1.4826 MAD / median,
+memory; a verbs probe row by test, rank pair, devices and QPs. change = (B - A) / A of the
+median time per call (nccl-tests: its time; probe bandwidth rows: size / bw). The noise band
+is max(--noise-floor, 3 x the robust spread of both rows' samples, 1.4826 MAD / median,
 combined in quadrature): a change inside it is noise, not a regression. Method:
 docs/model.md, "Comparing runs".
 Exit status: 0 no regression beyond --threshold, 1 a regression beyond it, 2 usage (a

@@ -74,6 +74,25 @@ std::map<std::pair<std::string, std::uint64_t>, Comparable> comparables(
     c.samples_us = r.samples_us;
     add(std::move(c));
   }
+  if (doc.probes) {
+    for (const measure::ProbeRow& r : doc.probes->rows) {
+      Comparable c;
+      c.section = "probe";
+      c.key = fmt::format("verbs/{}/{}-{}/{}->{}/q{}{}", r.test, r.rank_a, r.rank_b, r.device_a,
+                          r.device_b, r.qps, r.bidirectional ? "/bidir" : "");
+      c.label = r.test;
+      c.size_bytes = r.size_bytes;
+      c.bw_gbps = r.bw_gbps;
+      if (r.time_us.p50 > 0) {
+        c.time_us = r.time_us.p50;  // latency rows
+        c.samples_us = r.samples_us;
+      } else if (r.bw_gbps > 0) {
+        // Bandwidth rows keep no time: the time per message at the run's average bandwidth.
+        c.time_us = static_cast<double>(r.size_bytes) / (r.bw_gbps * 1e3);
+      }
+      if (c.time_us > 0) add(std::move(c));
+    }
+  }
   if (duplicates > 0) {
     notes.push_back(fmt::format(
         "{}: {} row(s) share their key and size with an earlier row and were left out{}", side,

@@ -158,3 +158,34 @@ TEST_CASE("compare: the report's comparison section, then the two runs' curves",
   CHECK(output::html_report({{"a.json", "a", a}}, {}).find("Comparison: B against A") ==
         std::string::npos);
 }
+
+TEST_CASE("compare: verbs probe rows, latency by time and bandwidth by size / bw",
+          "[model][compare]") {
+  results::Document a, b;
+  measure::ProbeRow lat;
+  lat.test = "write_lat";
+  lat.rank_b = 1;
+  lat.device_a = lat.device_b = "rxe0:1";
+  lat.size_bytes = 2;
+  lat.samples_us = {3, 3, 3};
+  lat.time_us = measure::summarize(lat.samples_us);
+  measure::ProbeRow bw = lat;
+  bw.test = "write_bw";
+  bw.size_bytes = 1 << 20;
+  bw.samples_us.clear();
+  bw.time_us = {};
+  bw.bw_gbps = 10;
+  a.add_row(lat);
+  a.add_row(bw);
+  bw.bw_gbps = 5;  // half the bandwidth: twice the time per message
+  b.add_row(lat);
+  b.add_row(bw);
+  const auto c = model::compare_runs(a, b, {});
+  REQUIRE(c.rows.size() == 2);
+  CHECK(c.rows[0].section == "probe");
+  CHECK(c.rows[0].key == "verbs/write_lat/0-1/rxe0:1->rxe0:1/q1");
+  CHECK(c.rows[0].change == model::RowChange::kNoise);
+  CHECK(c.rows[1].change_pct == Approx(100));
+  CHECK(c.rows[1].bw_change_pct == Approx(-50));
+  CHECK(c.rows[1].change == model::RowChange::kSlower);
+}

@@ -6,7 +6,8 @@
 ///
 /// The rule, per matched row:
 ///   change_pct = (t_B - t_A) / t_A x 100, t = the median time per call (a collective row's
-///                iteration p50, nccl-tests' time; a p2p row's time p50)
+///                iteration p50, nccl-tests' time; a p2p row's time p50; a verbs probe row's
+///                time p50, or for bandwidth rows size / bw, which keep no time)
 ///   spread     = 1.4826 x MAD(samples) / median(samples) of each side (0 under 3 samples)
 ///   band_pct   = max(noise_floor_pct, noise_k x 100 x sqrt(spread_A^2 + spread_B^2))
 ///   t_B > t_A (1 + band_pct/100): slower (a regression); t_A > t_B (1 + band_pct/100): faster
@@ -32,7 +33,7 @@ struct CompareOptions {
 enum class RowChange { kNoise, kSlower, kFaster };
 
 struct RowComparison {
-  std::string section;  ///< "collective" or "p2p"
+  std::string section;  ///< "collective", "p2p" or "probe"
   /// The row without its size: "allreduce/ring/float/sum/p2/out/host",
   /// "p2p/latency/0-1/w1"; with any_algorithm "allreduce/*/float/sum/p2/out".
   std::string key;
@@ -40,7 +41,7 @@ struct RowComparison {
   std::uint64_t size_bytes = 0;
   double a_us = 0, b_us = 0;  ///< median time per call
   double change_pct = 0;
-  double a_bw_gbps = 0, b_bw_gbps = 0;  ///< busbw (collective) or bw (p2p); 0 when none
+  double a_bw_gbps = 0, b_bw_gbps = 0;  ///< busbw (collective) or bw (p2p, probe); 0: none
   double bw_change_pct = 0;             ///< 0 when either side has no bandwidth
   double band_pct = 0;
   RowChange change = RowChange::kNoise;
@@ -60,7 +61,8 @@ struct RunComparison {
 /// than 3 samples or a median <= 0.
 double relative_spread(std::span<const double> samples_us);
 
-/// Matches every collective and p2p row of `b` to `a`'s and compares them. Throws nothing.
+/// Matches every collective, p2p and verbs probe row of `b` to `a`'s and compares them.
+/// Throws nothing.
 RunComparison compare_runs(const results::Document& a, const results::Document& b,
                            const CompareOptions& options);
 
