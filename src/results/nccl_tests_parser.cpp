@@ -92,6 +92,8 @@ std::string nccl_program_in(std::string_view text) {
   return found;
 }
 
+constexpr long long kMaxGpusPerProcess = 1 << 16;
+
 class NcclParser {
  public:
   NcclParser(std::string_view text, std::string_view source) : text_(text), source_(source) {}
@@ -192,6 +194,13 @@ class NcclParser {
     if (r.threads <= 0 || r.gpus_per_thread <= 0) {
       fail(line_no_, static_cast<int>(line.size()) + 1,
            "the banner has no positive 'nThread N' and 'nGpus N'");
+    }
+    // GPUs per process: nccl-tests' -t x -g, a few dozen at most; a larger product is garbled
+    // (and would overflow the rank count).
+    if (static_cast<long long>(r.threads) * r.gpus_per_thread > kMaxGpusPerProcess) {
+      fail(line_no_, 1,
+           fmt::format("nThread {} x nGpus {}: more than {} GPUs in one process", r.threads,
+                       r.gpus_per_thread, kMaxGpusPerProcess));
     }
     out_.runs.push_back(std::move(r));
     state_ = State::kBanner;

@@ -166,6 +166,12 @@ TEST_CASE("nccl-tests: cut and garbled copies are refused with line and column",
     CHECK(e.line() == 9);
     CHECK(e.column() == 19);
   }
+  SECTION("a banner with more GPUs than a process drives") {
+    const auto e =
+        error_of(replace_once(text, "nThread 1 nGpus 1", "nThread 2147483647 nGpus 2"), "big.txt");
+    CHECK(e.line() == 9);
+    CHECK_THAT(std::string(e.what()), Contains("more than 65536 GPUs in one process"));
+  }
   SECTION("not nccl-tests at all") {
     const auto e = error_of("hello\nworld\n", "hello.txt");
     CHECK(e.line() == 1);
