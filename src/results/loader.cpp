@@ -59,6 +59,9 @@ Document load(const std::filesystem::path& path) {
   if (looks_like_nccl_tests(text)) {
     return to_document(parse_nccl_tests(text, path.string()), path.string());
   }
+  if (looks_like_nccl_tests_json(text)) {
+    return to_document(parse_nccl_tests_json(text, path.string()), path.string());
+  }
   return parse(text, path.string());
 }
 

@@ -30,6 +30,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/results/document_json.cpp
     src/results/loader.cpp
     src/results/nccl_tests_document.cpp
+    src/results/nccl_tests_json.cpp
     src/results/nccl_tests_parser.cpp
     src/measure/stats.cpp
     src/results/upgrade.cpp

@@ -282,3 +282,67 @@ TEST_CASE("nccl-tests: alpha-beta fit of a fixture's all-reduce curve", "[nccl-t
   // The largest sizes: bandwidth of the last segment within 25 % of the fixture's algbw there.
   CHECK(fit.segments.back().bw_gbps == Approx(180.71).epsilon(0.25));
 }
+
+TEST_CASE("nccl-tests: JSON output (-J, synthetic after the writer in src/util.cu)",
+          "[nccl-tests]") {
+  // No JSON file written by a user was found published (docs/nccl-tests.md): this one follows
+  // the writer of nccl-tests 2.19.6 (JSON_FILE_VERSION 3) key for key; 2 processes of 1 GPU.
+  const std::string text = R"({"version": 3, "start_time": "2026-12-07 11:00:00", "args":
+ ["/opt/nccl-tests/build/all_gather_perf", "-b", "1M", "-e", "2M", "-J", "ag.json"],
+ "env": ["PATH=/usr/bin"], "nccl_version": 22703,
+ "config": {"nthreads": 1, "ngpus": 1, "minimum_bytes": 1048576, "maximum_bytes": 2097152,
+  "step_factor": 2, "warmup_iters": 5, "iterations": 20, "aggregated_iterations": 1,
+  "validation": 1, "graph": 0, "blocking_collectives": false, "per_iter_timing": false,
+  "per_iter_skip": 0, "parallel_init": false,
+  "devices": [{"rank": 0, "group": 0, "pid": 11, "hostname": "gpu-a", "device": 0,
+               "device_hex": "0000:1b:00", "device_info": "NVIDIA H100 80GB HBM3"},
+              {"rank": 1, "group": 0, "pid": 12, "hostname": "gpu-b", "device": 0,
+               "device_hex": "0000:1b:00", "device_info": "NVIDIA H100 80GB HBM3"}]},
+ "results": [
+  {"size": 1048576, "count": 131072, "type": "float", "redop": "none", "root": "    -1",
+   "out_of_place": {"time": 40.5, "alg_bw": 25.89, "bus_bw": 12.95, "nwrong": 0},
+   "in_place": {"time": 39.0, "alg_bw": 26.89, "bus_bw": 13.44, "nwrong": 0},
+   "actual_iterations": 20, "experiment_name": ""},
+  {"size": 2097152, "count": 262144, "type": "float", "redop": "none", "root": "    -1",
+   "out_of_place": {"time": 70.0, "alg_bw": 29.96, "bus_bw": 14.98, "nwrong": null},
+   "in_place": {"time": 69.0, "alg_bw": 30.39, "bus_bw": 15.20, "nwrong": null},
+   "actual_iterations": 20, "experiment_name": ""}],
+ "out_of_bounds": {"count": 0, "okay": true},
+ "average_bus_bandwidth": {"bandwidth": 14.14, "okay": "unchecked"},
+ "errors": [], "end_time": "2026-12-07 11:00:01"})";
+  REQUIRE(results::looks_like_nccl_tests_json(text));
+  CHECK_FALSE(results::looks_like_nccl_tests(text));
+  const auto out = results::parse_nccl_tests_json(text, "ag.json");
+  REQUIRE(out.runs.size() == 1);
+  const auto& run = out.runs[0];
+  CHECK(run.collective == "all_gather");
+  CHECK(run.rank_count() == 2);
+  CHECK(run.ranks[1].host == "gpu-b");
+  CHECK(run.iters == 20);
+  REQUIRE(run.rows.size() == 4);
+  CHECK(run.rows[0].time_us == 40.5);
+  CHECK(run.rows[0].root == -1);
+  CHECK(run.rows[1].in_place);
+  CHECK(run.rows[1].busbw_gbps == Approx(13.44));
+  CHECK_FALSE(run.rows[2].wrong.has_value());
+  CHECK(run.avg_busbw_gbps == Approx(14.14));
+
+  const auto doc = results::to_document(out, "ag.json");
+  CHECK(doc.collectives.rows.size() == 4);
+  CHECK(doc.collectives.rows[0].collective == ibscope::Collective::kAllgather);
+  CHECK(doc.job.hosts.size() == 2);
+
+  // A field of the wrong type: refused with its JSON path.
+  std::string bad = text;
+  bad.replace(bad.find("\"time\": 70.0"), 12, "\"time\": \"x\"");
+  CHECK_THROWS_WITH(results::parse_nccl_tests_json(bad, "bad.json"),
+                    Contains("bad.json: results[1].out_of_place.time: expected a number"));
+  // The loader, by content.
+  const auto path = std::filesystem::temp_directory_path() / "ibscope-nccl-ag.json";
+  {
+    std::ofstream f(path);
+    f << text;
+  }
+  CHECK(results::load(path).collectives.rows.size() == 4);
+  std::filesystem::remove(path);
+}

@@ -8,7 +8,8 @@
 /// columns from the header, so the older layouts (no redop/root, "error" instead of "#wrong") and
 /// the newer ones (per-iteration columns, timestamps, cputime) read alike. Lines that are not
 /// nccl-tests' (NCCL INFO logs, a launcher's warnings, a pasted command line) are skipped outside
-/// table rows. docs/nccl-tests.md describes what is read and how it maps onto results rows.
+/// table rows. Its JSON output (`-J`, nccl-tests 2.17+) is read into the same runs.
+/// docs/nccl-tests.md describes what is read and how it maps onto results rows.
 
 #include <cstdint>
 #include <optional>
@@ -85,6 +86,16 @@ bool looks_like_nccl_tests(std::string_view text);
 /// ("# Collective test starting:", or a command line echoed before the banner). Throws
 /// NcclTestsParseError.
 NcclTestsOutput parse_nccl_tests(std::string_view text, std::string_view source);
+
+/// True when `text` reads as nccl-tests' JSON output (`-J FILE.json`, nccl-tests 2.17 and later:
+/// it has "nccl_version" and no "schema_version").
+bool looks_like_nccl_tests_json(std::string_view text);
+
+/// Parses nccl-tests' JSON output into one run: the program from args[0] (else the file's name),
+/// ranks from config.devices (one entry per process) x nthreads x ngpus, rows from results[]
+/// (out_of_place, in_place: time or cpu_time, alg_bw, bus_bw, nwrong). Throws UsageError naming
+/// the file and the JSON path (not a line: the writer puts a file on few lines).
+NcclTestsOutput parse_nccl_tests_json(std::string_view text, std::string_view source);
 
 /// The runs as an ibscope results document: one collective row per row half of the collectives
 /// ibscope knows (all_reduce, all_gather, reduce_scatter, broadcast), algorithm "nccl", memory
