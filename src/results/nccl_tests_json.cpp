@@ -21,8 +21,8 @@ void read_half(const FieldReader& in, const nlohmann::json& r, const std::string
   const nlohmann::json& h = in.at(r, path, key);
   const std::string p = FieldReader::join(path, key);
   base.in_place = std::string_view(key) == "in_place";
-  base.time_us = h.contains("cpu_time") ? in.get<double>(h, p, "cpu_time")
-                                        : in.get<double>(h, p, "time");
+  base.time_us =
+      h.contains("cpu_time") ? in.get<double>(h, p, "cpu_time") : in.get<double>(h, p, "time");
   base.algbw_gbps = in.get<double>(h, p, "alg_bw");
   base.busbw_gbps = in.get<double>(h, p, "bus_bw");
   if (!std::isfinite(base.time_us) || base.time_us < 0) in.fail(p, "the time is not a time");
@@ -120,7 +120,8 @@ NcclTestsOutput parse_nccl_tests_json(std::string_view text, std::string_view so
       std::size_t used = 0;
       const auto first = root.find_first_not_of(' ');
       base.root = first == std::string::npos ? -1 : std::stoi(root.substr(first), &used);
-      if (first != std::string::npos && first + used != root.size()) throw std::invalid_argument("");
+      if (first != std::string::npos && first + used != root.size())
+        throw std::invalid_argument("");
     } catch (const std::exception&) {
       in.fail(p + ".root", fmt::format("expected an integer, got '{}'", root));
     }

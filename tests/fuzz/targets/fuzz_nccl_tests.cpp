@@ -1,6 +1,7 @@
 // nccl-tests' stdout as `fit`, `predict`, `model`, `report` and `compare` read it
-// (results/nccl_tests.hpp). Expected rejection: NcclTestsParseError, whose line and column lie
-// inside the input (or one past its end). Properties: every accepted row has a finite,
+// (results/nccl_tests.hpp), and its JSON output when the input has "nccl_version". Expected
+// rejection: NcclTestsParseError, whose line and column lie inside the input (or one past its
+// end); UsageError for the JSON. Properties: every accepted row has a finite,
 // non-negative time and bandwidths, and the document built from the runs has no more rows than
 // the runs.
 
@@ -16,6 +17,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace results = ibscope::results;
   const std::string_view text = ibscope::fuzz::as_text(data, size);
   results::NcclTestsOutput out;
+  if (results::looks_like_nccl_tests_json(text)) {  // its -J output: errors name a JSON path
+    try {
+      out = results::parse_nccl_tests_json(text, "fuzz.json");
+    } catch (const ibscope::UsageError&) {
+      return 0;
+    }
+    IBSCOPE_FUZZ_CHECK(results::to_document(out, "fuzz.json").collectives.rows.size() <=
+                       out.runs.at(0).rows.size());
+    return 0;
+  }
   try {
     out = results::parse_nccl_tests(text, "fuzz.txt");
   } catch (const results::NcclTestsParseError& e) {
