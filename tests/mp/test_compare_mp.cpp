@@ -74,7 +74,7 @@ double b_us_of(const std::string& out, const std::string& key) {
 }  // namespace
 
 TEST_CASE(
-    "compare: the same command twice is no regression; the delay hook is one, in the "
+    "compare: the same command twice is no regression, the delay hook is one in the "
     "delayed rows only",
     "[mp][compare]") {
   // 300 ms per timed call on rank 1: far above what load does to a 1 KiB all-reduce here
