@@ -68,6 +68,13 @@ int list_algorithms() {
 int validate_files(const std::vector<std::string>& files) {
   for (const auto& f : files) {
     const auto doc = results::load(f);
+    if (doc.tool.name == "nccl-tests") {  // the loader reads it too (docs/nccl-tests.md)
+      fmt::print(
+          "{}: readable nccl-tests output, not an ibscope results file ({} collective rows "
+          "read, {} warning(s))\n",
+          f, doc.collectives.rows.size(), doc.warnings.size());
+      continue;
+    }
     fmt::print("{}: valid ibscope results (schema {}, {} collective rows, {} p2p rows, {})\n", f,
                doc.schema_version, doc.collectives.rows.size(), doc.p2p.rows.size(),
                doc.complete ? "complete" : "INCOMPLETE");
@@ -292,6 +299,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
                                       offline<add_predict_command>,
                                       offline<add_model_command>,
                                       offline<add_report_command>,
+                                      offline<add_compare_command>,
                                       offline<add_export_prometheus_command>,
                                       offline<add_man_command>};
   for (AddCommand add : kCommands) commands.push_back(add(app, j));
@@ -327,6 +335,7 @@ int run(int argc, char** argv) {
       "  srun --mpi=pmix -N 64 ibscope accept  # a new fabric: pass/fail, the slow host named\n"
       "  ibscope fit results/*.json --json fits.json  # alpha-beta fits of every curve and link\n"
       "  ibscope predict --fit r2.json r3.json --nodes 4 --compare r4.json  # other scales\n"
+      "  ibscope compare before.json after.json  # regressions beyond the noise, exit 1\n"
       "  ibscope model --preset llama3-70b --inter-bw-gbps 48 --inter-links 8 --intra-bw-gbps 450\n"
       "  ibscope soak --np 4 --duration 8h   # verified all-reduce for hours: drift, RSS, #wrong\n"
       "  ibscope validate results/*.json\n"

@@ -172,11 +172,18 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
   if (!have_inter) have_inter = tier_from_links(link_fits, true, c.inter);
   if (!have_intra) have_intra = tier_from_links(link_fits, false, c.intra);
   if (!f.fit_files.empty() && !have_inter && !have_intra) {
-    throw UsageError(
-        fmt::format("--fit: no {} all-reduce rows without errors and no p2p or "
-                    "verbs bandwidth rows in {}; measure with 'ibscope allreduce "
-                    "-A {}' or 'ibscope p2p'",
-                    algorithm, fmt::join(f.fit_files, ", "), algorithm));
+    // nccl-tests output loads (docs/nccl-tests.md), but NCCL does not print which algorithm
+    // ran, so its rows cannot stand for a formula's tier.
+    const bool nccl = std::any_of(docs.begin(), docs.end(),
+                                  [](const auto& d) { return d.tool.name == "nccl-tests"; });
+    throw UsageError(fmt::format(
+        "--fit: no {} all-reduce rows without errors and no p2p or "
+        "verbs bandwidth rows in {}; measure with 'ibscope allreduce "
+        "-A {}' or 'ibscope p2p'{}",
+        algorithm, fmt::join(f.fit_files, ", "), algorithm,
+        nccl ? " (nccl-tests rows are algorithm 'nccl': NCCL does not say which algorithm ran, "
+               "so they fit curves ('ibscope fit') but not the tiers of a formula)"
+             : ""));
   }
   c.inter.links_per_node = f.inter_links;
   apply_given(c.inter, f.inter_lat_us, f.inter_bw_gbps, "inter");

@@ -147,7 +147,8 @@ Command add_fit_command(CLI::App& app) {
   auto flags = std::make_shared<FitFlags>();
   auto* sub = app.add_subcommand(
       "fit", "Fit latency and bandwidth (t = alpha + n/bw, piecewise) to measured results");
-  sub->add_option("results", flags->files, "Results files (ibscope-*.json) to fit")
+  sub->add_option("results", flags->files,
+                  "Results files (ibscope-*.json) or nccl-tests outputs to fit")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--json", flags->json_out,

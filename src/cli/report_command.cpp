@@ -97,7 +97,7 @@ Command add_report_command(CLI::App& app) {
       "One self-contained HTML report of results files: context, busbw and latency "
       "vs size, all-pairs matrix, stragglers, fits, training step; several files "
       "compared on the same axes");
-  sub->add_option("results", f->files, "Results files (ibscope-*.json)")
+  sub->add_option("results", f->files, "Results files (ibscope-*.json) or nccl-tests outputs")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", f->output,

@@ -262,6 +262,8 @@ std::string transport_label(std::string_view lanes) {
 }
 
 std::string file_transport_label(const results::Document& results) {
+  // nccl-tests output (docs/nccl-tests.md) does not say which transports NCCL used.
+  if (results.tool.name == "nccl-tests") return "nccl";
   std::vector<std::string> labels;
   if (results.environment.transports) {
     for (const auto& [pair, lanes] : *results.environment.transports) {

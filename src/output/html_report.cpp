@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+#include <vector>
+
 #include "report_sections.hpp"
 
 namespace ibscope::output {
@@ -54,12 +57,21 @@ footer { margin-top: 40px; font-size: 12px; color: #777; }
 std::string html_report(const std::vector<ReportFile>& files, const ReportOptions& options) {
   const auto rates = report::line_rates(files, options.line_rate_gbit);
   // Built before any output so that a malformed file fails the whole page.
-  const report::Section sections[] = {
-      report::context_section(files),    report::collectives_section(files, rates),
-      report::p2p_section(files, rates), report::pairs_section(files),
-      report::stragglers_section(files), report::why_section(files),
-      report::fits_section(files),       report::training_section(options.training),
+  std::vector<report::Section> sections;
+  if (options.comparison) {
+    sections.push_back(report::comparison_section(files, *options.comparison));
+  }
+  const report::Section always[] = {
+      report::context_section(files),
+      report::collectives_section(files, rates),
+      report::p2p_section(files, rates),
+      report::pairs_section(files),
+      report::stragglers_section(files),
+      report::why_section(files),
+      report::fits_section(files),
+      report::training_section(options.training),
   };
+  sections.insert(sections.end(), std::begin(always), std::end(always));
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"generator\" content=\"ibscope report\"><title>{0}</title>"

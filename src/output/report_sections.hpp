@@ -51,6 +51,10 @@ Section fits_section(const std::vector<ReportFile>& files);
 // report_training.cpp
 Section training_section(const std::optional<TrainingReport>& training);
 
+// report_compare.cpp: `ibscope compare --report`: verdicts, then every row that changed.
+Section comparison_section(const std::vector<ReportFile>& files,
+                           const model::RunComparison& comparison);
+
 // Helpers shared by the builders (html_report.cpp).
 std::string table(const std::vector<std::string>& header,
                   const std::vector<std::vector<std::string>>& rows);    // cells escaped

@@ -9,6 +9,7 @@
 
 #include "document_json.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/results/nccl_tests.hpp"
 #include "schema_validator.hpp"
 #include "tuning_json.hpp"
 #include "upgrade.hpp"
@@ -52,7 +53,17 @@ Document parse(std::string_view text, std::string_view source) {
   return document_from_json(checked_json(text, source), source);
 }
 
-Document load(const std::filesystem::path& path) { return parse(read_text(path), path.string()); }
+Document load(const std::filesystem::path& path) {
+  const std::string text = read_text(path);
+  // By content, not by name: nccl-tests' stdout is text with a '#' banner, a results file JSON.
+  if (looks_like_nccl_tests(text)) {
+    return to_document(parse_nccl_tests(text, path.string()), path.string());
+  }
+  if (looks_like_nccl_tests_json(text)) {
+    return to_document(parse_nccl_tests_json(text, path.string()), path.string());
+  }
+  return parse(text, path.string());
+}
 
 collectives::TuningTable load_tuning(const std::filesystem::path& path) {
   const auto doc = checked_json(read_text(path), path.string());

@@ -2,7 +2,7 @@
 # and the libFuzzer build (tests/fuzz/CMakeLists.txt), so that the two cannot drift apart.
 # Each name has tests/fuzz/targets/fuzz_<name>.cpp, seeds in tests/fuzz/corpus/<name>/ and
 # crashes turned into regressions in tests/fuzz/regressions/<name>/ (docs/fuzzing.md).
-set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info)
+set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info nccl_tests)
 
 # The library sources the parsers need, compiled by the libFuzzer build instead of the whole
 # library (paths relative to the repository root). A target links only what it reaches.
@@ -29,6 +29,10 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/results/document.cpp
     src/results/document_json.cpp
     src/results/loader.cpp
+    src/results/nccl_tests_document.cpp
+    src/results/nccl_tests_json.cpp
+    src/results/nccl_tests_parser.cpp
+    src/measure/stats.cpp
     src/results/upgrade.cpp
     src/results/soak_json.cpp
     src/results/tuning_json.cpp

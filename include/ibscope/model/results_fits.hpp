@@ -73,7 +73,7 @@ struct FitReport {
 std::string transport_label(std::string_view lanes);
 /// One label for a whole file: the labels of every rank pair in environment.transports,
 /// distinct, joined by ',' in first-seen order (e.g. "sysv+posix,tcp" when some pairs share a
-/// host and some do not); "unknown" when the file lists none.
+/// host and some do not); "unknown" when the file lists none; "nccl" for nccl-tests output.
 std::string file_transport_label(const results::Document& results);
 
 /// Fits every curve and link of one validated document into `report` (appends, and adds

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/model/run_compare.hpp"
 #include "ibscope/model/scaling.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
@@ -46,6 +47,9 @@ struct ReportOptions {
   std::string title = "ibscope report";
   std::optional<double> line_rate_gbit;  ///< given line rate (Gb/s): a reference line
   std::optional<TrainingReport> training;
+  /// `ibscope compare --report`: the two files' comparison, a section of its own (first) with
+  /// the rows that changed; the curves section then overlays the two runs.
+  std::optional<model::RunComparison> comparison;
   std::string command_line;  ///< how the report was made, shown at the bottom
 };
 

@@ -12,9 +12,12 @@
 
 namespace ibscope::results {
 
-/// Reads, validates and types `path`. Throws UsageError.
+/// Reads, validates and types `path`: a results file, or nccl-tests' stdout (decided by content;
+/// results/nccl_tests.hpp), which gives a document of collective rows. Throws UsageError
+/// (NcclTestsParseError, with line and column, for malformed nccl-tests output).
 Document load(const std::filesystem::path& path);
-/// The same for a file's text; `source` names it in messages. Throws UsageError.
+/// The same for a results file's text (JSON only); `source` names it in messages. Throws
+/// UsageError.
 Document parse(std::string_view text, std::string_view source);
 /// The tuning table saved in a results file by a sweep of several algorithms (-A all).
 /// Throws UsageError when the file is malformed or has no table.
