@@ -62,14 +62,10 @@ std::string html_report(const std::vector<ReportFile>& files, const ReportOption
     sections.push_back(report::comparison_section(files, *options.comparison));
   }
   const report::Section always[] = {
-      report::context_section(files),
-      report::collectives_section(files, rates),
-      report::p2p_section(files, rates),
-      report::pairs_section(files),
-      report::stragglers_section(files),
-      report::why_section(files),
-      report::fits_section(files),
-      report::training_section(options.training),
+      report::context_section(files),    report::collectives_section(files, rates),
+      report::p2p_section(files, rates), report::pairs_section(files),
+      report::stragglers_section(files), report::why_section(files),
+      report::fits_section(files),       report::training_section(options.training),
   };
   sections.insert(sections.end(), std::begin(always), std::end(always));
   std::string out = fmt::format(

@@ -19,6 +19,7 @@ std::optional<Collective> nccl_collective(std::string_view name) {
   if (name == "all_gather") return Collective::kAllgather;
   if (name == "reduce_scatter") return Collective::kReduceScatter;
   if (name == "broadcast") return Collective::kBroadcast;
+  if (name == "alltoall") return Collective::kAlltoall;
   return std::nullopt;
 }
 

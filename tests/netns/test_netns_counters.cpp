@@ -15,14 +15,15 @@ using namespace ibscope::test;
 
 namespace {
 
-// The bandwidth tests are widened as in test_netns_accept.cpp (equal links here differ by up to
-// ~15 % in one direction), so that only the counters can fail a link.
+// The bandwidth tests are widened far beyond test_netns_accept.cpp's (equal links here differ by
+// up to ~15 % in one direction, and a 1 % lossy link measured 84 to 100 % of a clean one), so
+// that only the counters can fail a link: the band is 40 % below the median, the floor 50 %.
 std::vector<std::string> counters_accept_args(const std::string& out, const std::string& bw_iters) {
   return {"accept",    "--transport", "ucx",        "--expect-gbps",
           "0.2",       "--link-kind", "tcp-shaped", "--bw-size",
           "256K",      "--bw-window", "8",          "--bw-iters",
-          bw_iters,    "--mad-k",     "7",          "--min-fraction",
-          "0.6",       "--retests",   "0",          "--skip-allreduce",
+          bw_iters,    "--mad-k",     "20",         "--min-fraction",
+          "0.5",       "--retests",   "0",          "--skip-allreduce",
           "--timeout", "30",          "--out",      out};
 }
 

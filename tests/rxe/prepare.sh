@@ -35,8 +35,9 @@ self="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)/$(basename "${BASH_SOURCE
 
 # Top-level modules, in load order; their dependencies are resolved with modprobe.
 # crc32_generic: rxe fails with "failed to init crc32 algorithm" without it (not a modinfo
-# dependency). rdma_ucm: rdma_create_event_channel fails without it.
-top_modules=(crc32_generic virtio_pci virtio_console 9pnet_virtio 9p veth rdma_rxe rdma_ucm)
+# dependency). rdma_ucm: rdma_create_event_channel fails without it. sch_netem: packet loss on
+# a veth for the NIC counter tests (tests/rxe/test_ucx_rxe.cpp, "NIC counters").
+top_modules=(crc32_generic virtio_pci virtio_console 9pnet_virtio 9p veth rdma_rxe rdma_ucm sch_netem)
 
 log() { [ "$quiet" -eq 1 ] || echo "prepare.sh: $*" >&2; }
 skip() {

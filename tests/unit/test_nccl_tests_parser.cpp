@@ -224,13 +224,13 @@ TEST_CASE("nccl-tests: older and newer layouts, N/A, other programs (synthetic)"
   CHECK(out.runs[1].rows[0].redop == "none");
   CHECK(out.runs[1].ranks[1].device_name == "Tesla V100");
 
-  // As a results document: alltoall is not an ibscope collective yet, broadcast is.
+  // As a results document: both runs are ibscope collectives (alltoall since issue 38).
   const auto doc = results::to_document(out, "two.txt");
-  CHECK(doc.collectives.rows.size() == 4);
-  CHECK(doc.collectives.rows[0].collective == ibscope::Collective::kBroadcast);
-  CHECK(doc.collectives.rows[0].root == 0);
-  REQUIRE(doc.warnings.size() == 1);
-  CHECK_THAT(doc.warnings[0], Contains("4 row(s) not read") && Contains("alltoall"));
+  CHECK(doc.collectives.rows.size() == 8);
+  CHECK(doc.collectives.rows[0].collective == ibscope::Collective::kAlltoall);
+  CHECK(doc.collectives.rows[4].collective == ibscope::Collective::kBroadcast);
+  CHECK(doc.collectives.rows[4].root == 0);
+  CHECK(doc.warnings.empty());
 }
 
 TEST_CASE("nccl-tests: the loader reads a file by its content", "[nccl-tests]") {
