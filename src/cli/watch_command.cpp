@@ -37,7 +37,8 @@ namespace fs = std::filesystem;
 constexpr const char* kWatchFooter =
     "Examples:\n"
     "  ibscope watch --interval 1s --prom-dir /var/lib/node_exporter/textfile\n"
-    "  srun --ntasks-per-node=1 --overlap ibscope watch --log /scratch/$SLURM_JOB_ID/%N.jsonl &\n"
+    "  srun --ntasks-per-node=1 --overlap ibscope watch --prom-dir /run/node_exporter &  # per "
+    "node\n"
     "  ibscope watch --interval 100ms --log nccl.jsonl -- all_reduce_perf -b 8 -e 8G -f 2 -g 8\n"
     "  ibscope watch --duration 10m --imbalance-pct 25 --log node.jsonl\n"
     "Without a command it samples until SIGINT/SIGTERM/SIGHUP or --duration, then prints the "

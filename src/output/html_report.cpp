@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "report_sections.hpp"
 
 namespace ibscope::output {
@@ -54,7 +56,7 @@ footer { margin-top: 40px; font-size: 12px; color: #777; }
 std::string html_report(const std::vector<ReportFile>& files, const ReportOptions& options) {
   const auto rates = report::line_rates(files, options.line_rate_gbit);
   // Built before any output so that a malformed file fails the whole page.
-  const report::Section sections[] = {
+  std::vector<report::Section> sections = {
       report::context_section(files),
       report::collectives_section(files, rates),
       report::p2p_section(files, rates),
@@ -63,6 +65,7 @@ std::string html_report(const std::vector<ReportFile>& files, const ReportOption
       report::fits_section(files),
       report::training_section(options.training),
   };
+  if (!options.watch_logs.empty()) sections.push_back(report::watch_section(options.watch_logs));
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"generator\" content=\"ibscope report\"><title>{0}</title>"

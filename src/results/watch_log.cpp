@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <ctime>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "ibscope/core/error.hpp"
@@ -93,6 +94,40 @@ void WatchLog::write(const std::string& line) {
     if (n <= 0) throw SystemError(fmt::format("cannot write the log {}", path_), errno);
     done += static_cast<std::size_t>(n);
   }
+}
+
+std::vector<WatchLogLine> load_watch_log(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("{}: cannot read the watch log", path));
+  std::vector<WatchLogLine> lines;
+  std::size_t number = 0;
+  for (std::string text; std::getline(in, text);) {
+    ++number;
+    if (text.empty()) continue;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(text);
+      WatchLogLine line;
+      line.host = j.at("host").get<std::string>();
+      line.unix_time_s = j.at("unix_time_s").get<double>();
+      line.interval_s = j.at("interval_s").get<double>();
+      for (const auto& n : j.at("nics")) {
+        line.nics.push_back({n.at("nic").get<std::string>(), n.at("driver").get<std::string>(),
+                             n.at("bytes_per_s").get<double>(), n.at("errors").get<std::uint64_t>(),
+                             n.at("congestion").get<std::uint64_t>(),
+                             n.at("flaps").get<std::uint64_t>()});
+      }
+      for (const auto& f : j.at("findings")) {
+        line.findings.push_back({f.at("kind").get<std::string>(), f.at("nic").get<std::string>(),
+                                 f.at("detail").get<std::string>()});
+      }
+      lines.push_back(std::move(line));
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError(
+          fmt::format("{}:{}: not a line of an ibscope watch log: {}", path, number, e.what()));
+    }
+  }
+  if (lines.empty()) throw UsageError(fmt::format("{}: an empty watch log", path));
+  return lines;
 }
 
 }  // namespace ibscope::results

@@ -1,8 +1,9 @@
 // `ibscope watch` as a user runs it, real processes: wrapping a command that makes TCP traffic
 // on loopback (an `ibscope topo --np 2` job: its TCP store), the command's exit status, the JSONL
 // log (every line valid JSON, the ticks on the 100 ms grid), the Prometheus textfile (every line
-// parses), the summary naming the NICs; a command that fails, one that is missing, a log that
-// exists, --duration without a command, and SIGTERM forwarded to the command.
+// parses), the summary naming the NICs, the log in `ibscope report`; a command that fails, one that
+// is missing, a log that exists, --duration without a command, and SIGTERM forwarded to the
+// command.
 
 #include <signal.h>
 
@@ -116,6 +117,15 @@ TEST_CASE(
   for (const auto& name : watched_interfaces()) {
     CHECK_THAT(r.out, Catch::Contains("  " + name + " "));
   }
+
+  // The log renders in the HTML report: per-NIC rates over time.
+  const auto rep = run_cli({"report", log, "-o", dir + "/watch.html"});
+  INFO(describe(rep));
+  CHECK(rep.exit_code == 0);
+  std::ifstream page_in(dir + "/watch.html");
+  std::stringstream page;
+  page << page_in.rdbuf();
+  CHECK_THAT(page.str(), Catch::Contains("data-chart=\"watch-rate-0\""));
 }
 
 TEST_CASE("watch -- CMD: a failing command's status, a missing one is 127", "[mp][watch]") {

@@ -2,7 +2,7 @@
 // (errors, flaps, congestion), rail imbalance (a lagging rail, an idle node, one NIC, two NICs,
 // an idle management interface), the state across intervals (the window, totals, counters'
 // growth, findings raised once), and its outputs: the summary table, the Prometheus text, the
-// JSONL line and the log file's refusal to overwrite.
+// JSONL line, the log file's refusal to overwrite, and the log read back as report charts.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -14,6 +14,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/fabric/watch.hpp"
 #include "ibscope/fabric/watch_state.hpp"
+#include "ibscope/output/html_report.hpp"
 #include "ibscope/output/watch_prometheus.hpp"
 #include "ibscope/output/watch_summary.hpp"
 #include "ibscope/results/watch_log.hpp"
@@ -314,4 +315,45 @@ TEST_CASE("watch: the log is never overwritten unless appending is asked", "[wat
   std::stringstream text;
   text << in.rdbuf();
   CHECK(text.str() == "{\"a\":1}\n{\"a\":2}\n");
+}
+
+TEST_CASE("watch: a log read back renders as per-NIC rate and counter charts", "[watch][report]") {
+  test::TempDir dir;
+  const std::string path = (dir.path() / "node.jsonl").string();
+  {
+    results::WatchLog log(path, false);
+    WatchState state(
+        {}, watch_snapshot(0, {watch_mlx5_port("mlx5_0:1", 0), watch_mlx5_port("mlx5_1:1", 0)}));
+    for (int s = 1; s <= 3; ++s) {
+      const auto iv = state.add(watch_snapshot(
+          s, {watch_mlx5_port("mlx5_0:1", 250'000u * static_cast<std::uint64_t>(s), 2u * s),
+              watch_mlx5_port("mlx5_1:1", 250'000u * static_cast<std::uint64_t>(s))}));
+      log.write(results::watch_log_line(iv, "node<7>", 1.7e9 + s, s));
+    }
+  }
+  const auto lines = results::load_watch_log(path);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0].host == "node<7>");
+  REQUIRE(lines[0].nics.size() == 2);
+  CHECK(lines[0].nics[0].bytes_per_s == Approx(1e6));
+  CHECK(lines[0].nics[0].errors == 2);
+  REQUIRE(lines[0].findings.size() == 1);
+  CHECK(lines[0].findings[0].kind == "errors");
+
+  output::ReportOptions o;
+  o.watch_logs.push_back({path, "node", lines});
+  const std::string page = output::html_report({}, o);
+  CHECK_THAT(page, Catch::Contains("data-section=\"watch\""));
+  CHECK_THAT(page, Catch::Contains("data-chart=\"watch-rate-0\""));
+  CHECK_THAT(page, Catch::Contains("data-series=\"mlx5_1:1\" data-points=\"3\""));
+  CHECK_THAT(page, Catch::Contains("data-chart=\"watch-errors-0\""));
+  CHECK_THAT(page, Catch::Contains("data-series=\"mlx5_0:1 errors\""));
+  CHECK_THAT(page, !Catch::Contains("data-series=\"mlx5_1:1 errors\""));
+  CHECK_THAT(page, Catch::Contains("node&lt;7&gt;"));  // escaped
+  CHECK_THAT(page, !Catch::Contains("node<7>"));
+  // Without a watch log the section is not there at all.
+  CHECK_THAT(output::html_report({}, {}), !Catch::Contains("data-section=\"watch\""));
+
+  std::ofstream(path, std::ios::app) << "{\"host\": 1}\n";
+  CHECK_THROWS_WITH(results::load_watch_log(path), Catch::Contains("node.jsonl:4:"));
 }

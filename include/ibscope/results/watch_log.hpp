@@ -4,7 +4,9 @@
 /// write(2) as soon as its interval ends, so a crash or kill of the watch keeps every line
 /// written before it (no fsync: a crash of the host may lose the last lines).
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ibscope/bootstrap/socket.hpp"
 #include "ibscope/fabric/watch_state.hpp"
@@ -32,5 +34,25 @@ class WatchLog {
   std::string path_;
   bootstrap::net::Fd fd_;
 };
+
+/// A log read back (`ibscope report` charts it): per line the figures the charts use.
+struct WatchLogNic {
+  std::string nic, driver;
+  double bytes_per_s = 0;
+  std::uint64_t errors = 0, congestion = 0, flaps = 0;
+};
+struct WatchLogFinding {
+  std::string kind, nic, detail;
+};
+struct WatchLogLine {
+  std::string host;
+  double unix_time_s = 0, interval_s = 0;
+  std::vector<WatchLogNic> nics;
+  std::vector<WatchLogFinding> findings;
+};
+
+/// Every line of a watch log, in order (several runs appended: their times go on). Throws
+/// UsageError naming the file and line of a malformed one, or a file that cannot be read.
+std::vector<WatchLogLine> load_watch_log(const std::string& path);
 
 }  // namespace ibscope::results
