@@ -58,6 +58,7 @@ struct WatchFlags {
   std::string duration;
   double imbalance_pct = 10;
   std::string imbalance_window = "10s";
+  std::vector<std::string> rails;
   std::vector<std::string> command;
 };
 
@@ -75,6 +76,9 @@ WatchPlan plan_of(const WatchFlags& f) {
     throw UsageError(fmt::format("--interval {}: expected 10ms to 1h", f.interval));
   }
   if (!f.duration.empty()) {
+    if (!f.command.empty()) {
+      throw UsageError("--duration: for a watch without a command (with one, it ends with it)");
+    }
     p.duration_s = units::parse_duration_s(f.duration, "--duration");
     if (p.duration_s <= 0) throw UsageError("--duration: expected a positive duration");
   }
@@ -92,6 +96,7 @@ WatchPlan plan_of(const WatchFlags& f) {
     throw UsageError(fmt::format("--imbalance-window {}: shorter than --interval {}",
                                  f.imbalance_window, f.interval));
   }
+  p.thresholds.rails = f.rails;
   return p;
 }
 
@@ -274,6 +279,12 @@ Command add_watch_command(CLI::App& app) {
   sub->add_option("--imbalance-window", f->imbalance_window,
                   "Rail imbalance: the rates compared are over this window")
       ->default_val(f->imbalance_window);
+  sub->add_option("--rails", f->rails,
+                  "Rail imbalance: compare only these NICs (comma list of ports mlx5_0:1, devices "
+                  "mlx5_0 or interfaces; default: every RDMA port, or the interfaces that carried "
+                  "traffic)")
+      ->delimiter(',')
+      ->type_name("LIST");
   sub->add_option("command", f->command,
                   "The command to run and watch, after -- (default: none, watch until stopped)")
       ->type_name("CMD ARGS...");

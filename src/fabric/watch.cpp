@@ -23,6 +23,15 @@ NicRates nic_rates(const NicDelta& delta) {
   return r;
 }
 
+bool is_listed_rail(const std::string& nic, const std::vector<std::string>& rails) {
+  for (const std::string& r : rails) {
+    if (nic == r || (nic.size() > r.size() + 1 && nic.starts_with(r) && nic[r.size()] == ':')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string_view name_of(WatchFindingKind kind) noexcept {
   switch (kind) {
     case WatchFindingKind::kErrors:

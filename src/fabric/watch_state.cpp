@@ -52,6 +52,7 @@ void WatchState::add_growth(const NicDelta& d) {
 bool WatchState::compared(const std::string& nic, const std::string& driver,
                           double bytes_per_s) const {
   if (driver == "tcp") return false;
+  if (!thresholds_.rails.empty()) return is_listed_rail(nic, thresholds_.rails);
   return is_rdma_port(driver) || active_interfaces_.count(nic) > 0 ||
          bytes_per_s >= thresholds_.imbalance_min_bytes_per_s;
 }

@@ -195,6 +195,33 @@ TEST_CASE("watch: a rail that stops is found once the window is full, and said o
   CHECK(state.whole_run_imbalance().empty());
 }
 
+TEST_CASE("watch: --rails compares only the NICs named", "[watch]") {
+  CHECK(is_listed_rail("mlx5_0:1", {"mlx5_0"}));
+  CHECK(is_listed_rail("mlx5_0:1", {"mlx5_0:1"}));
+  CHECK_FALSE(is_listed_rail("mlx5_10:1", {"mlx5_1"}));
+  CHECK_FALSE(is_listed_rail("mlx5_0:2", {"mlx5_0:1"}));
+  CHECK(is_listed_rail("eth0", {"eth1", "eth0"}));
+  // 8 compute rails and a storage NIC that moves little: found unless the rails are named.
+  auto with_storage = [](double t) {
+    CounterSnapshot s = eight_rails_at(t, 1e9);
+    s.nics.push_back(watch_mlx5_port("mlx5_8:1", static_cast<std::uint64_t>(t * 1e6)));
+    return s;
+  };
+  WatchThresholds all;
+  all.imbalance_window_s = 2;
+  WatchThresholds named = all;
+  named.rails = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"};
+  WatchState every(all, with_storage(0)), rails_only(named, with_storage(0));
+  bool found_every = false, found_named = false;
+  for (int s = 1; s <= 4; ++s) {
+    found_every = found_every || has_finding(every.add(with_storage(s)).findings,
+                                             WatchFindingKind::kRailImbalance, "mlx5_8:1");
+    found_named = found_named || !rails_only.add(with_storage(s)).findings.empty();
+  }
+  CHECK(found_every);
+  CHECK_FALSE(found_named);
+}
+
 TEST_CASE("watch: idle periods and an idle management interface are not findings", "[watch]") {
   WatchThresholds t;
   t.imbalance_window_s = 2;

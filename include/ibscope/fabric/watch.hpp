@@ -23,7 +23,15 @@ struct WatchThresholds {
   double imbalance_window_s = 10;
   /// ... while the node's median NIC moves at least this (B/s): an idle node is not imbalanced.
   double imbalance_min_bytes_per_s = 1e6;
+  /// The NICs compared, when not empty: names ("mlx5_0:1", "eth0") or RDMA devices ("mlx5_0",
+  /// every port of it); the others are never compared (e.g. a DGX's storage NICs beside its
+  /// compute rails). Empty: every RDMA port, or the interfaces that carried traffic.
+  std::vector<std::string> rails;
 };
+
+/// Whether `nic` is one of `rails` (WatchThresholds::rails): equal to an entry, or a port
+/// "<entry>:<n>" of a device entry.
+bool is_listed_rail(const std::string& nic, const std::vector<std::string>& rails);
 
 /// One NIC's growth over one interval.
 struct NicRates {
