@@ -258,7 +258,8 @@ Command add_watch_command(CLI::App& app) {
       "summary when it ends");
   sub->add_option("--interval", f->interval,
                   "Time between readings: seconds or 100ms/1s/1m (10ms to 1h)")
-      ->default_val(f->interval);
+      ->default_val(f->interval)
+      ->type_name("DURATION");
   sub->add_option("--prom-dir", f->prom_dir,
                   "Folder of node-exporter's textfile collector: ibscope_watch.prom is replaced "
                   "there every interval (default: none)")
@@ -269,8 +270,9 @@ Command add_watch_command(CLI::App& app) {
       ->type_name("FILE");
   sub->add_flag("--append", f->append, "Add to an existing --log instead of refusing it");
   sub->add_option("--duration", f->duration,
-                  "Stop after this long: seconds or 90s/30m/8h (default: until SIGINT/SIGTERM, "
-                  "or the command's end)");
+                  "Without a command: stop after this long, seconds or 90s/30m/8h (default: "
+                  "until SIGINT/SIGTERM)")
+      ->type_name("DURATION");
   sub->add_option("--imbalance-pct", f->imbalance_pct,
                   "Rail imbalance: flag a NIC moving under this percent of the median NIC of "
                   "its node (0: off)")
@@ -278,7 +280,8 @@ Command add_watch_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--imbalance-window", f->imbalance_window,
                   "Rail imbalance: the rates compared are over this window")
-      ->default_val(f->imbalance_window);
+      ->default_val(f->imbalance_window)
+      ->type_name("DURATION");
   sub->add_option("--rails", f->rails,
                   "Rail imbalance: compare only these NICs (comma list of ports mlx5_0:1, devices "
                   "mlx5_0 or interfaces; default: every RDMA port, or the interfaces that carried "
@@ -287,7 +290,7 @@ Command add_watch_command(CLI::App& app) {
       ->type_name("LIST");
   sub->add_option("command", f->command,
                   "The command to run and watch, after -- (default: none, watch until stopped)")
-      ->type_name("CMD ARGS...");
+      ->type_name("CMD ARGS");
   sub->footer(kWatchFooter);
   return {sub, [f]() -> int { return run_watch(*f); }};
 }
