@@ -57,8 +57,8 @@ CounterSnapshot watch_snapshot(double time_s, std::vector<NicSample> nics) {
   return s;
 }
 
-bool has_finding(const std::vector<WatchFinding>& findings, WatchFindingKind kind,
-                 const std::string& nic) {
+bool watch_has_finding(const std::vector<WatchFinding>& findings, WatchFindingKind kind,
+                       const std::string& nic) {
   for (const auto& f : findings) {
     if (f.kind == kind && f.nic == nic) return true;
   }
@@ -66,7 +66,7 @@ bool has_finding(const std::vector<WatchFinding>& findings, WatchFindingKind kin
 }
 
 // 8 rails at 10 GB/s each (2.5e9 words/s), rail 3 stopping after `stop_after_s`.
-CounterSnapshot eight_rails_at(double t, double stop_after_s) {
+CounterSnapshot watch_eight_rails_at(double t, double stop_after_s) {
   std::vector<NicSample> nics;
   for (int i = 0; i < 8; ++i) {
     const double moving_s = i == 3 ? std::min(t, stop_after_s) : t;
@@ -97,19 +97,19 @@ TEST_CASE("watch: rates of one interval", "[watch]") {
   CHECK(eth.flaps == 2);
 
   const auto findings = interval_findings(deltas);
-  CHECK(has_finding(findings, WatchFindingKind::kErrors, "mlx5_0:1"));
-  CHECK(has_finding(findings, WatchFindingKind::kCongestion, "mlx5_0:1"));
-  CHECK(has_finding(findings, WatchFindingKind::kFlap, "mlx5_0:1"));
-  CHECK(has_finding(findings, WatchFindingKind::kFlap, "eth0"));
-  CHECK_FALSE(has_finding(findings, WatchFindingKind::kErrors, "eth0"));
+  CHECK(watch_has_finding(findings, WatchFindingKind::kErrors, "mlx5_0:1"));
+  CHECK(watch_has_finding(findings, WatchFindingKind::kCongestion, "mlx5_0:1"));
+  CHECK(watch_has_finding(findings, WatchFindingKind::kFlap, "mlx5_0:1"));
+  CHECK(watch_has_finding(findings, WatchFindingKind::kFlap, "eth0"));
+  CHECK_FALSE(watch_has_finding(findings, WatchFindingKind::kErrors, "eth0"));
   CHECK(findings.front().detail == "symbol_error +2");
 
   SECTION("a NIC that vanishes or appears is a flap") {
     const auto gone = counter_deltas(after, watch_snapshot(11, {watch_interface("eth1", 0, 0)}));
     const auto f = interval_findings(gone);
-    CHECK(has_finding(f, WatchFindingKind::kFlap, "eth1"));      // appeared
-    CHECK(has_finding(f, WatchFindingKind::kFlap, "mlx5_0:1"));  // vanished
-    CHECK(has_finding(f, WatchFindingKind::kFlap, "eth0"));
+    CHECK(watch_has_finding(f, WatchFindingKind::kFlap, "eth1"));      // appeared
+    CHECK(watch_has_finding(f, WatchFindingKind::kFlap, "mlx5_0:1"));  // vanished
+    CHECK(watch_has_finding(f, WatchFindingKind::kFlap, "eth0"));
   }
 }
 
@@ -164,21 +164,21 @@ TEST_CASE("watch: rail imbalance among the NICs of a node", "[watch]") {
 TEST_CASE("watch: a rail that stops is found once the window is full, and said once", "[watch]") {
   WatchThresholds t;
   t.imbalance_window_s = 5;
-  WatchState state(t, eight_rails_at(0, 3));
+  WatchState state(t, watch_eight_rails_at(0, 3));
   int found_at = -1, announced = 0;
   for (int s = 1; s <= 12; ++s) {
-    const WatchInterval iv = state.add(eight_rails_at(s, 3));
+    const WatchInterval iv = state.add(watch_eight_rails_at(s, 3));
     CHECK(iv.interval_s == Approx(1));
     REQUIRE(iv.rates.size() == 8);
     CHECK(iv.rates[0].bytes_per_s == Approx(10e9));
-    const bool found = has_finding(iv.findings, WatchFindingKind::kRailImbalance, "mlx5_3:1");
+    const bool found = watch_has_finding(iv.findings, WatchFindingKind::kRailImbalance, "mlx5_3:1");
     if (found && found_at < 0) found_at = s;
     for (const auto& f : iv.new_findings) {
       if (f.kind == WatchFindingKind::kRailImbalance) ++announced;
     }
     for (int other : {0, 1, 2, 4, 5, 6, 7}) {
-      CHECK_FALSE(has_finding(iv.findings, WatchFindingKind::kRailImbalance,
-                              fmt::format("mlx5_{}:1", other)));
+      CHECK_FALSE(watch_has_finding(iv.findings, WatchFindingKind::kRailImbalance,
+                                    fmt::format("mlx5_{}:1", other)));
     }
   }
   // Stopped at 3 s: the 5 s window holds none of its traffic from 8 s on (at 7 s it held 20 %).
@@ -203,7 +203,7 @@ TEST_CASE("watch: --rails compares only the NICs named", "[watch]") {
   CHECK(is_listed_rail("eth0", {"eth1", "eth0"}));
   // 8 compute rails and a storage NIC that moves little: found unless the rails are named.
   auto with_storage = [](double t) {
-    CounterSnapshot s = eight_rails_at(t, 1e9);
+    CounterSnapshot s = watch_eight_rails_at(t, 1e9);
     s.nics.push_back(watch_mlx5_port("mlx5_8:1", static_cast<std::uint64_t>(t * 1e6)));
     return s;
   };
@@ -214,8 +214,8 @@ TEST_CASE("watch: --rails compares only the NICs named", "[watch]") {
   WatchState every(all, with_storage(0)), rails_only(named, with_storage(0));
   bool found_every = false, found_named = false;
   for (int s = 1; s <= 4; ++s) {
-    found_every = found_every || has_finding(every.add(with_storage(s)).findings,
-                                             WatchFindingKind::kRailImbalance, "mlx5_8:1");
+    found_every = found_every || watch_has_finding(every.add(with_storage(s)).findings,
+                                                   WatchFindingKind::kRailImbalance, "mlx5_8:1");
     found_named = found_named || !rails_only.add(with_storage(s)).findings.empty();
   }
   CHECK(found_every);
@@ -244,10 +244,10 @@ TEST_CASE("watch: idle periods and an idle management interface are not findings
 TEST_CASE("watch: error growth, congestion share and counters' totals", "[watch]") {
   WatchState state({}, watch_snapshot(0, {watch_mlx5_port("mlx5_0:1", 0)}));
   auto iv = state.add(watch_snapshot(1, {watch_mlx5_port("mlx5_0:1", 100, 17, 4)}));
-  CHECK(has_finding(iv.new_findings, WatchFindingKind::kErrors, "mlx5_0:1"));
-  CHECK(has_finding(iv.new_findings, WatchFindingKind::kCongestion, "mlx5_0:1"));
+  CHECK(watch_has_finding(iv.new_findings, WatchFindingKind::kErrors, "mlx5_0:1"));
+  CHECK(watch_has_finding(iv.new_findings, WatchFindingKind::kCongestion, "mlx5_0:1"));
   iv = state.add(watch_snapshot(2, {watch_mlx5_port("mlx5_0:1", 200, 20, 4)}));
-  CHECK(has_finding(iv.findings, WatchFindingKind::kErrors, "mlx5_0:1"));
+  CHECK(watch_has_finding(iv.findings, WatchFindingKind::kErrors, "mlx5_0:1"));
   CHECK(iv.new_findings.empty());  // still growing: raised the interval before
   iv = state.add(watch_snapshot(3, {watch_mlx5_port("mlx5_0:1", 300, 20, 4)}));
   CHECK(iv.findings.empty());
