@@ -201,6 +201,8 @@ int run_watch(const WatchFlags& f) {
       child.emplace(f.command);
     } catch (const ExecError& e) {
       log::error("{}", e.what());
+      // The log this run created holds no line: gone, so the same command line can be rerun.
+      if (!f.log.empty() && !f.append) ::unlink(f.log.c_str());
       return e.exit_status();
     }
   }

@@ -134,12 +134,14 @@ TEST_CASE("watch -- CMD: a failing command's status, a missing one is 127", "[mp
   CHECK(failed.exit_code == 1);
   CHECK_THAT(failed.out, Catch::Contains("moved(MB)"));
 
+  const std::string log = make_temp_dir() + "/missing.jsonl";
   const auto missing =
-      run_cli({"watch", "--", "/nonexistent/ibscope-no-such-command", "--flag"}, 30);
+      run_cli({"watch", "--log", log, "--", "/nonexistent/ibscope-no-such-command", "--flag"}, 30);
   INFO(describe(missing));
   CHECK(missing.exit_code == 127);
   CHECK_THAT(missing.err,
              Catch::Contains("cannot run '/nonexistent/ibscope-no-such-command': No such file"));
+  CHECK_FALSE(fs::exists(log));  // no line in it: not left behind
 
   const auto killed = run_cli({"watch", "--", "/bin/sh", "-c", "kill -9 $$"}, 30);
   CHECK(killed.exit_code == 137);
