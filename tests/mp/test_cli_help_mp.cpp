@@ -47,9 +47,9 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 TEST_CASE("every subcommand's --help has examples and the exit status", "[mp][cli][help]") {
   const auto names = listed_subcommands();
   INFO("listed: " << names.size());
-  for (const char* expected : {"run", "allreduce", "reduce_scatter", "allgather", "broadcast",
-                               "p2p", "validate", "algorithms", "topo", "probe", "accept", "fit",
-                               "predict", "model", "export-prometheus", "watch"}) {
+  for (const char* expected :
+       {"run", "allreduce", "reduce_scatter", "allgather", "broadcast", "p2p", "validate",
+        "algorithms", "topo", "probe", "accept", "fit", "predict", "model", "export-prometheus"}) {
     INFO(expected);
     CHECK(contains(names, expected));
   }

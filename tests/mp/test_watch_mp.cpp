@@ -187,3 +187,14 @@ TEST_CASE("watch -- CMD: SIGTERM is forwarded to the command", "[mp][watch]") {
   CHECK_THAT(r.err, Catch::Contains("SIGTERM forwarded"));
   CHECK_THAT(r.out, Catch::Contains("moved(MB)"));
 }
+
+TEST_CASE("watch --help: listed, with examples and the exit status", "[mp][watch][help]") {
+  const auto main_help = run_cli({"--help"});
+  CHECK_THAT(main_help.out, Catch::Contains("\n  watch "));
+  const auto r = run_cli({"watch", "--help"});
+  INFO(describe(r));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Examples:\n"));
+  CHECK_THAT(r.out, Catch::Contains("\nExit status: with a command, the command's"));
+  CHECK_THAT(r.out, Catch::Contains("--imbalance-pct"));
+}
