@@ -49,8 +49,20 @@ std::string_view name_of(WatchFindingKind kind) noexcept {
 std::vector<WatchFinding> interval_findings(const std::vector<NicDelta>& deltas) {
   std::vector<WatchFinding> out;
   for (const NicDelta& d : deltas) {
-    if (d.sum(CounterKind::kErrors) > 0) {
-      out.push_back({WatchFindingKind::kErrors, d.nic, d.describe(CounterKind::kErrors)});
+    // A saturating error counter at its maximum (the IB PMA's 16-bit symbol_error, ...) hides
+    // any further growth: a finding for as long as nobody clears it.
+    std::string saturated;
+    for (const CounterDelta& c : d.counters) {
+      if (c.kind == CounterKind::kErrors && c.saturated && c.delta == 0) {
+        saturated += fmt::format("{}{} at its maximum (saturated: growth unknown)",
+                                 saturated.empty() ? "" : ", ", c.name);
+      }
+    }
+    if (d.sum(CounterKind::kErrors) > 0 || !saturated.empty()) {
+      std::string grown = d.describe(CounterKind::kErrors);
+      out.push_back(
+          {WatchFindingKind::kErrors, d.nic,
+           grown.empty() || saturated.empty() ? grown + saturated : grown + ", " + saturated});
     }
     if (d.appeared || d.vanished) {
       out.push_back({WatchFindingKind::kFlap, d.nic,

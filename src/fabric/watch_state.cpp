@@ -99,7 +99,8 @@ WatchInterval WatchState::add(const CounterSnapshot& next) {
       t.intervals += 1;
       if (r.congestion > 0) t.congested_intervals += 1;
       for (const CounterDelta& c : d.counters) {
-        if (c.kind == CounterKind::kErrors) t.errors_by_counter[c.name] += c.delta;
+        if (c.kind == CounterKind::kErrors && c.delta > 0) t.errors_by_counter[c.name] += c.delta;
+        if (c.kind == CounterKind::kErrors && c.saturated) t.saturated_errors.insert(c.name);
         if (c.kind == CounterKind::kFlaps) t.flaps_by_counter[c.name] += c.delta;
       }
       window_bytes[d.nic] = r.traffic_bytes;

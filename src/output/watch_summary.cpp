@@ -38,6 +38,10 @@ std::string watch_summary(const fabric::WatchState& state, const std::string& ho
     if (t.errors > 0) {
       findings.push_back(fmt::format("{}: errors: {}", t.nic, counters_text(t.errors_by_counter)));
     }
+    for (const auto& name : t.saturated_errors) {
+      findings.push_back(fmt::format(
+          "{}: errors: {} at its maximum (saturated: growth unknown; clear it)", t.nic, name));
+    }
     if (t.flaps > 0) {
       findings.push_back(fmt::format("{}: flaps: {}", t.nic, counters_text(t.flaps_by_counter)));
     }

@@ -104,6 +104,18 @@ TEST_CASE("watch: rates of one interval", "[watch]") {
   CHECK_FALSE(watch_has_finding(findings, WatchFindingKind::kErrors, "eth0"));
   CHECK(findings.front().detail == "symbol_error +2");
 
+  SECTION("an error counter stuck at its saturating maximum is a finding: growth unknown") {
+    const auto stuck = counter_deltas(watch_snapshot(0, {watch_mlx5_port("mlx5_0:1", 0, 65535)}),
+                                      watch_snapshot(1, {watch_mlx5_port("mlx5_0:1", 0, 65535)}));
+    const auto f = interval_findings(stuck);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].kind == WatchFindingKind::kErrors);
+    CHECK(f[0].detail == "symbol_error at its maximum (saturated: growth unknown)");
+    WatchState state({}, watch_snapshot(0, {watch_mlx5_port("mlx5_0:1", 0, 65535)}));
+    state.add(watch_snapshot(1, {watch_mlx5_port("mlx5_0:1", 0, 65535)}));
+    CHECK_THAT(output::watch_summary(state, "h"),
+               Catch::Contains("mlx5_0:1: errors: symbol_error at its maximum"));
+  }
   SECTION("a NIC that vanishes or appears is a flap") {
     const auto gone = counter_deltas(after, watch_snapshot(11, {watch_interface("eth1", 0, 0)}));
     const auto f = interval_findings(gone);

@@ -58,8 +58,9 @@ struct WatchFinding {
   bool operator==(const WatchFinding&) const = default;
 };
 
-/// The findings of one interval that need no history: error growth, flaps (a flap counter grew,
-/// or the NIC appeared or vanished), congestion (its counters grew). In `deltas`' order.
+/// The findings of one interval that need no history: error growth (or an error counter stuck
+/// at its saturating maximum, which hides growth), flaps (a flap counter grew, or the NIC
+/// appeared or vanished), congestion (its counters grew). In `deltas`' order.
 std::vector<WatchFinding> interval_findings(const std::vector<NicDelta>& deltas);
 
 /// One NIC's traffic over a window, for the rail comparison.

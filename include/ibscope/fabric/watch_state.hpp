@@ -41,6 +41,8 @@ struct NicTotals {
   bool vanished = false;         ///< absent from the latest reading
   /// Error and flap counters that grew, "symbol_error" -> growth since the start.
   std::map<std::string, std::uint64_t> errors_by_counter, flaps_by_counter;
+  /// Error counters seen at their saturating maximum (their growth is unknown).
+  std::set<std::string> saturated_errors;
 
   double average_bytes_per_s() const noexcept {
     return seconds > 0 ? static_cast<double>(traffic_bytes) / seconds : 0.0;
