@@ -21,6 +21,7 @@
 #include "ibscope/cli/soak_command.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/cli/topo_command.hpp"
+#include "ibscope/cli/watch_command.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fd_limit.hpp"
@@ -301,6 +302,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
                                       offline<add_report_command>,
                                       offline<add_compare_command>,
                                       offline<add_export_prometheus_command>,
+                                      offline<add_watch_command>,
                                       offline<add_man_command>};
   for (AddCommand add : kCommands) commands.push_back(add(app, j));
   return commands;

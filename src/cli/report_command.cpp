@@ -38,11 +38,13 @@ constexpr const char* kReportFooter = R"(Examples:
   ibscope report results/ibscope-allreduce-*.json -o allreduce.html
   ibscope report before.json after.json --label before,after --expect-gbps 400
   ibscope report accept.json intra.json --preset llama3-70b --inter-links 8
+  ibscope report allreduce.json watch-node017.jsonl   # with an 'ibscope watch --log' file
 
 One HTML file, inline SVG and CSS, no script, nothing fetched: it opens from a laptop after
 being copied off the cluster. Several files share the axes (comparison). The training-step
 section needs a workload; its tiers come from the files (multi-host runs: inter-node, one
-host: intra-node) and the cluster flags. Never overwrites. Charts: docs/report.md.
+host: intra-node) and the cluster flags. A *.jsonl file is an 'ibscope watch --log': per-NIC
+rate and counter charts over time. Never overwrites. Charts: docs/report.md.
 Exit status: 0, 2 usage (bad flag, unreadable or malformed results file; no page written).)";
 
 std::string default_output(const std::string& first) {
@@ -64,13 +66,17 @@ int run_report(const ReportFlags& f) {
                                  f.labels.size(), f.files.size()));
   }
   std::vector<output::ReportFile> files;
-  for (std::size_t i = 0; i < f.files.size(); ++i) {
-    files.push_back(
-        {f.files[i],
-         f.labels.empty() ? std::filesystem::path(f.files[i]).stem().string() : f.labels[i],
-         results::load(f.files[i])});
-  }
   output::ReportOptions o;
+  for (std::size_t i = 0; i < f.files.size(); ++i) {
+    const std::string label =
+        f.labels.empty() ? std::filesystem::path(f.files[i]).stem().string() : f.labels[i];
+    // `ibscope watch --log` files: their own section (docs/counters.md, "ibscope watch").
+    if (std::filesystem::path(f.files[i]).extension() == ".jsonl") {
+      o.watch_logs.push_back({f.files[i], label, results::load_watch_log(f.files[i])});
+      continue;
+    }
+    files.push_back({f.files[i], label, results::load(f.files[i])});
+  }
   o.title = f.title;
   if (f.expect_gbit > 0) o.line_rate_gbit = f.expect_gbit;
   if (workload_given(f.workload)) {
@@ -97,7 +103,9 @@ Command add_report_command(CLI::App& app) {
       "One self-contained HTML report of results files: context, busbw and latency "
       "vs size, all-pairs matrix, stragglers, fits, training step; several files "
       "compared on the same axes");
-  sub->add_option("results", f->files, "Results files (ibscope-*.json) or nccl-tests outputs")
+  sub->add_option("results", f->files,
+                  "Results files (ibscope-*.json), nccl-tests outputs, and 'ibscope watch --log' "
+                  "files (*.jsonl)")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--output", f->output,

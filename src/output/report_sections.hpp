@@ -55,6 +55,9 @@ Section training_section(const std::optional<TrainingReport>& training);
 Section comparison_section(const std::vector<ReportFile>& files,
                            const model::RunComparison& comparison);
 
+// report_watch.cpp: per watch log and host, NIC rates and counter growth over time, findings.
+Section watch_section(const std::vector<WatchLogFile>& logs);
+
 // Helpers shared by the builders (html_report.cpp).
 std::string table(const std::vector<std::string>& header,
                   const std::vector<std::vector<std::string>>& rows);    // cells escaped

@@ -18,6 +18,7 @@
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/what_if.hpp"
 #include "ibscope/results/document.hpp"
+#include "ibscope/results/watch_log.hpp"
 
 namespace ibscope::output {
 
@@ -43,6 +44,13 @@ struct TrainingReport {
   std::string missing;            ///< why there is no breakdown (e.g. a tier without data)
 };
 
+/// One `ibscope watch --log` file of the report (its own section, charts over time).
+struct WatchLogFile {
+  std::string path;
+  std::string label;
+  std::vector<results::WatchLogLine> lines;  ///< results::load_watch_log
+};
+
 struct ReportOptions {
   std::string title = "ibscope report";
   std::optional<double> line_rate_gbit;  ///< given line rate (Gb/s): a reference line
@@ -51,6 +59,8 @@ struct ReportOptions {
   /// the rows that changed; the curves section then overlays the two runs.
   std::optional<model::RunComparison> comparison;
   std::string command_line;  ///< how the report was made, shown at the bottom
+  /// Watch logs: a "NIC counters (ibscope watch)" section, only when there are some.
+  std::vector<WatchLogFile> watch_logs;
 };
 
 /// The page. The files are typed documents the results loader has checked (schema, then the
