@@ -4,6 +4,7 @@
 // Documentation/ABI/stable/sysfs-class-infiniband and the drivers' counter tables; values
 // synthetic), the wire round trip, and the reader on this machine's own /sys and /proc.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -225,5 +226,22 @@ TEST_CASE("counter reader: this machine's interfaces and TCP", "[fabric]") {
   CHECK(tcp);
   for (const auto& n : snap.nics) {
     if (n.nic == "tcp") CHECK(n.scope.rfind("net:[", 0) == 0);  // the namespace and the boot
+  }
+}
+
+TEST_CASE("docs/counters.md lists every counter of the catalog with its kind", "[fabric][docs]") {
+  // The repository's docs/, from the results seeds' folder (tests/fuzz/corpus/results).
+  const fs::path doc = fs::path(IBSCOPE_RESULTS_SEEDS) / "../../../../docs/counters.md";
+  std::ifstream in(doc);
+  REQUIRE(in);
+  std::set<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| `", 0) == 0) rows.insert(line);
+  }
+  for (const CounterSpec& s : counter_catalog()) {
+    const std::string start = fmt::format("| `{}` | {} |", s.name, name_of(s.kind));
+    INFO(start);
+    CHECK(std::any_of(rows.begin(), rows.end(),
+                      [&](const std::string& r) { return r.rfind(start, 0) == 0; }));
   }
 }
