@@ -6,6 +6,8 @@
 #include <array>
 #include <string_view>
 
+#include "ibscope/core/units.hpp"
+
 namespace ibscope::accept {
 namespace {
 
@@ -25,22 +27,13 @@ bool physical(const fabric::CounterDelta& c) noexcept {
   return c.source == CounterSource::kIbPort || c.source == CounterSource::kNetdev;
 }
 
-std::string commas(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string moved(const fabric::NicDelta& nic, CounterKind kind, bool physical_only,
                   bool transport_only) {
   std::string out;
   for (const auto& c : nic.counters) {
     if (c.kind != kind || c.delta == 0) continue;
     if ((physical_only && !physical(c)) || (transport_only && physical(c))) continue;
-    out += fmt::format("{}{} +{}{}", out.empty() ? "" : ", ", c.name, commas(c.delta),
+    out += fmt::format("{}{} +{}{}", out.empty() ? "" : ", ", c.name, units::with_commas(c.delta),
                        c.saturated ? " (saturated)"
                        : c.reset   ? " (reset)"
                                    : "");
@@ -112,11 +105,11 @@ CounterFindings judge_counters(const std::vector<fabric::NicDelta>& deltas,
       if (ppm > t.max_retransmit_ppm) {
         f.errors = true;
         append(f.errors_text, nic,
-               packets > 0
-                   ? fmt::format("{} ({} ppm of {} packets)",
-                                 moved(nic, CounterKind::kErrors, false, true),
-                                 commas(static_cast<std::uint64_t>(ppm + 0.5)), commas(packets))
-                   : moved(nic, CounterKind::kErrors, false, true));
+               packets > 0 ? fmt::format("{} ({} ppm of {} packets)",
+                                         moved(nic, CounterKind::kErrors, false, true),
+                                         units::with_commas(static_cast<std::uint64_t>(ppm + 0.5)),
+                                         units::with_commas(packets))
+                           : moved(nic, CounterKind::kErrors, false, true));
       }
     }
     if (nic.sum(CounterKind::kFlaps) > 0) {

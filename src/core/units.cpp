@@ -116,4 +116,14 @@ std::string format_size(std::uint64_t bytes) {
   return fmt::format("{:.3g} {}", value, kUnits[unit]);
 }
 
+std::string with_commas(std::uint64_t count) {
+  const std::string digits = std::to_string(count);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace ibscope::units

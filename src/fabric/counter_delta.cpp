@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "ibscope/core/units.hpp"
 #include "ibscope/fabric/counters.hpp"
 
 namespace ibscope::fabric {
@@ -11,16 +12,6 @@ namespace {
 
 constexpr std::uint64_t max_of_width(int bits) noexcept {
   return bits >= 64 ? std::numeric_limits<std::uint64_t>::max() : (std::uint64_t{1} << bits) - 1;
-}
-
-// 1204 -> "1,204".
-std::string with_commas(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 CounterSpec spec_of(const NicSample& nic, const CounterValue& v) {
@@ -83,7 +74,7 @@ std::string NicDelta::describe(CounterKind kind) const {
   for (const auto& c : counters) {
     if (c.kind != kind || c.delta == 0) continue;
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} +{}{}", c.name, with_commas(c.delta),
+    out += fmt::format("{} +{}{}", c.name, units::with_commas(c.delta),
                        c.saturated ? " (saturated)"
                        : c.reset   ? " (reset)"
                                    : "");

@@ -32,6 +32,9 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/results/nccl_tests_document.cpp
     src/results/nccl_tests_json.cpp
     src/results/nccl_tests_parser.cpp
+    src/results/nic_counters_json.cpp
+    src/fabric/counter_catalog.cpp
+    src/fabric/counter_delta.cpp
     src/measure/stats.cpp
     src/results/upgrade.cpp
     src/results/soak_json.cpp

@@ -376,19 +376,26 @@ TEST_CASE(
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
   }
-  const HostsRun r = run_hosts(2, 2,
-                               {"accept", "--transport", "verbs", "--verbs-lat-iters", "100",
-                                "--verbs-bw-iters", "200", "--bw-size", "64K", "--retests", "0",
-                                "--skip-allreduce", "--timeout", "90", "--format", "json"},
-                               "-d " + rxe::devices()[0] + "," + rxe::devices()[2] + "|-d " +
-                                   rxe::devices()[1] + "," + rxe::devices()[3]);
+  const HostsRun r =
+      run_hosts(2, 2,
+                {"accept", "--transport", "verbs", "--verbs-lat-iters", "100", "--verbs-bw-iters",
+                 "200", "--bw-size", "64K", "--retests", "0", "--skip-allreduce", "--timeout", "90",
+                 // rxe under TCG retransmits on a clean veth too (its timers fire
+                 // late under emulation: 1,700 to 2,100 ppm on rail B here); 2 %
+                 // loss gave 6,100 to 7,500 ppm on rail A.
+                 "--max-retransmit-ppm", "4000", "--format", "json"},
+                "-d " + rxe::devices()[0] + "," + rxe::devices()[2] + "|-d " + rxe::devices()[1] +
+                    "," + rxe::devices()[3]);
   for (const std::string dev : {rxe::netdevs()[0], rxe::netdevs()[1]})
     tc("del dev " + dev + " root");
   INFO(r.describe());
   // Soft-RoCE under TCG is far below any line rate: the verdict is FAIL either way; the test is
   // what each link's counters say.
   REQUIRE((r.rc[0] == 0 || r.rc[0] == 1));
-  const json doc = json::parse(r.out[0]);
+  // UCX may log a wire-up error over the lossy rail on stdout before the document.
+  const auto brace = r.out[0].find('{');
+  REQUIRE(brace != std::string::npos);
+  const json doc = json::parse(r.out[0].substr(brace));
   REQUIRE(doc["acceptance"]["links"].size() == 2);
   for (const auto& link : doc["acceptance"]["links"]) {
     INFO(link.dump());

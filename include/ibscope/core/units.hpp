@@ -20,6 +20,8 @@ double parse_duration_s(std::string_view text, std::string_view flag);
 
 /// Human-readable binary size: 1024 -> "1 KiB", 1536 -> "1.5 KiB", 100 -> "100 B".
 std::string format_size(std::uint64_t bytes);
+/// 1204 -> "1,204": counts in messages (NIC counters' growth).
+std::string with_commas(std::uint64_t count);
 
 /// Bytes per second -> GB/s (1e9).
 inline double to_gb_per_s(double bytes, double seconds) noexcept {
