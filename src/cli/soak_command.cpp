@@ -84,6 +84,7 @@ results::SoakParams params_of(const collectives::SoakOptions& o) {
 
 int soak_body(job::JobContext& ctx, const collectives::SoakOptions& options) {
   collectives::SoakOptions o = options;
+  o.collective.nic_counters = ctx.nic_counters;
   transport::StagingScope staging(ctx.comm());
   job::set_up_memory(ctx, o.collective);
   std::optional<output::SoakTable> table;

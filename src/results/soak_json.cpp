@@ -2,6 +2,7 @@
 
 #include "document_json.hpp"
 #include "field_reader.hpp"
+#include "nic_counters_json.hpp"
 #include "section_json.hpp"
 
 namespace ibscope::results {
@@ -83,6 +84,7 @@ json to_json(const measure::SoakWindow& w, const RssSummary* rss) {
     j["rss_bytes"] = json::array();
     j["rss_summary"] = to_json(*rss);
   }
+  put_nic_counters(j, w.nic_counters, rss != nullptr);  // summarised with the RSS at scale
   return j;
 }
 
@@ -92,6 +94,7 @@ measure::SoakWindow read_window(const FieldReader& in, const json& j, const std:
   w.start_s = in.get<double>(j, p, "start_s");
   w.end_s = in.get<double>(j, p, "end_s");
   w.rss_bytes = in.get<std::vector<std::uint64_t>>(j, p, "rss_bytes");
+  w.nic_counters = read_nic_counters(in, j, p);
   const json& cases = in.at(j, p, "cases");
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string cp = fmt::format("{}.cases[{}]", p, i);

@@ -60,6 +60,9 @@ TEST_CASE("soak: 6 s over 3 ranks passes, one row per window and size, #wrong 0"
   REQUIRE(windows.size() <= 7);
   for (const auto& w : windows) {
     CHECK(w.at("rss_bytes").size() == 3);
+    // The host's NICs over the window (the namespace's TCP at least: every Linux host has it).
+    REQUIRE(w.contains("nic_counters"));
+    CHECK_FALSE(w.at("nic_counters").empty());
     REQUIRE(w.at("cases").size() == 2);
     for (const auto& c : w.at("cases")) {
       CHECK(c.at("wrong").get<std::uint64_t>() == 0);

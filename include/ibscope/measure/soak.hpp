@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ibscope/fabric/counters.hpp"
 #include "ibscope/measure/stats.hpp"
 
 namespace ibscope::measure {
@@ -30,6 +31,9 @@ struct SoakWindow {
   double start_s = 0, end_s = 0;  ///< since the soak started, on rank 0's clock
   std::vector<SoakCaseWindow> cases;
   std::vector<std::uint64_t> rss_bytes;  ///< per rank, at the end of the window
+  /// Every host NIC's counter growth over the window (fabric/counters.hpp); on rank 0 only,
+  /// empty elsewhere and with --no-nic-counters.
+  std::vector<fabric::NicDelta> nic_counters;
 };
 
 /// Per-iteration times of one case in one window, in constant memory however long the window

@@ -14,6 +14,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/resident_memory.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/measure/row_counters.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/comm.hpp"
@@ -127,6 +128,10 @@ std::vector<measure::SoakWindow> run_soak(transport::Comm& comm, const SoakOptio
   std::vector<double> mine(times_at + nc * kMaxBatchIterations);
   std::vector<measure::SoakWindow> windows;
 
+  // The NICs' counters per window: read by each host's first rank as a window closes (outside
+  // the timed calls), gathered to rank 0.
+  measure::RowCounters window_counters(boot, o.nic_counters);
+  window_counters.begin();
   boot.barrier("soak start");
   const auto t0 = Clock::now();
   InjectedLeak leak(soak_leak_bytes_per_s_from_env(), t0);
@@ -224,6 +229,9 @@ std::vector<measure::SoakWindow> run_soak(transport::Comm& comm, const SoakOptio
         cs.window_wrong = 0;
       }
       for (const auto& r : all) w.rss_bytes.push_back(static_cast<std::uint64_t>(r.at(3)));
+      window_counters.end();
+      w.nic_counters = window_counters.gather("soak window");
+      window_counters.begin();
       window_start_s = root_now_s;
       if (sink) sink(w);
       windows.push_back(std::move(w));
