@@ -378,8 +378,8 @@ TEST_CASE(
   }
   const HostsRun r =
       run_hosts(2, 2,
-                {"accept", "--transport", "verbs", "--verbs-lat-iters", "100", "--verbs-bw-iters",
-                 "200", "--bw-size", "64K", "--retests", "0", "--skip-allreduce", "--timeout", "90",
+                {"accept", "--transport", "verbs", "--verbs-lat-iters", "50", "--verbs-bw-iters",
+                 "100", "--bw-size", "64K", "--retests", "0", "--skip-allreduce", "--timeout", "90",
                  // rxe under TCG retransmits on a clean veth too (its timers fire
                  // late under emulation: 1,700 to 2,100 ppm on rail B here); 2 %
                  // loss gave 6,100 to 7,500 ppm on rail A.
@@ -397,20 +397,36 @@ TEST_CASE(
   REQUIRE(brace != std::string::npos);
   const json doc = json::parse(r.out[0].substr(brace));
   REQUIRE(doc["acceptance"]["links"].size() == 2);
+  // Sequence errors (a packet missing: out_of_seq_request at the responder, rcvd_seq_err at the
+  // requester) are what loss adds. rxe under TCG also retransmits on a clean veth when the
+  // emulator falls behind (duplicate_request, completer_retry_err: 1,700 ppm at light load,
+  // 9,200 ppm with a build beside it on rail B), so rail B's verdict depends on the machine's
+  // load and is not checked; its sequence errors are.
+  auto sequence_errors = [](const json& link) {
+    std::uint64_t n = 0;
+    for (const auto& nic : link["nic_counters"]) {
+      for (const auto& c : nic["counters"]) {
+        if (c["name"] == "out_of_seq_request" || c["name"] == "rcvd_seq_err") {
+          n += c["delta"].get<std::uint64_t>();
+        }
+      }
+    }
+    return n;
+  };
+  std::uint64_t seq_a = 0, seq_b = 0;
   for (const auto& link : doc["acceptance"]["links"]) {
     INFO(link.dump());
     const bool rail_a = link["nic_a"].get<std::string>().rfind(rxe::devices()[0], 0) == 0;
     REQUIRE(link.contains("counters"));
-    CHECK(link["counter_errors"].get<bool>() == rail_a);
     const std::string reason = link["reason"].get<std::string>();
     if (rail_a) {
-      // The transport's loss counters of rxe, named in the verdict.
+      seq_a = sequence_errors(link);
+      // Failed by the counters, rxe's sequence errors named in the verdict.
+      CHECK(link["counter_errors"].get<bool>());
       CHECK((reason.find("out_of_seq_request +") != std::string::npos ||
-             reason.find("rcvd_seq_err +") != std::string::npos ||
-             reason.find("completer_retry_err +") != std::string::npos ||
-             reason.find("duplicate_request +") != std::string::npos));
+             reason.find("rcvd_seq_err +") != std::string::npos));
     } else {
-      CHECK(reason.find("counters: errors") == std::string::npos);
+      seq_b = sequence_errors(link);
     }
     for (const auto& n : link["nic_counters"]) {
       // Only the link's own ports: rail A's link carries rxe0/rxe1, rail B's rxe2/rxe3.
@@ -419,4 +435,7 @@ TEST_CASE(
              nic.rfind(link["nic_b"].get<std::string>(), 0) == 0));
     }
   }
+  // Measured: rail A 300 to 600 sequence errors, rail B 0 to 2.
+  CHECK(seq_a >= 20);
+  CHECK(seq_b * 10 < seq_a);
 }
