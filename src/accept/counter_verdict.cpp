@@ -27,19 +27,7 @@ bool physical(const fabric::CounterDelta& c) noexcept {
   return c.source == CounterSource::kIbPort || c.source == CounterSource::kNetdev;
 }
 
-std::string moved(const fabric::NicDelta& nic, CounterKind kind, bool physical_only,
-                  bool transport_only) {
-  std::string out;
-  for (const auto& c : nic.counters) {
-    if (c.kind != kind || c.delta == 0) continue;
-    if ((physical_only && !physical(c)) || (transport_only && physical(c))) continue;
-    out += fmt::format("{}{} +{}{}", out.empty() ? "" : ", ", c.name, units::with_commas(c.delta),
-                       c.saturated ? " (saturated)"
-                       : c.reset   ? " (reset)"
-                                   : "");
-  }
-  return out;
-}
+bool transport(const fabric::CounterDelta& c) noexcept { return !physical(c); }
 
 void append(std::string& text, const fabric::NicDelta& nic, const std::string& what) {
   text += fmt::format("{}{} {}: {}", text.empty() ? "" : "; ", nic.host, nic.nic, what);
@@ -96,7 +84,7 @@ CounterFindings judge_counters(const std::vector<fabric::NicDelta>& deltas,
     const std::uint64_t packets = packets_moved(nic);
     if (link_errors > t.max_link_errors) {
       f.errors = true;
-      append(f.errors_text, nic, moved(nic, CounterKind::kErrors, true, false));
+      append(f.errors_text, nic, nic.describe(CounterKind::kErrors, physical));
     }
     if (transport_errors > 0 && transport_errors >= t.min_retransmits) {
       const double ppm =
@@ -106,15 +94,15 @@ CounterFindings judge_counters(const std::vector<fabric::NicDelta>& deltas,
         f.errors = true;
         append(f.errors_text, nic,
                packets > 0 ? fmt::format("{} ({} ppm of {} packets)",
-                                         moved(nic, CounterKind::kErrors, false, true),
+                                         nic.describe(CounterKind::kErrors, transport),
                                          units::with_commas(static_cast<std::uint64_t>(ppm + 0.5)),
                                          units::with_commas(packets))
-                           : moved(nic, CounterKind::kErrors, false, true));
+                           : nic.describe(CounterKind::kErrors, transport));
       }
     }
     if (nic.sum(CounterKind::kFlaps) > 0) {
       f.flapped = true;
-      append(f.flaps_text, nic, moved(nic, CounterKind::kFlaps, false, false));
+      append(f.flaps_text, nic, nic.describe(CounterKind::kFlaps));
     }
     const std::uint64_t congestion = nic.sum(CounterKind::kCongestion);
     if (congestion > 0) {
@@ -124,8 +112,7 @@ CounterFindings judge_counters(const std::vector<fabric::NicDelta>& deltas,
       if (pct >= t.congestion_finding_pct) {
         f.congested = true;
         append(f.congestion_text, nic,
-               fmt::format("{} ({:.1f} % of events)",
-                           moved(nic, CounterKind::kCongestion, false, false), pct));
+               fmt::format("{} ({:.1f} % of events)", nic.describe(CounterKind::kCongestion), pct));
       }
     }
   }

@@ -69,10 +69,10 @@ std::uint64_t NicDelta::traffic_bytes() const noexcept {
   return have_port ? port : netdev;
 }
 
-std::string NicDelta::describe(CounterKind kind) const {
+std::string NicDelta::describe(CounterKind kind, bool (*keep)(const CounterDelta&)) const {
   std::string out;
   for (const auto& c : counters) {
-    if (c.kind != kind || c.delta == 0) continue;
+    if (c.kind != kind || c.delta == 0 || (keep != nullptr && !keep(c))) continue;
     if (!out.empty()) out += ", ";
     out += fmt::format("{} +{}{}", c.name, units::with_commas(c.delta),
                        c.saturated ? " (saturated)"

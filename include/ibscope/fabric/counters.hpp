@@ -80,8 +80,9 @@ struct NicDelta {
   std::uint64_t sum(CounterKind kind) const noexcept;
   /// Bytes sent plus received, from the port's data counters or else the interface's.
   std::uint64_t traffic_bytes() const noexcept;
-  /// The moved counters of one kind, "symbol_error +17, port_rcv_errors +1,204".
-  std::string describe(CounterKind kind) const;
+  /// The moved counters of one kind, "symbol_error +17, port_rcv_errors +1,204"; only those
+  /// `keep` accepts when given.
+  std::string describe(CounterKind kind, bool (*keep)(const CounterDelta&) = nullptr) const;
   bool operator==(const NicDelta&) const = default;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ibscope/collectives/algorithms/hier_arena.hpp"
 #include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/core/error.hpp"
 
@@ -11,25 +12,8 @@ namespace ibscope::collectives {
 
 using intra_host::Phase;
 
-namespace {
-
-std::shared_ptr<intra_host::LocalArena> required_arena(const AlgorithmOptions& o) {
-  if (space_of(o).kind() != memory::MemKind::kHost) {
-    throw UsageError(
-        "-A hier: host memory only (--mem host); GPU buffers keep -A ring, tree or dbt");
-  }
-  if (!o.arena) {
-    throw UsageError(
-        "-A hier runs on buffers in the intra-host arena, which the collective harness "
-        "allocates; this caller gave none");
-  }
-  return o.arena;
-}
-
-}  // namespace
-
 HierAllreduce::HierAllreduce(transport::Comm& comm, const AlgorithmOptions& options)
-    : comm_(comm), arena_(required_arena(options)), inter_(comm, options) {
+    : comm_(comm), arena_(hier_arena(options, "-A ring, tree or dbt")), inter_(comm, options) {
   const auto& pl = arena_->placement();
   for (int h = 0; h < pl.hosts; ++h) rail_.push_back(pl.rail_rank_of(h));
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ibscope/collectives/algorithms/hier_arena.hpp"
 #include "ibscope/collectives/algorithms/scattered_alltoall.hpp"
 #include "ibscope/collectives/algorithms/without_peers.hpp"
 #include "ibscope/collectives/pattern/alltoall.hpp"
@@ -12,23 +13,6 @@
 namespace ibscope::collectives {
 
 using intra_host::Phase;
-
-namespace {
-
-std::shared_ptr<intra_host::LocalArena> alltoall_arena(const AlgorithmOptions& o) {
-  if (space_of(o).kind() != memory::MemKind::kHost) {
-    throw UsageError(
-        "-A hier: host memory only (--mem host); GPU buffers keep -A pairwise or scattered");
-  }
-  if (!o.arena) {
-    throw UsageError(
-        "-A hier runs on buffers in the intra-host arena, which the collective harness "
-        "allocates; this caller gave none");
-  }
-  return o.arena;
-}
-
-}  // namespace
 
 double hier_alltoall_cost_s(const LinkCost& intra, const LinkCost& inter, double n, int l,
                             int hosts) noexcept {
@@ -43,7 +27,9 @@ double hier_alltoall_one_tier_cost_s(const LinkCost& c, double n, int p) noexcep
 }
 
 HierAlltoall::HierAlltoall(transport::Comm& comm, const AlgorithmOptions& options)
-    : comm_(comm), arena_(alltoall_arena(options)), scratch_(options.memory) {
+    : comm_(comm),
+      arena_(hier_arena(options, "-A pairwise or scattered")),
+      scratch_(options.memory) {
   window_.reserve(2 * kScatteredWindowPeers);
 }
 
