@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -438,4 +440,106 @@ TEST_CASE(
   // Measured: rail A 300 to 600 sequence errors, rail B 0 to 2.
   CHECK(seq_a >= 20);
   CHECK(seq_b * 10 < seq_a);
+}
+
+namespace {
+
+/// `s` in single quotes for bash.
+std::string shell_quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// `spec` as one bash command line (its environment set in front).
+std::string command_line(const ProcessSpec& spec) {
+  std::string line;
+  for (const auto& [k, v] : spec.env) line += k + "=" + shell_quoted(v) + " ";
+  line += shell_quoted(spec.binary);
+  for (const auto& a : spec.args) line += " " + shell_quoted(a);
+  return line;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "NIC counters: `ibscope watch` over p2p on both rails sees rail A's loss on its NICs only",
+    "[rxe][counters][watch]") {
+  rxe::require_guest();
+  const auto tc = [](const std::string& args) {
+    return run_process({{"-c", "tc qdisc " + args}, {}, 30, rxe::find_in_path("bash")});
+  };
+  for (const std::string dev : {rxe::netdevs()[0], rxe::netdevs()[1]}) {
+    const auto r = tc("replace dev " + dev + " root netem loss 2%");
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  // One p2p job per rail (2 emulated hosts x 1 rank), rail A (rxe0 <-> rxe1) then rail B (rxe2
+  // <-> rxe3), both under one watch that wraps them.
+  const std::vector<std::string> p2p = {"p2p", "--tests",   "bw", "-b",         "64K", "-e",
+                                        "64K", "-w",        "2",  "--bw-iters", "10",  "-n",
+                                        "10",  "--timeout", "90", "--format",   "json"};
+  const std::filesystem::path dir = "/tmp/ibscope-rxe-watch";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const ProcessSpec rail_a = hosts_spec(
+      dir / "logs-a", 2, 1, p2p, "--nic " + rxe::devices()[0] + "|--nic " + rxe::devices()[1],
+      (dir / "results").string());
+  const ProcessSpec rail_b = hosts_spec(
+      dir / "logs-b", 2, 1, p2p, "--nic " + rxe::devices()[2] + "|--nic " + rxe::devices()[3],
+      (dir / "results").string());
+  const std::string log = (dir / "watch.jsonl").string();
+  ProcessSpec watch;
+  watch.args = {"watch", "--interval", "500ms",
+                "--log", log,          "--",
+                "bash",  "-c",         command_line(rail_a) + " && " + command_line(rail_b)};
+  watch.limit_s = 420;
+  const ProcessResult w = run_process(watch);
+  for (const std::string dev : {rxe::netdevs()[0], rxe::netdevs()[1]})
+    tc("del dev " + dev + " root");
+  INFO("watch exit " << w.exit_code << "\nstdout:\n" << w.out << "\nstderr:\n" << w.err);
+  // The wrapped command's status is the watch's: both p2p jobs completed.
+  REQUIRE(w.exit_code == 0);
+
+  // Per device: sequence errors (what loss adds, as in the accept test above) and packets
+  // moved (rxe's sent_pkts + rcvd_pkts), summed over the log's intervals.
+  std::map<std::string, std::uint64_t> seq, packets;
+  std::ifstream in(log);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++lines;
+    const json j = json::parse(line);
+    for (const auto& nic : j["nics"]) {
+      const std::string name = nic["nic"].get<std::string>();
+      for (const auto& dev : rxe::devices()) {
+        if (name.rfind(dev, 0) != 0) continue;
+        for (const auto& c : nic["counters"]) {
+          if (c["name"] == "sent_pkts" || c["name"] == "rcvd_pkts") {
+            packets[dev] += c["delta"].get<std::uint64_t>();
+          }
+          if (c["name"] == "out_of_seq_request" || c["name"] == "rcvd_seq_err") {
+            seq[dev] += c["delta"].get<std::uint64_t>();
+          }
+        }
+      }
+    }
+  }
+  REQUIRE(lines >= 2);
+  const auto& d = rxe::devices();
+  INFO("sequence errors rxe0..3: "
+       << seq[d[0]] << " " << seq[d[1]] << " " << seq[d[2]] << " " << seq[d[3]] << "; packets "
+       << packets[d[0]] << " " << packets[d[1]] << " " << packets[d[2]] << " " << packets[d[3]]);
+  // Both rails carried the jobs' traffic...
+  // (10+2 windows of 64 x 64 KiB each way: tens of thousands of packets per NIC.)
+  for (const auto& dev : d) CHECK(packets[dev] > 10'000);
+  // ...and only rail A's NICs grew sequence errors.
+  const std::uint64_t seq_a = seq[d[0]] + seq[d[1]];
+  const std::uint64_t seq_b = seq[d[2]] + seq[d[3]];
+  CHECK(seq_a >= 20);
+  CHECK(seq_b * 10 < seq_a);
+  // The summary printed when the command ended names rail A's sequence errors among its
+  // findings ("#   rxe0:1: errors: ..., rcvd_seq_err +N, ...").
+  const std::regex finding("#   " + d[0] +
+                           "[^\\n]*: errors: [^\\n]*(out_of_seq_request|rcvd_seq_err) \\+");
+  CHECK(std::regex_search(w.out, finding));
 }
