@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "ibscope/core/error.hpp"
@@ -78,6 +79,33 @@ void apply_given(model::Tier& t, double lat_us, double bw_gbps, const char* tier
   }
 }
 
+// The ibscope all-reduce algorithm whose formula NCCL's `name` follows: its own name or NCCL's
+// (NCCL_ALGO Ring or Tree: NCCL's tree is a double binary tree, ibscope's dbt).
+std::string nccl_algorithm_formula(const std::string& name) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (lower == "tree") return "dbt";
+  for (const auto& a : collectives::algorithms_for(Collective::kAllreduce)) {
+    if (a.name == lower && !a.caps.nccl_name.empty()) return std::string(a.name);
+  }
+  throw UsageError(fmt::format(
+      "--nccl-algorithm {}: give the algorithm NCCL ran (NCCL_ALGO): ring or tree", name));
+}
+
+// nccl-tests rows fit `formula`'s tiers: NCCL's rings and trees cross hosts on each rank's own
+// NIC, so a run on several hosts gives the inter-node tier, one on one host the intra-node tier.
+MeasuredTier nccl_tier(const results::Document& doc, const std::string& file) {
+  const std::set<std::string> hosts(doc.job.hosts.begin(), doc.job.hosts.end());
+  if (hosts.empty()) {
+    throw UsageError(fmt::format(
+        "--fit {}: this nccl-tests output does not say its hosts (no '#  Rank ... on HOST' "
+        "lines), so its tier (inter- or intra-node) is unknown",
+        file));
+  }
+  return hosts.size() > 1 ? MeasuredTier::kInter : MeasuredTier::kIntra;
+}
+
 }  // namespace
 
 void add_cluster_flags(CLI::App& app, ClusterFlags& f) {
@@ -108,6 +136,11 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f) {
                  "reduction term (fits from ring all-reduce fold it into the bandwidth)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--nccl-algorithm", f.nccl_algorithm,
+                 "The all-reduce algorithm NCCL ran in the --fit nccl-tests outputs (NCCL_ALGO "
+                 "when measured: ring or tree): their rows then fit that formula's tiers (a run "
+                 "on several hosts the inter-node tier, on one host the intra-node tier); "
+                 "without it nccl-tests rows fit no tier (docs/nccl-tests.md)");
   for (const auto& d : collectives::descriptors()) {
     if (!d.in_training_model) continue;
     std::string flag = fmt::format("--{}-algo", d.name);
@@ -116,6 +149,17 @@ void add_cluster_flags(CLI::App& app, ClusterFlags& f) {
     if (algorithm.empty()) algorithm = collectives::algorithms_for(d.id).front().name;
     app.add_option(flag, algorithm, fmt::format("{} algorithm to model", d.prose))
         ->capture_default_str();
+  }
+}
+
+void apply_nccl_algorithm(const ClusterFlags& f, std::vector<results::Document>& docs) {
+  if (f.nccl_algorithm.empty()) return;
+  const std::string formula = nccl_algorithm_formula(f.nccl_algorithm);
+  for (auto& doc : docs) {
+    if (doc.tool.name != "nccl-tests") continue;
+    for (auto& row : doc.collectives.rows) {
+      if (row.algorithm == "nccl") row.algorithm = formula;
+    }
   }
 }
 
@@ -139,18 +183,25 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
   const auto& fitted = collectives::find_algorithm(Collective::kAllreduce, algorithm);
   if (!fitted.caps.tiers_fitted_by.empty()) algorithm = fitted.caps.tiers_fitted_by;
 
+  const std::string nccl_formula =
+      f.nccl_algorithm.empty() ? std::string() : nccl_algorithm_formula(f.nccl_algorithm);
   std::vector<CollectivePoint> inter_pts, intra_pts;
   std::vector<std::string> inter_files, intra_files;
   model::FitReport link_fits;
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& file = f.fit_files.at(i);
     const auto& doc = docs[i];
+    const bool nccl = doc.tool.name == "nccl-tests";
     auto pts = model::collective_points(doc, Collective::kAllreduce, algorithm);
+    if (nccl && nccl_formula == algorithm) {  // rows not yet renamed by apply_nccl_algorithm
+      const auto more = model::collective_points(doc, Collective::kAllreduce, "nccl");
+      pts.insert(pts.end(), more.begin(), more.end());
+    }
     if (pts.empty()) {
       model::fit_results(doc, file, {}, link_fits);
       continue;
     }
-    switch (model::measured_tier(doc)) {
+    switch (nccl ? nccl_tier(doc, file) : model::measured_tier(doc)) {
       case MeasuredTier::kInter:
         inter_pts.insert(inter_pts.end(), pts.begin(), pts.end());
         inter_files.push_back(file);
@@ -176,14 +227,19 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
     // ran, so its rows cannot stand for a formula's tier.
     const bool nccl = std::any_of(docs.begin(), docs.end(),
                                   [](const auto& d) { return d.tool.name == "nccl-tests"; });
-    throw UsageError(fmt::format(
-        "--fit: no {} all-reduce rows without errors and no p2p or "
-        "verbs bandwidth rows in {}; measure with 'ibscope allreduce "
-        "-A {}' or 'ibscope p2p'{}",
-        algorithm, fmt::join(f.fit_files, ", "), algorithm,
-        nccl ? " (nccl-tests rows are algorithm 'nccl': NCCL does not say which algorithm ran, "
-               "so they fit curves ('ibscope fit') but not the tiers of a formula)"
-             : ""));
+    throw UsageError(
+        fmt::format("--fit: no {} all-reduce rows without errors and no p2p or "
+                    "verbs bandwidth rows in {}; measure with 'ibscope allreduce "
+                    "-A {}' or 'ibscope p2p'{}",
+                    algorithm, fmt::join(f.fit_files, ", "), algorithm,
+                    !nccl ? std::string()
+                    : nccl_formula.empty()
+                        ? std::string(" (nccl-tests rows are algorithm 'nccl': NCCL does not say "
+                                      "which algorithm ran; give it with --nccl-algorithm ring or "
+                                      "tree to fit the tiers from them)")
+                        : fmt::format(" (the nccl-tests rows stand for {} "
+                                      "(--nccl-algorithm {}); fit with --allreduce-algo {})",
+                                      nccl_formula, f.nccl_algorithm, nccl_formula)));
   }
   c.inter.links_per_node = f.inter_links;
   apply_given(c.inter, f.inter_lat_us, f.inter_bw_gbps, "inter");

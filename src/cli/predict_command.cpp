@@ -86,6 +86,8 @@ int run_predict(const PredictFlags& f) {
   std::vector<results::Document> fit_docs, compare_docs;
   for (const auto& file : f.cluster.fit_files) fit_docs.push_back(results::load(file));
   for (const auto& file : f.compare_files) compare_docs.push_back(results::load(file));
+  apply_nccl_algorithm(f.cluster, fit_docs);
+  apply_nccl_algorithm(f.cluster, compare_docs);
 
   model::ClusterNetwork base = to_cluster(f.cluster, fit_docs);
   std::vector<std::string> algorithms =

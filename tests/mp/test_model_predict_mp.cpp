@@ -110,3 +110,49 @@ TEST_CASE("predict: bad input exits 2 with a clear message", "[mp][model]") {
     CHECK(r.err.find(c.message) != std::string::npos);
   }
 }
+
+TEST_CASE("predict from nccl-tests output: --nccl-algorithm says which formula its rows follow",
+          "[mp][model][nccl-tests]") {
+  const std::string fixtures = IBSCOPE_NCCL_TESTS_FIXTURES;
+  // 2 ranks on 2 GH200 nodes (one rank per host), 1 MiB .. 128 MiB.
+  const std::string two = fixtures + "/all_reduce_perf-gh200-2ranks.txt";
+  // 8 ranks on 2 GH200 nodes, 8 B .. 128 MiB (the tree formula needs more than 2 ranks).
+  const std::string eight = fixtures + "/all_reduce_perf-gh200-8ranks.txt";
+  const std::vector<std::string> layout = {"--nodes", "8", "--sizes", "64M"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "predict");
+    args.insert(args.end(), layout.begin(), layout.end());
+    return run_cli(args);
+  };
+  SECTION("ring: the inter-node tier fitted from NCCL's rows, the prediction at 2 ranks matches") {
+    const auto r = run_cli({"predict", "--fit", two, "--nccl-algorithm", "Ring", "--compare", two,
+                            "--nodes", "2", "--sizes", "1M,16M,128M", "--tolerance", "15"});
+    INFO(describe(r));
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("inter-node tier:") != std::string::npos);
+    CHECK(r.out.find("fitted: ring all-reduce, 16 points at 2 ranks") != std::string::npos);
+    CHECK(r.out.find("compared with measurements: 3 of 3 rows") != std::string::npos);
+  }
+  SECTION("without it: refused, the flag named") {
+    const auto r = with({"--fit", two});
+    INFO(describe(r));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--nccl-algorithm ring or tree") != std::string::npos);
+  }
+  SECTION("tree follows dbt's formula: fitting ring from it is refused with the fix") {
+    const auto r = with({"--fit", eight, "--nccl-algorithm", "tree"});
+    INFO(describe(r));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("fit with --allreduce-algo dbt") != std::string::npos);
+    const auto dbt = with({"--fit", eight, "--nccl-algorithm", "tree", "--allreduce-algo", "dbt"});
+    INFO(describe(dbt));
+    CHECK(dbt.exit_code == 0);
+    CHECK(dbt.out.find("fitted: dbt all-reduce") != std::string::npos);
+  }
+  SECTION("an algorithm NCCL does not have") {
+    const auto r = with({"--fit", two, "--nccl-algorithm", "rhd"});
+    INFO(describe(r));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--nccl-algorithm rhd") != std::string::npos);
+  }
+}
