@@ -62,7 +62,11 @@ std::string bw_text(const model::RowComparison& r) {
 }
 
 std::string row_id(const model::RowComparison& r) {
-  if (r.a_label == r.b_label || r.section != "collective") return r.key;
+  if (r.section != "collective") {  // a link: its hosts, on both sides when they differ
+    return r.a_label == r.b_label ? fmt::format("{} ({})", r.key, r.a_label)
+                                  : fmt::format("{} ({} vs {})", r.key, r.a_label, r.b_label);
+  }
+  if (r.a_label == r.b_label) return r.key;
   return fmt::format("{} ({} vs {})", r.key, r.a_label, r.b_label);
 }
 

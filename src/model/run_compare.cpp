@@ -67,7 +67,7 @@ std::map<std::pair<std::string, std::uint64_t>, Comparable> comparables(
     Comparable c;
     c.section = "p2p";
     c.key = fmt::format("p2p/{}/{}-{}/w{}/{}", r.test, r.rank_a, r.rank_b, r.window, r.mem);
-    c.label = r.test;
+    c.label = fmt::format("{}-{}", r.host_a, r.host_b);
     c.size_bytes = r.size_bytes;
     c.time_us = r.time_us.p50;
     c.bw_gbps = r.bw_gbps;
@@ -80,7 +80,7 @@ std::map<std::pair<std::string, std::uint64_t>, Comparable> comparables(
       c.section = "probe";
       c.key = fmt::format("verbs/{}/{}-{}/{}->{}/q{}{}", r.test, r.rank_a, r.rank_b, r.device_a,
                           r.device_b, r.qps, r.bidirectional ? "/bidir" : "");
-      c.label = r.test;
+      c.label = fmt::format("{}-{}", r.host_a, r.host_b);
       c.size_bytes = r.size_bytes;
       c.bw_gbps = r.bw_gbps;
       if (r.time_us.p50 > 0) {

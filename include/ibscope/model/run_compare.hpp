@@ -37,7 +37,9 @@ struct RowComparison {
   /// The row without its size: "allreduce/ring/float/sum/p2/out/host",
   /// "p2p/latency/0-1/w1"; with any_algorithm "allreduce/*/float/sum/p2/out".
   std::string key;
-  std::string a_label, b_label;  ///< what each side ran when the key hides it ("nccl", "ring")
+  /// What the key hides: a collective row's algorithm on each side ("nccl", "ring"); a p2p or
+  /// probe row's hosts ("h0-h2"), the link it crossed.
+  std::string a_label, b_label;
   std::uint64_t size_bytes = 0;
   double a_us = 0, b_us = 0;  ///< median time per call
   double change_pct = 0;
