@@ -132,8 +132,9 @@ Command add_run_command(CLI::App& app, JobFlags& j) {
             const double timeout_s = options.timeout_s;
             if (sub->count("--algo") == 0) j.collective.algo = "all";
             const RunFlags& f = *run_flags;
-            const RunPlan plan{f, to_options(j.collective, Collective::kAllreduce, timeout_s),
-                               to_options(j.p2p, timeout_s)};
+            RunPlan plan{f, to_options(j.collective, Collective::kAllreduce, timeout_s),
+                         to_options(j.p2p, timeout_s)};
+            if (!f.skip_alltoall) plan.exchanges = exchange_suite(plan.allreduce);
             const bool table = j.common.format == "table" && !j.common.quiet;
             return job::run_job(
                 options, [&](job::JobContext& ctx) { return run_body(ctx, plan); },
@@ -150,7 +151,11 @@ Command add_collective_command(CLI::App& app, JobFlags& j,
   add_common_flags(*sub, j.common);
   add_rail_flags(*sub, j.common);
   add_collective_flags(*sub, j.collective, cc.id);
-  return {sub, [&j, &cc]() -> int {
+  return {sub, [sub, &j, &cc]() -> int {
+            // The shared -A default ("ring") is not every collective's: its first algorithm.
+            if (sub->count("--algo") == 0) {
+              j.collective.algo = std::string(collectives::algorithms_for(cc.id).front().name);
+            }
             const job::JobOptions options = job_options(std::string(cc.name), j);
             const auto o = to_options(j.collective, cc.id, options.timeout_s);
             return job::run_job(options, [&](job::JobContext& ctx) {

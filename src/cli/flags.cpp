@@ -6,6 +6,7 @@
 #include <span>
 
 #include "ibscope/cli/memory_request.hpp"
+#include "ibscope/collectives/pattern/alltoallv_counts_file.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/results/loader.hpp"
@@ -132,6 +133,15 @@ void add_collective_flags(CLI::App& app, CollectiveFlags& f, Collective c) {
     app.add_option("-r,--root", f.root, "Broadcast root rank")
         ->default_val(f.root)
         ->check(CLI::NonNegativeNumber);
+  }
+  if (collectives::descriptor_of(c).takes_counts) {
+    app.add_option("--counts", f.counts,
+                   "How each rank's bytes spread over the ranks: uniform; zipf:S[:seed] (each "
+                   "sender's bytes over the ranks by a Zipf law of exponent S, hot ranks a "
+                   "seeded permutation, like routed MoE tokens); or a file of p rows of p counts "
+                   "or weights, one row per sender (docs/methodology.md). Each size is the mean "
+                   "bytes per rank the matrix is scaled to")
+        ->default_val(f.counts);
   }
 }
 
@@ -272,6 +282,10 @@ collectives::CollectiveSweepOptions to_options(const CollectiveFlags& f, Collect
       throw UsageError("--tuning is used only by -A auto: add -A auto, or drop --tuning");
     }
     o.tuning = results::load_tuning(f.tuning);
+  }
+  if (collectives::descriptor_of(c).takes_counts) {
+    o.counts =
+        std::make_shared<const collectives::CountsSpec>(collectives::load_counts_spec(f.counts));
   }
   o.memory_request = parse_memory_request(f.mem, f.mem_path, f.stage_chunk);
   o.algorithm_options.chunk_bytes = units::parse_size_bytes(f.chunk, "--chunk");

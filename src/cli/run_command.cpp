@@ -83,10 +83,42 @@ void print_share(std::FILE* out, const output::TrainingReport& t, const RunFlags
 
 }  // namespace
 
+std::vector<collectives::CollectiveSweepOptions> exchange_suite(
+    const collectives::CollectiveSweepOptions& allreduce) {
+  std::vector<collectives::CollectiveSweepOptions> out;
+  for (Collective c : {Collective::kAlltoall, Collective::kAlltoallv}) {
+    collectives::CollectiveSweepOptions o = allreduce;
+    o.collective = c;
+    o.sweep = measure::SweepSpec{};
+    o.sweep.explicit_bytes = {4ULL << 10, 1ULL << 20};
+    o.sweep.min_bytes = o.sweep.explicit_bytes.front();
+    o.sweep.max_bytes = o.sweep.explicit_bytes.back();
+    // Fewer calls than the all-reduce's: the suite's added time stays small on a loaded host.
+    o.iters = std::min(o.iters, 10);
+    o.warmup = std::min(o.warmup, 2);
+    o.types = {DataType::kFloat32};
+    o.ops = {ReduceOp::kSum};
+    // One algorithm: no tuning table of its own, so the all-reduce's stays the run's.
+    o.algorithms = {"pairwise"};
+    o.skip_unavailable = false;
+    o.tuning.reset();
+    o.algorithm_options.chunk_bytes = 0;
+    if (c == Collective::kAlltoallv) {
+      o.counts = std::make_shared<const collectives::CountsSpec>(
+          collectives::parse_counts_generator("zipf:1"));
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("--skip-topo", f.skip_topo, "Do not record the hosts' topology");
   app.add_flag("--skip-p2p", f.skip_p2p, "Do not measure the links between rank pairs");
   app.add_flag("--skip-allreduce", f.skip_allreduce, "Do not run the all-reduce sweep");
+  app.add_flag("--skip-alltoall", f.skip_alltoall,
+               "Do not run the small all-to-all and all-to-all-v sweeps (4K and 1M per rank, "
+               "pairwise; alltoallv with --counts zipf:1)");
   app.add_flag("--skip-model", f.skip_model, "Do not print fits and the network's share");
   app.add_flag("--skip-report", f.skip_report,
                "Do not write the HTML report next to the results file");
@@ -133,6 +165,8 @@ int run_body(job::JobContext& ctx, const RunPlan& plan) {
     if (ctx.results != nullptr) ctx.results->collectives.params = params_of(plan.allreduce);
     status = std::max(status, collective_body(ctx, plan.allreduce));
   }
+  // The collectives section's params stay the all-reduce's; these rows name their collective.
+  for (const auto& o : plan.exchanges) status = std::max(status, collective_body(ctx, o));
   return status;
 }
 

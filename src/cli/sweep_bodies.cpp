@@ -55,7 +55,7 @@ int collective_body(job::JobContext& ctx, const collectives::CollectiveSweepOpti
   job::set_up_memory(ctx, o);
   std::optional<output::CollectiveTable> table;
   if (ctx.table_out != nullptr) {
-    table.emplace(ctx.table_out);
+    table.emplace(ctx.table_out, collectives::descriptor_of(o.collective).takes_counts);
     table->header();
   }
   std::uint64_t wrong = 0;
@@ -126,6 +126,7 @@ results::CollectiveParams params_of(const collectives::CollectiveSweepOptions& o
   p.warmup_iters = o.warmup;
   p.warmup_ms = o.warmup_min_s * 1e3;
   p.check = o.check;
+  if (o.counts) p.counts = o.counts->text;
   for (auto t : o.types) p.types.emplace_back(name_of(t));
   for (auto op : o.ops) p.ops.emplace_back(name_of(op));
   p.algorithms = o.algorithms;

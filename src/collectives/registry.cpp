@@ -6,6 +6,7 @@
 #include "ibscope/collectives/algorithms/hier_allreduce.hpp"
 #include "ibscope/collectives/algorithms/hier_alltoall.hpp"
 #include "ibscope/collectives/algorithms/pairwise_alltoall.hpp"
+#include "ibscope/collectives/algorithms/pairwise_alltoallv.hpp"
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/rhd_allreduce.hpp"
 #include "ibscope/collectives/algorithms/ring_allgather.hpp"
@@ -13,6 +14,7 @@
 #include "ibscope/collectives/algorithms/ring_broadcast.hpp"
 #include "ibscope/collectives/algorithms/ring_reduce_scatter.hpp"
 #include "ibscope/collectives/algorithms/scattered_alltoall.hpp"
+#include "ibscope/collectives/algorithms/scattered_alltoallv.hpp"
 #include "ibscope/collectives/algorithms/tree_allreduce.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/core/error.hpp"
@@ -123,6 +125,20 @@ const std::vector<CollectiveAlgorithmInfo>& alltoall_algorithms() {
   return kAlgorithms;
 }
 
+const std::vector<CollectiveAlgorithmInfo>& alltoallv_algorithms() {
+  static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
+      {"pairwise",
+       "p-1 rounds, one peer each: send to r+k, receive from r-k, per-peer counts; empty blocks "
+       "send nothing",
+       pairwise_alltoallv_cost_s, make_algorithm<PairwiseAlltoallv>},
+      {"scattered",
+       "every message posted at once, in windows of 32 peers, per-peer counts; empty blocks send "
+       "nothing",
+       scattered_alltoallv_cost_s, make_algorithm<ScatteredAlltoallv>},
+  };
+  return kAlgorithms;
+}
+
 }  // namespace
 
 std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
@@ -137,6 +153,8 @@ std::span<const CollectiveAlgorithmInfo> algorithms_for(Collective c) {
       return broadcast_algorithms();
     case Collective::kAlltoall:
       return alltoall_algorithms();
+    case Collective::kAlltoallv:
+      return alltoallv_algorithms();
   }
   return allreduce_algorithms();
 }

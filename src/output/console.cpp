@@ -30,6 +30,11 @@ void CollectiveTable::header() {
       "# {:>12} {:>12} {:>8} {:>6} {:>9}   {:>9} {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9} {:>9}\n",
       "size(B)", "count(elts)", "type", "redop", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
       "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+  if (imbalance_) {
+    fmt::print(out_,
+               "# imbalance(send/recv/pair): max/mean of the bytes per rank sent, received, and "
+               "per rank pair (size: the mean bytes a rank sends)\n");
+  }
   std::fflush(out_);
 }
 
@@ -60,6 +65,10 @@ void CollectiveTable::rows(const std::vector<measure::CollectiveRow>& rows) {
     busbw_sum_ += r->busbw_gbps;
     ++busbw_n_;
     if (r->wrong) wrong_total_ += *r->wrong;
+  }
+  if (imbalance_ && first.send_imbalance) {
+    line += fmt::format("   imbalance {:.2f}/{:.2f}/{:.2f}", *first.send_imbalance,
+                        first.recv_imbalance.value_or(1), first.pair_imbalance.value_or(1));
   }
   fmt::print(out_, "{}\n", line);
   std::fflush(out_);

@@ -195,6 +195,37 @@ const std::vector<CollectiveColumn>& table() {
              }
              return true;
            }},
+      // All-to-all-v's imbalance (max / mean), JSON only: the other collectives have none.
+      {.key = "send_imbalance",
+       .kind = CellKind::kReal,
+       .omitted = [](const CollectiveRow& r) { return !r.send_imbalance.has_value(); },
+       .in_csv = false,
+       .get = [](const CollectiveRow& r) -> Cell { return r.send_imbalance.value_or(1.0); },
+       .set =
+           [](CollectiveRow& r, const Cell& c) {
+             r.send_imbalance = value<double>(c);
+             return true;
+           }},
+      {.key = "recv_imbalance",
+       .kind = CellKind::kReal,
+       .omitted = [](const CollectiveRow& r) { return !r.recv_imbalance.has_value(); },
+       .in_csv = false,
+       .get = [](const CollectiveRow& r) -> Cell { return r.recv_imbalance.value_or(1.0); },
+       .set =
+           [](CollectiveRow& r, const Cell& c) {
+             r.recv_imbalance = value<double>(c);
+             return true;
+           }},
+      {.key = "pair_imbalance",
+       .kind = CellKind::kReal,
+       .omitted = [](const CollectiveRow& r) { return !r.pair_imbalance.has_value(); },
+       .in_csv = false,
+       .get = [](const CollectiveRow& r) -> Cell { return r.pair_imbalance.value_or(1.0); },
+       .set =
+           [](CollectiveRow& r, const Cell& c) {
+             r.pair_imbalance = value<double>(c);
+             return true;
+           }},
       {.key = "iteration_rank",
        .kind = CellKind::kInt,
        .get = [](const CollectiveRow& r) -> Cell { return std::int64_t{r.iteration_rank}; },

@@ -239,6 +239,7 @@ json to_json(const CollectiveParams& p) {
   j["warmup_iters"] = p.warmup_iters;
   j["warmup_ms"] = p.warmup_ms;
   j["check"] = p.check;
+  if (p.counts) j["counts"] = *p.counts;
   return j;
 }
 
@@ -252,6 +253,7 @@ CollectiveParams read_collective_params(const FieldReader& in, const json& j,
   o.warmup_iters = in.get_or<int>(j, p, "warmup_iters", 0);
   o.warmup_ms = in.get_or<double>(j, p, "warmup_ms", 0);
   o.check = in.get_or<bool>(j, p, "check", true);
+  if (j.contains("counts")) o.counts = in.get<std::string>(j, p, "counts");
   return o;
 }
 

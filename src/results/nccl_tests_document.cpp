@@ -20,6 +20,8 @@ std::optional<Collective> nccl_collective(std::string_view name) {
   if (name == "reduce_scatter") return Collective::kReduceScatter;
   if (name == "broadcast") return Collective::kBroadcast;
   if (name == "alltoall") return Collective::kAlltoall;
+  // nccl-tests' alltoallv sends count/p to every rank: uniform counts, the size the mean.
+  if (name == "alltoallv") return Collective::kAlltoallv;
   return std::nullopt;
 }
 

@@ -2,7 +2,7 @@
 # and the libFuzzer build (tests/fuzz/CMakeLists.txt), so that the two cannot drift apart.
 # Each name has tests/fuzz/targets/fuzz_<name>.cpp, seeds in tests/fuzz/corpus/<name>/ and
 # crashes turned into regressions in tests/fuzz/regressions/<name>/ (docs/fuzzing.md).
-set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info nccl_tests)
+set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info nccl_tests counts)
 
 # The library sources the parsers need, compiled by the libFuzzer build instead of the whole
 # library (paths relative to the repository root). A target links only what it reaches.
@@ -47,6 +47,8 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/topo/host_merge.cpp
     src/topo/host_topology.cpp
     src/topo/pci_distance.cpp
+    src/collectives/pattern/alltoallv_counts.cpp
+    src/collectives/pattern/alltoallv_counts_file.cpp
     probes/peer_info.cpp)
 
 # Targets that reach the collectives' algorithm registry (registry.cpp) or descriptors

@@ -318,12 +318,26 @@ TEST_CASE("ibscope run does topology, p2p, every all-reduce algorithm and the mo
   CHECK(doc.at("p2p").at("rows").size() == 3 * 5);  // latency, bw, bibw x 1, 16, 256, 4K, 64K
   // 8 B .. 256 KiB x8, both placements, every algorithm (-A all is run's default).
   const auto algorithms = ibscope::collectives::algorithms_for(ibscope::Collective::kAllreduce);
-  CHECK(doc.at("collectives").at("rows").size() == 6 * 2 * algorithms.size());
+  const auto& rows = doc.at("collectives").at("rows");
+  auto rows_of = [&](const char* collective) {
+    return std::count_if(rows.begin(), rows.end(),
+                         [&](const auto& row) { return row.at("collective") == collective; });
+  };
+  CHECK(rows_of("allreduce") == static_cast<std::ptrdiff_t>(6 * 2 * algorithms.size()));
   for (const auto& a : algorithms) {
     INFO(a.name);
-    CHECK(std::count_if(doc.at("collectives").at("rows").begin(),
-                        doc.at("collectives").at("rows").end(),
-                        [&](const auto& row) { return row.at("algorithm") == a.name; }) == 12);
+    CHECK(std::count_if(rows.begin(), rows.end(), [&](const auto& row) {
+            return row.at("collective") == "allreduce" && row.at("algorithm") == a.name;
+          }) == 12);
+  }
+  // The small all-to-all sweeps: 4K, 1M; all-to-all in and out of place, all-to-all-v out of
+  // place with zipf:1 counts (its receivers imbalanced).
+  CHECK(rows_of("alltoall") == 2 * 2);
+  CHECK(rows_of("alltoallv") == 2);
+  for (const auto& row : rows) {
+    INFO(row.dump());
+    CHECK(row.at("wrong") == 0);
+    if (row.at("collective") == "alltoallv") CHECK(row.at("recv_imbalance").get<double>() > 1.0);
   }
   CHECK(doc.contains("tuning"));
   REQUIRE(doc.contains("topology"));

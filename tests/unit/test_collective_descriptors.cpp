@@ -36,7 +36,7 @@ void collect_collective_enums(const nlohmann::json& j, std::vector<std::vector<s
 
 TEST_CASE("one descriptor per collective, complete and in the enum's order", "[descriptor]") {
   const auto all = collectives::descriptors();
-  REQUIRE(all.size() == 5);  // kAllreduce .. kAlltoall
+  REQUIRE(all.size() == 6);  // kAllreduce .. kAlltoallv
   std::set<std::string> command_names;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& d = all[i];
@@ -62,9 +62,9 @@ TEST_CASE("one descriptor per collective, complete and in the enum's order", "[d
   CHECK(collective_named("alltoall") == Collective::kAlltoall);
   CHECK_FALSE(collective_named("all_to_all"));  // an alias names the command only
   CHECK(collectives::collective_names(" or ") ==
-        "allreduce, reduce_scatter, allgather, broadcast or alltoall");
+        "allreduce, reduce_scatter, allgather, broadcast, alltoall or alltoallv");
   CHECK(collectives::collective_names(", ") ==
-        "allreduce, reduce_scatter, allgather, broadcast, alltoall");
+        "allreduce, reduce_scatter, allgather, broadcast, alltoall, alltoallv");
 }
 
 TEST_CASE("the results schema's enum of collectives is the descriptors' names", "[descriptor]") {

@@ -52,6 +52,7 @@ struct CollectiveFlags {
   std::string chunk;
   std::string tuning;
   int root = 0;
+  std::string counts = "uniform";  ///< alltoallv's --counts
   std::string mem;
   std::string mem_path;
   std::string stage_chunk;

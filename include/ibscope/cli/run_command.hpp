@@ -1,13 +1,15 @@
 #pragma once
 /// `ibscope run`, the main job: the whole suite in one results file — topology, link probes
 /// (libibverbs probes where every host has an ACTIVE RDMA port, else UCX p2p; every pair in
-/// disjoint rounds), the all-reduce sweep over every algorithm — then, on rank 0 from that
+/// disjoint rounds), the all-reduce sweep over every algorithm, small all-to-all and all-to-all-v
+/// sweeps (exchange_suite()) — then, on rank 0 from that
 /// file alone: the alpha-beta fits and the network's share of a training step for a default
 /// workload laid out as this job (docs/model.md), and the HTML report of it all.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "ibscope/cli/probe_command.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
@@ -20,6 +22,7 @@ struct RunFlags {
   bool skip_topo = false;
   bool skip_p2p = false;
   bool skip_allreduce = false;
+  bool skip_alltoall = false;  ///< the small all-to-all and all-to-all-v sweeps
   bool skip_model = false;
   bool skip_report = false;
   std::string links = "auto";          ///< auto | ucx | verbs: what measures the links
@@ -32,7 +35,16 @@ struct RunPlan {
   RunFlags flags;
   collectives::CollectiveSweepOptions allreduce;
   measure::P2pOptions p2p;
+  /// The all-to-all and all-to-all-v sweeps (exchange_suite()); empty with --skip-alltoall.
+  std::vector<collectives::CollectiveSweepOptions> exchanges{};
 };
+
+/// The suite's all-to-all sweeps, kept short (a few seconds on 2 local ranks): alltoall and
+/// alltoallv (--counts zipf:1, MoE-like skew) at 4 KiB and 1 MiB per rank, float, pairwise
+/// only, verified, at most 10 timed calls and 2 warm-up calls per row; memory, timeouts and
+/// counters as the all-reduce's.
+std::vector<collectives::CollectiveSweepOptions> exchange_suite(
+    const collectives::CollectiveSweepOptions& allreduce);
 
 /// The job body (job::run_job with JobTransport::kUcx). Returns 1 when a collective had wrong
 /// elements, else 0.

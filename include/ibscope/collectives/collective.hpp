@@ -10,6 +10,8 @@
 ///   reduce_scatter  send: count        recv: block(me)   in place: recv == send + block offset
 ///   allgather       send: block(me)    recv: count       in place: send == recv + block offset
 ///   broadcast       send: count (root) recv: count       in place: send == recv
+///   alltoallv       send/recv: packed blocks as args.counts says (count: the mean per rank);
+///                   out of place only
 
 #include <cstddef>
 #include <functional>
@@ -37,6 +39,8 @@ class LocalArena;
 
 namespace ibscope::collectives {
 
+struct AlltoallvPlan;  // pattern/alltoallv_counts.hpp
+
 /// Block `rank` of a `count`-element vector over p ranks (the first count % p blocks get one
 /// element more): what reduce_scatter leaves on, and allgather takes from, rank `rank`.
 inline pattern::Span block_of(std::size_t count, int p, int rank) noexcept {
@@ -50,6 +54,8 @@ struct CollectiveArgs {
   DataType type = DataType::kFloat32;
   ReduceOp op = ReduceOp::kSum;  ///< ignored by allgather and broadcast
   int root = 0;                  ///< broadcast only
+  /// alltoallv only: this rank's per-peer counts and offsets (elements), borrowed; null else.
+  const AlltoallvPlan* counts = nullptr;
 };
 
 struct AlgorithmOptions {

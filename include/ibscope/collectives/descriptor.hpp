@@ -65,6 +65,12 @@ struct CollectiveDescriptor {
   /// Whether an in-place call must still overwrite the output beyond this rank's input (so
   /// verification poisons it first): all-gather, broadcast.
   bool in_place_output_beyond_input = false;
+  /// Whether it has an in-place form; without one the sweep measures out of place only and the
+  /// table's in-place columns say "-" (all-to-all-v, as nccl-tests').
+  bool has_in_place = true;
+  /// Whether each call follows a per-peer counts matrix (`--counts`, CollectiveArgs::counts;
+  /// rows carry its imbalance): all-to-all-v.
+  bool takes_counts = false;
 };
 
 /// Every collective, in presentation order (commands, `ibscope algorithms`, reports).

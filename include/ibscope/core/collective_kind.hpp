@@ -6,6 +6,6 @@
 namespace ibscope {
 
 /// One value per descriptor (collectives/descriptor.hpp), in the same order.
-enum class Collective { kAllreduce, kReduceScatter, kAllgather, kBroadcast, kAlltoall };
+enum class Collective { kAllreduce, kReduceScatter, kAllgather, kBroadcast, kAlltoall, kAlltoallv };
 
 }  // namespace ibscope

@@ -44,6 +44,10 @@ struct CollectiveRow {
   double algbw_gbps = 0;               ///< size / time_us
   double busbw_gbps = 0;               ///< algbw x busbw_factor(collective, p) (nccl-tests)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; empty when -c 0
+  /// All-to-all-v only (empty otherwise): max / mean of the call's bytes sent per rank, received
+  /// per rank, and per ordered pair of ranks (p^2 pairs, self included); 1 is balanced
+  /// (collectives/pattern/alltoallv_counts.hpp).
+  std::optional<double> send_imbalance, recv_imbalance, pair_imbalance;
   /// Every timed call of one rank on its own clock: `iteration_rank`, the rank the others
   /// waited for (measure::waited_for_rank). -1 in files of schema version 1, whose samples were the
   /// slowest rank per iteration.

@@ -29,7 +29,9 @@ void print_banner(std::FILE* out, const BannerInfo& info);
 /// out-of-place and in-place.
 class CollectiveTable {
  public:
-  explicit CollectiveTable(std::FILE* out) : out_(out) {}
+  /// `imbalance`: one more column, the rows' send/recv/pair imbalance (all-to-all-v).
+  explicit CollectiveTable(std::FILE* out, bool imbalance = false)
+      : out_(out), imbalance_(imbalance) {}
   void header();
   void rows(const std::vector<measure::CollectiveRow>& rows);
   /// Average bus bandwidth line (as nccl-tests' "Avg bus bandwidth").
@@ -37,6 +39,7 @@ class CollectiveTable {
 
  private:
   std::FILE* out_;
+  bool imbalance_ = false;
   double busbw_sum_ = 0;
   int busbw_n_ = 0;
   std::uint64_t wrong_total_ = 0;

@@ -32,6 +32,8 @@ struct CollectiveParams : CollectiveSetup {
   int iters = 0, warmup_iters = 0;
   double warmup_ms = 0;  ///< the warm-up's time floor (0: -w calls only, or a file from before it)
   bool check = true;
+  /// alltoallv: its --counts as given (uniform, zipf:S[:seed] or the file's path); absent else.
+  std::optional<std::string> counts;
 };
 
 /// Point-to-point latency and bandwidth (`p2p`, and `run`'s p2p phase).

@@ -18,10 +18,10 @@ std::size_t call_count(Collective c, std::size_t count, int ranks) {
 
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
-                            int root) {
+                            int root, const AlltoallvPlan* counts) {
   count = call_count(c, count, ranks);
   CallLayout l;
-  l.args = CollectiveArgs{nullptr, recv, count, type, op, root};
+  l.args = CollectiveArgs{nullptr, recv, count, type, op, root, counts};
   descriptor_of(c).lay_out(l, send, recv, block_of(count, ranks, rank), size_of(type), in_place);
   return l;
 }

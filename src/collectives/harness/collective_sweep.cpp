@@ -9,6 +9,7 @@
 
 #include "ibscope/collectives/harness/call_layout.hpp"
 #include "ibscope/collectives/harness/collective_workspace.hpp"
+#include "ibscope/collectives/harness/counts_call.hpp"
 #include "ibscope/collectives/harness/verify.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/fault_hooks.hpp"
@@ -179,6 +180,14 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
       for (std::uint64_t bytes : measure::sweep_sizes(o.sweep, es)) {
         // What a call moves, and so the rows' size (all-to-all: whole blocks, as nccl-tests).
         const std::size_t count = call_count(c, bytes / es, comm.size());
+        // All-to-all-v: this rank's counts at this size, and the buffers' extent they use.
+        std::optional<CountsCall> counted;
+        if (descriptor_of(c).takes_counts) {
+          counted = counts_call(o.counts.get(), comm.size(), comm.rank(), count);
+        }
+        const AlltoallvPlan* plan = counted ? &counted->plan : nullptr;
+        const std::uint64_t copy_bytes =
+            counted ? std::max<std::uint64_t>(bytes, counted->max_rank_count * es) : bytes;
         for (const std::string& asked : ws.algorithms()) {
           if (o.progress) {
             o.progress(fmt::format("{} {} {} {} {}", name_of(c), asked, name_of(type), name_of(op),
@@ -193,11 +202,12 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
           std::vector<measure::CollectiveRow> rows;
           for (bool in_place : {false, true}) {
             if ((in_place && !o.in_place) || (!in_place && !o.out_of_place)) continue;
+            if (in_place && !descriptor_of(c).has_in_place) continue;
             const CallLayout l = make_call_layout(c, comm.rank(), comm.size(), in_place, ws.send(),
-                                                  ws.recv(), count, type, op, o.root);
+                                                  ws.recv(), count, type, op, o.root, plan);
             const CallLayout check =
                 make_call_layout(c, comm.rank(), comm.size(), in_place, check_send, check_recv,
-                                 count, type, op, o.root);
+                                 count, type, op, o.root, plan);
             const std::string what =
                 fmt::format("{} {} {} {} {} B {}", name_of(c), name, name_of(type), name_of(op),
                             bytes, in_place ? "in-place" : "out-of-place");
@@ -206,12 +216,12 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
               ++run_seed;
               prepare_call(c, comm.rank(), pattern, check, in_place, run_seed);
               if (!on_host) {
-                space.from_host(ws.send(), check_send, bytes);
-                space.from_host(ws.recv(), check_recv, bytes);
+                space.from_host(ws.send(), check_send, copy_bytes);
+                space.from_host(ws.recv(), check_recv, copy_bytes);
               }
               boot.barrier(what);
               algo.run(l.args, Deadline(o.timeout_s));
-              if (!on_host) space.to_host(check_recv, ws.recv(), bytes);
+              if (!on_host) space.to_host(check_recv, ws.recv(), copy_bytes);
               if (corrupt_rank == comm.rank()) corrupt_one_element(check);
               if (misplace_fault && misplace_fault->rank == comm.rank()) {
                 misplace_output(check, comm.size(), misplace_fault->fault, pattern);
@@ -262,6 +272,11 @@ void run_collective_sweep(transport::Comm& comm, const CollectiveSweepOptions& o
                 measure::combine_over_ranks(boot, local, o.average, what);
             rows.push_back(make_row(comm, o, name, selected_by, type, op, in_place, count * es,
                                     timing, wrong));
+            if (counted) {
+              rows.back().send_imbalance = counted->imbalance.send_max_over_mean;
+              rows.back().recv_imbalance = counted->imbalance.recv_max_over_mean;
+              rows.back().pair_imbalance = counted->imbalance.pair_max_over_mean;
+            }
             rows.back().nic_counters = row_counters.gather(what);
             rows.back().mem = space.kind();
             rows.back().mem_path = o.mem_path;

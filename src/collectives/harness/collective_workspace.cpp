@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "ibscope/collectives/descriptor.hpp"
+#include "ibscope/collectives/harness/counts_call.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/log.hpp"
@@ -18,7 +20,10 @@ namespace {
 // Runs the budget check before the members that allocate are made.
 std::uint64_t checked_max_bytes(const transport::Comm& comm, const CollectiveSweepOptions& o,
                                 std::string_view what, std::string size_flag) {
-  const std::uint64_t max_bytes = max_sweep_bytes(o);
+  // All-to-all-v: a skewed rank sends or receives more than the mean the sizes name.
+  const std::uint64_t max_bytes = descriptor_of(o.collective).takes_counts
+                                      ? counts_buffer_bytes(o, comm.size())
+                                      : max_sweep_bytes(o);
   measure::require_buffers_fit(
       comm, measure::collective_buffer_plan(
                 fmt::format("{} up to {}", what, units::format_size(max_bytes)),

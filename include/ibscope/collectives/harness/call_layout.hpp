@@ -35,10 +35,11 @@ std::size_t call_count(Collective c, std::size_t count, int ranks);
 
 /// The layout of a call of `c` asked for `count` elements (its args.count is call_count()) on
 /// rank `rank` of `ranks`, out of place or in place, over `send` and `recv` (each at least count
-/// elements of `type`).
+/// elements of `type`). All-to-all-v: `counts` is this rank's plan for the call (borrowed: it
+/// must outlive the layout), and the buffers hold its totals.
 CallLayout make_call_layout(Collective c, int rank, int ranks, bool in_place, std::byte* send,
                             std::byte* recv, std::size_t count, DataType type, ReduceOp op,
-                            int root);
+                            int root, const AlltoallvPlan* counts = nullptr);
 
 /// The pattern that verifies `c` with `op` over `ranks` ranks. Collectives that do not reduce
 /// (all-gather, broadcast; `op` ignored) deliver inputs unchanged, so their inputs need only be

@@ -5,6 +5,7 @@
 /// measure/time_average.hpp).
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/harness/misplace.hpp"
 #include "ibscope/collectives/harness/tuning.hpp"
+#include "ibscope/collectives/pattern/alltoallv_counts.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
 #include "ibscope/memory/mem_path.hpp"
@@ -55,7 +57,10 @@ struct CollectiveSweepOptions {
   memory::MemPath mem_path = memory::MemPath::kHost;  ///< how they meet UCX (the rows' label)
   /// What the command line asked for; the CLI turns it into the two fields above per rank.
   memory::MemoryRequest memory_request;
-  int root = 0;                       ///< broadcast
+  int root = 0;  ///< broadcast
+  /// alltoallv: how each rank's bytes spread over the ranks (--counts); each size scales it to
+  /// that mean per rank. Null: uniform.
+  std::shared_ptr<const CountsSpec> counts;
   std::optional<TuningTable> tuning;  ///< for auto; the default rule when none matches
   double timeout_s = 60;
   /// Keep, per row, when each rank entered each timed iteration (CollectiveRow::enter_s), for
