@@ -166,7 +166,7 @@ int run_query(const HistoryFlags& f) {
 }
 
 /// Indexes every path; named files that could not be read make the exit status 2.
-int index_into(Database& db, const std::vector<std::string>& paths) {
+int index_into(Database& db, const std::vector<std::string>& paths, const fs::path& shown) {
   int added = 0, already = 0, skipped = 0, status = 0;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -179,13 +179,13 @@ int index_into(Database& db, const std::vector<std::string>& paths) {
     if (!folder && !report.skipped.empty()) status = 2;
   }
   fmt::print("# history {}: {} run(s) added, {} already indexed, {} file(s) skipped\n",
-             db.path().string(), added, already, skipped);
+             shown.string(), added, already, skipped);
   return status;
 }
 
 int run_index(const HistoryFlags& f) {
   Database db = history::open_history(db_path(f, true), Database::Mode::kReadWrite);
-  return index_into(db, f.paths);
+  return index_into(db, f.paths, db.path());
 }
 
 /// Builds the database anew beside the old one and renames it over it: a rebuild that fails
@@ -208,7 +208,7 @@ int run_rebuild(const HistoryFlags& f) {
   int status = 0;
   try {
     Database db = history::open_history(fresh, Database::Mode::kReadWrite);
-    status = index_into(db, f.paths);
+    status = index_into(db, f.paths, target);
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } catch (...) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(fresh.string() + suffix, ec);
