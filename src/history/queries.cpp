@@ -70,8 +70,11 @@ void add_run_filters(Where& w, const RunFilter& f, const char* run, bool with_ro
   }
   if (!f.nic.empty()) {
     Where inner;
-    add_nic(inner, "nic", f.nic);
-    w.add(fmt::format("{} IN (SELECT run FROM nics WHERE {})", run, inner.sql()), inner.params);
+    add_nic(inner, "n.nic", f.nic);
+    // EXISTS over the run's own NICs (the primary key's prefix): an IN over the NIC index with
+    // its OR of names measured 70 times slower (docs/history.md).
+    w.add(fmt::format("EXISTS (SELECT 1 FROM nics n WHERE n.run = {} AND {})", run, inner.sql()),
+          inner.params);
   }
   if (with_rows && !f.collective.empty()) {
     if (f.size_bytes) {
