@@ -256,3 +256,28 @@ TEST_CASE("history: index a folder, skip what is not a results file", "[history]
 }
 
 }  // namespace ibscope
+
+namespace ibscope {
+
+TEST_CASE("history: an nccl-tests output is indexed as a run of nccl-tests rows", "[history]") {
+  test::TempDir dir;
+  auto db = history::open_history(dir.path() / "h.db", history::Database::Mode::kReadWrite);
+  const std::string file =
+      std::string(IBSCOPE_NCCL_TESTS_FIXTURES) + "/all_reduce_perf-h100-16ranks.txt";
+  const auto r = history::index_file(db, file);
+  CHECK(r.added);
+  CHECK(r.run_id == "all_reduce_perf-h100-16ranks");
+  const auto runs = history::find_runs(db, {});
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].tool == "nccl-tests");
+  CHECK(runs[0].rows > 0);
+  history::RunFilter f;
+  f.collective = "allreduce";
+  f.limit = 0;
+  const auto rows = history::row_history(db, f);
+  CHECK(static_cast<int>(rows.size()) == runs[0].rows);
+  CHECK(rows.back().busbw_gbps > 0);
+  CHECK_FALSE(history::index_file(db, file).added);
+}
+
+}  // namespace ibscope
