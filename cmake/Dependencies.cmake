@@ -50,6 +50,13 @@ if(NOT HWLOC_FOUND)
 endif()
 add_library(ibscope::hwloc ALIAS PkgConfig::HWLOC)
 
+# The local history of runs (src/history/, docs/history.md).
+pkg_check_modules(SQLITE3 QUIET IMPORTED_TARGET sqlite3>=3.31)
+if(NOT SQLITE3_FOUND)
+  ibscope_missing("SQLite 3 >= 3.31 (pkg-config sqlite3)" "libsqlite3-dev")
+endif()
+add_library(ibscope::sqlite3 ALIAS PkgConfig::SQLITE3)
+
 option(IBSCOPE_WITH_PMIX "Use PMIx for bootstrap when the library is available" ON)
 set(IBSCOPE_HAVE_PMIX OFF)
 if(IBSCOPE_WITH_PMIX)

@@ -69,13 +69,13 @@ set(CPACK_STRIP_FILES TRUE)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 # Depends from the binary's shared libraries (dpkg-shlibdeps, package dpkg-dev): libucx0,
-# libibverbs1, libhwloc15, libfmt9, libpmix2, libstdc++6, libc6 on Debian 12. Without the
+# libibverbs1, libhwloc15, libsqlite3-0, libfmt9, libpmix2, libstdc++6, libc6 on Debian 12. Without the
 # tool, the same list written out for Debian 12.
 find_program(IBSCOPE_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(IBSCOPE_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libucx0, libibverbs1, libhwloc15, libfmt9, libstdc++6, libc6")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libucx0, libibverbs1, libhwloc15, libsqlite3-0, libfmt9, libstdc++6, libc6")
   if(IBSCOPE_HAVE_PMIX)
     string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libpmix2")
   endif()
@@ -83,6 +83,7 @@ endif()
 # What building against libibscope.a needs (ibscopeConfig.cmake finds them).
 string(CONCAT CPACK_DEBIAN_PACKAGE_SUGGESTS
     "libfmt-dev, nlohmann-json3-dev, libcli11-dev, libucx-dev, libibverbs-dev, libhwloc-dev, "
+    "libsqlite3-dev, "
     "libpmix-dev, pkg-config")
 set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
 include(CPack)

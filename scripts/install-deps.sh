@@ -21,6 +21,7 @@ packages=(
   libibverbs-dev ibverbs-providers librdmacm-dev
   libucx-dev
   libhwloc-dev
+  libsqlite3-dev
   libfmt-dev nlohmann-json3-dev libvalijson-dev libcli11-dev
   libpmix-dev
 )

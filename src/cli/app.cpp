@@ -27,6 +27,7 @@
 #include "ibscope/core/fd_limit.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/history/record.hpp"
 #include "ibscope/job/job.hpp"
 #include "ibscope/output/console.hpp"
 #include "ibscope/results/loader.hpp"
@@ -102,6 +103,7 @@ job::JobOptions job_options(const std::string& command, const JobFlags& j) {
   o.np = f.np;
   o.timeout_s = parse_timeout_s(f);
   o.out_dir = f.out_dir;
+  o.history = {!f.no_history, f.db};
   o.format = f.format == "json"  ? job::OutputFormat::kJson
              : f.format == "csv" ? job::OutputFormat::kCsv
                                  : job::OutputFormat::kTable;
@@ -221,6 +223,7 @@ Command add_recover_command(CLI::App& app, JobFlags&) {
             const results::Recovered r = results::recover(*checkpoint, *out_dir);
             fmt::print("{}: {} rows recovered (incomplete run)\n# results: {}\n", *checkpoint,
                        r.rows, r.path.string());
+            history::record_file(r.path, {});  // into ibscope.db beside it, best effort
             return 0;
           }};
 }
@@ -306,6 +309,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
                                       offline<add_model_command>,
                                       offline<add_report_command>,
                                       offline<add_compare_command>,
+                                      offline<add_history_command>,
                                       offline<add_export_prometheus_command>,
                                       offline<add_watch_command>,
                                       offline<add_man_command>};
@@ -343,6 +347,7 @@ int run(int argc, char** argv) {
       "  ibscope fit results/*.json --json fits.json  # alpha-beta fits of every curve and link\n"
       "  ibscope predict --fit r2.json r3.json --nodes 4 --compare r4.json  # other scales\n"
       "  ibscope compare before.json after.json  # regressions beyond the noise, exit 1\n"
+      "  ibscope history --collective allreduce --size 1M  # one row's busbw over past runs\n"
       "  ibscope model --preset llama3-70b --inter-bw-gbps 48 --inter-links 8 --intra-bw-gbps 450\n"
       "  ibscope soak --np 4 --duration 8h   # verified all-reduce for hours: drift, RSS, #wrong\n"
       "  ibscope validate results/*.json\n"

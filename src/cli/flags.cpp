@@ -80,6 +80,11 @@ void add_common_flags(CLI::App& app, CommonFlags& f, bool short_quiet) {
   app.add_flag("--no-nic-counters", f.no_nic_counters,
                "Do not read the NICs' counters around each row (docs/counters.md): no "
                "nic_counters in the results, no counter checks in accept");
+  app.add_option("--db", f.db,
+                 "The history database the run is indexed into after its results file is "
+                 "written (default: ibscope.db in the --out folder; docs/history.md)")
+      ->type_name("PATH");
+  app.add_flag("--no-history", f.no_history, "Do not index the run into the history database");
 }
 
 void add_rail_flags(CLI::App& app, CommonFlags& f) {

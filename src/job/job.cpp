@@ -389,6 +389,8 @@ int run_job(const JobOptions& options, const JobBody& body, JobTransport transpo
           print_results_path(fmt::format("# csv: {}", csv.string()), table);
         }
         print_results_path(fmt::format("# results: {}", path.string()), table);
+        // Best effort, after the file is on disk: a failure is one warning, never the run's.
+        history::record_run(path, *doc, options.history);
         if (after_write) after_write(path);
       }
     }
@@ -427,6 +429,7 @@ int run_job(const JobOptions& options, const JobBody& body, JobTransport transpo
         const auto path =
             results_file ? results_file->write(*doc) : results::write(*doc, options.out_dir);
         print_results_path(fmt::format("# partial results (incomplete): {}", path.string()), table);
+        history::record_run(path, *doc, options.history);
       } catch (const std::exception& w) {
         log::error("could not write partial results: {}", w.what());
       }

@@ -24,6 +24,8 @@ struct CommonFlags {
   bool stop_on_usr1 = false;     ///< --stop-on-usr1: SIGUSR1 stops the run as SIGTERM does
   bool keep_samples = false;     ///< --keep-samples: every per-rank sample, whatever the job size
   bool no_nic_counters = false;  ///< --no-nic-counters: no NIC counters around the rows
+  std::string db;                ///< --db: the history database ("" = ibscope.db in --out)
+  bool no_history = false;       ///< --no-history: the run is not indexed
 };
 
 /// A size as a flag shows it, read back by units::parse_size_bytes: 8 -> "8", 1 MiB -> "1M",

@@ -16,6 +16,7 @@
 
 #include "ibscope/bootstrap/bootstrap.hpp"
 #include "ibscope/core/fault_hooks.hpp"
+#include "ibscope/history/record.hpp"
 #include "ibscope/job/crash_hook.hpp"
 #include "ibscope/job/disk_full_hook.hpp"
 #include "ibscope/measure/rail_setup.hpp"
@@ -46,6 +47,7 @@ struct JobOptions {
   bool stop_on_usr1 = false;  ///< --stop-on-usr1: SIGUSR1 stops the run as SIGTERM does
   bool keep_samples = false;  ///< --keep-samples: every per-rank sample, whatever the job size
   bool nic_counters = true;   ///< false: --no-nic-counters
+  history::HistoryOptions history;  ///< --db, --no-history: where the run is indexed
 };
 
 struct JobContext {
