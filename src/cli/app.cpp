@@ -302,6 +302,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
                                       offline<add_report_command>,
                                       offline<add_compare_command>,
                                       offline<add_export_prometheus_command>,
+                                      offline<add_baseline_command>,
                                       offline<add_watch_command>,
                                       offline<add_man_command>};
   for (AddCommand add : kCommands) commands.push_back(add(app, j));
