@@ -23,8 +23,8 @@ namespace {
 // two retests (a link fails only when it is slow every time), and baseline runs that may fail
 // their own verdict (the baseline's median of 5 runs takes care of one slow run).
 std::vector<std::string> baseline_accept_args(const std::string& out) {
-  std::vector<std::string> args{"accept", "--transport", "ucx", "--expect-gbps", "0.2",
-                                "--link-kind", "tcp-shaped", "--skip-allreduce"};
+  std::vector<std::string> args{"accept", "--transport", "ucx",        "--expect-gbps",
+                                "0.2",    "--link-kind", "tcp-shaped", "--skip-allreduce"};
   args.insert(args.end(), {"--bw-size", "256K", "--bw-window", "8", "--bw-iters", "8"});
   args.insert(args.end(), {"--lat-iters", "50", "--timeout", "30", "--min-fraction", "0.6"});
   args.insert(args.end(), {"--mad-k", "10", "--retests", "2", "--out", out});
@@ -60,8 +60,10 @@ TEST_CASE("netns: accept --baseline names the one link shaped 15 % below its bas
   // Never over an existing file.
   CHECK(run_cli(args).exit_code == 1);
 
-  // h1 -> h2 at 170 Mbit/s: the pair's slower direction, 0.85 of its baseline.
-  hosts.rate_to(1, 2, "170mbit", "200mbit");
+  // h1 -> h3 at 170 Mbit/s: the pair's slower direction, 0.85 of the shaped rate. (Not h1 - h2:
+  // that pair measured ~6 % spread over the runs here, twice, whatever the cause: 3 spreads is
+  // 18 %, more than the drop; h1 - h3 measured 0.4-0.7 %.)
+  hosts.rate_to(1, 3, "170mbit", "200mbit");
   auto judged = baseline_accept_args(out);
   judged.insert(judged.end() - 2, {"--baseline", baseline});
   NetnsJob job(hosts, judged, 90);
@@ -80,8 +82,8 @@ TEST_CASE("netns: accept --baseline names the one link shaped 15 % below its bas
   int failed = 0;
   for (const auto& link : acc["links"]) {
     INFO(link.dump());
-    const bool shaped = (link["host_a"] == hosts.host(1) && link["host_b"] == hosts.host(2)) ||
-                        (link["host_a"] == hosts.host(2) && link["host_b"] == hosts.host(1));
+    const bool shaped = (link["host_a"] == hosts.host(1) && link["host_b"] == hosts.host(3)) ||
+                        (link["host_a"] == hosts.host(3) && link["host_b"] == hosts.host(1));
     CHECK(link["pass"].get<bool>() == !shaped);
     CHECK(link["baseline"]["below"].get<bool>() == shaped);
     CHECK_FALSE(link["below_expected"].get<bool>());  // the line-rate test passed it
@@ -94,7 +96,7 @@ TEST_CASE("netns: accept --baseline names the one link shaped 15 % below its bas
   const auto named = lines_with(console, "below its baseline");
   REQUIRE(named.size() == 1);
   CHECK(named[0].find(hosts.host(1)) != std::string::npos);
-  CHECK(named[0].find(hosts.host(2)) != std::string::npos);
+  CHECK(named[0].find(hosts.host(3)) != std::string::npos);
   const double took_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   WARN("netns baseline test took " << took_s << " s");
