@@ -2,10 +2,12 @@
 // threshold below its past median and outside its noise band; the class reference warns.
 
 #include <catch2/catch.hpp>
+#include <string>
 #include <vector>
 
 #include "ibscope/accept/history.hpp"
 #include "ibscope/accept/link_verdict.hpp"
+#include "ibscope/cli/accept_baseline.hpp"
 #include "ibscope/measure/robust_stats.hpp"
 
 namespace acc = ibscope::accept;
@@ -91,4 +93,57 @@ TEST_CASE("history: collective rows below their past warn", "[accept][baseline]"
   const auto w = acc::row_history_warnings(rows, h, {});
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::Contains("busbw 8.00 GB/s is 20 % below its baseline"));
+}
+
+TEST_CASE("history: a baseline file fills the history; the shipped reference matches NDR",
+          "[accept][baseline]") {
+  namespace res = ibscope::results;
+  res::Baseline measured;
+  measured.runs.resize(5);
+  measured.hardware = res::HardwareSignature{.nic_model = "mlx5",
+                                             .port_speed = "NDR",
+                                             .link_rate_gbit = 400,
+                                             .link_layer = "InfiniBand",
+                                             .gpu_model = "",
+                                             .hosts = 2,
+                                             .transport = "verbs"};
+  res::BaselineLink link{"h0", "h1", "mlx5_0:1", "mlx5_0:1", {}, {}};
+  link.bw_gbps = ibscope::measure::robust_stats(std::vector<double>{47.6, 47.7, 47.8});
+  measured.links.push_back(link);
+  acc::History h = ibscope::cli::history_of(measured, "b.json");
+  CHECK(h.source == "b.json (measured, 5 runs)");
+  REQUIRE(h.links.size() == 1);
+  CHECK(h.find_link("h1", "mlx5_0:1", "h0", "mlx5_0:1") != nullptr);
+  CHECK_FALSE(h.reference);
+  // The run's topology: two hosts with one ACTIVE NDR port each.
+  std::vector<ibscope::topo::HostTopology> hosts(2);
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    hosts[i].host = "h" + std::to_string(i);
+    ibscope::topo::Nic nic;
+    nic.name = "mlx5_0";
+    ibscope::topo::NicPort port;
+    port.state = "ACTIVE";
+    port.link_layer = "InfiniBand";
+    port.speed = "NDR";
+    port.data_rate_gbit_s = 400;
+    nic.ports.push_back(port);
+    hosts[i].nics.push_back(nic);
+  }
+  std::vector<std::string> warnings;
+  const acc::History done = ibscope::cli::complete_history(h, measured, hosts, warnings);
+  CHECK(warnings.empty());
+  REQUIRE(done.reference);
+  CHECK(done.reference->link_bw_gbps == Approx(46.875));
+  CHECK_THAT(done.reference->source, Catch::Contains("azurehpc-health-checks"));
+  // Other hardware than the baseline's: said.
+  hosts[1].nics[0].ports[0].speed = "HDR";
+  (void)ibscope::cli::complete_history(h, measured, hosts, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Catch::Contains("made on other hardware"));
+  // A reference file given as the baseline: its figure is the class reference.
+  const auto refs = res::shipped_references();
+  const acc::History from_ref = ibscope::cli::history_of(refs.front(), "r.json");
+  CHECK(from_ref.links.empty());
+  REQUIRE(from_ref.reference);
+  CHECK(from_ref.reference->link_bw_gbps > 0);
 }
