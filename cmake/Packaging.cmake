@@ -49,6 +49,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DOCDIR}
 # results/ is also where runs write by default: only the schema's documentation is installed.
 install(FILES ${PROJECT_SOURCE_DIR}/results/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/results)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/results/schema DESTINATION ${CMAKE_INSTALL_DOCDIR}/results)
+# The reference baselines (public figures with their sources; also compiled into the binary).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/results/baselines
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/ibscope)
 
 # ---- .deb (cpack -G DEB) ----------------------------------------------------------------------
 set(IBSCOPE_PACKAGE_CONTACT "ibscope maintainers <ibscope-maintainers@example.org>"

@@ -9,7 +9,9 @@
 #include "ibscope/accept/links_transport.hpp"
 #include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/preflight.hpp"
+#include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
+#include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
@@ -115,6 +117,20 @@ AllreducePhase run_allreduce_phase(transport::Comm& comm, const AcceptOptions& o
   return phase;
 }
 
+// The all-reduce rows against their past: warnings only (the sweep here is short).
+void add_row_history(const History& history, const HistoryThresholds& t,
+                     const std::vector<measure::CollectiveRow>& rows, AcceptResult& result) {
+  std::vector<RowFigure> figures;
+  for (const auto& r : rows) {
+    figures.push_back(RowFigure{std::string(ibscope::name_of(r.collective)), r.algorithm,
+                                std::string(ibscope::name_of(r.type)), r.size_bytes, r.ranks,
+                                r.busbw_gbps});
+  }
+  for (auto& w : row_history_warnings(figures, history, t)) {
+    result.warnings.push_back(std::move(w));
+  }
+}
+
 }  // namespace
 
 AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopology>& hosts,
@@ -159,6 +175,7 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
   phase_counters.begin();
   LinkSet links = measure(LinkRounds{plan.rounds, false});
   judge_link_counters(links, o);
+  judge_link_history(links, o);
   AcceptReport report = judge_links(links.links, o.thresholds);
   // Retests are judged against the first measurement's median and MAD (link_verdict.hpp).
   const FabricReference reference = reference_of(report);
@@ -170,6 +187,7 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
     if (comm.rank() == 0) {
       merge_link_sets(links, retest);
       judge_link_counters(links, o);
+      judge_link_history(links, o);
       report = judge_links(links.links, o.thresholds, &reference);
     }
     ++retests;
@@ -197,6 +215,8 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
       in.allreduce_wrong = allreduce->wrong;
     }
     result = build_section(in);
+    if (o.history && allreduce)
+      add_row_history(*o.history, o.history_thresholds, allreduce->rows, result);
   }
   result.pass = broadcast_verdict(boot, result.pass);
   return result;

@@ -63,4 +63,7 @@ void merge_link_sets(LinkSet& into, const LinkSet& retest);
 /// Judges every link's counters (LinkMeasurement::counters) when they were read.
 void judge_link_counters(LinkSet& links, const AcceptOptions& options);
 
+/// Judges every link against options.history (LinkMeasurement::history) when there is one.
+void judge_link_history(LinkSet& links, const AcceptOptions& options);
+
 }  // namespace ibscope::accept

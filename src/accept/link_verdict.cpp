@@ -60,7 +60,8 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
     v.slow_latency = t.max_latency_ratio > 0 && latencies.size() >= 3 && l.latency_us > 0 &&
                      l.latency_us > t.max_latency_ratio * report.median_latency_us;
     const bool counters_fail = l.counters && (l.counters->errors || l.counters->flapped);
-    v.pass = !v.below_expected && !v.outlier && !v.slow_latency && !counters_fail;
+    const bool history_fail = l.history && l.history->below;
+    v.pass = !v.below_expected && !v.outlier && !v.slow_latency && !counters_fail && !history_fail;
     if (v.below_expected) {
       v.reason = fmt::format(
           "{:.3f} GB/s is {:.0f} % of the expected {:.3f} GB/s (threshold {:.0f} %)",
@@ -76,6 +77,9 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
       v.reason += fmt::format("{}latency {:.1f} us is over {:g} x the links' median {:.1f} us",
                               v.reason.empty() ? "" : "; ", l.latency_us, t.max_latency_ratio,
                               report.median_latency_us);
+    }
+    if (history_fail) {
+      v.reason += fmt::format("{}baseline: {}", v.reason.empty() ? "" : "; ", l.history->reason);
     }
     if (l.counters && !v.pass) {
       // Why: the counters' evidence beside the figures (or that none moved).
@@ -105,7 +109,8 @@ AcceptReport judge_links(const std::vector<LinkMeasurement>& links, const Thresh
       bool only_counters = true;
       for (const auto& v : report.links) {
         if (v.link.host_a != name && v.link.host_b != name) continue;
-        only_counters = only_counters && !v.below_expected && !v.outlier && !v.slow_latency;
+        only_counters = only_counters && !v.below_expected && !v.outlier && !v.slow_latency &&
+                        !(v.link.history && v.link.history->below);
       }
       host.reason = only_counters
                         ? fmt::format(

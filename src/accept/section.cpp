@@ -143,8 +143,56 @@ std::vector<results::AcceptLink> link_sections(const SectionInputs& in) {
       l.congestion_pct = v.link.counters->congestion_pct;
       l.counters = v.link.counters->summary();
     }
+    if (v.link.history) {
+      const HistoryFinding& h = *v.link.history;
+      links.back().baseline =
+          results::AcceptLinkBaseline{.known = h.known,
+                                      .median_gbps = h.median_gbps,
+                                      .spread_gbps = h.spread_gbps,
+                                      .runs = static_cast<int>(h.runs),
+                                      .drop_pct = h.drop_pct,
+                                      .below = h.below,
+                                      .reference = h.reference_name,
+                                      .reference_gbps = h.reference_gbps,
+                                      .reference_drop_pct = h.reference_drop_pct,
+                                      .below_reference = h.below_reference};
+    }
   }
   return links;
+}
+
+// accept --baseline: the summary, and a warning per link below its class reference (a public
+// figure from another tool and setup: never a failure on its own).
+void add_baseline_summary(const SectionInputs& in, AcceptResult& out) {
+  if (!in.options.history) return;
+  const History& h = *in.options.history;
+  results::AcceptBaseline b{.source = h.source,
+                            .drop_pct = in.options.history_thresholds.drop_pct,
+                            .noise_k = in.options.history_thresholds.noise_k,
+                            .reference = h.reference ? h.reference->name : "",
+                            .links_known = 0,
+                            .links_below = 0,
+                            .links_below_reference = 0};
+  for (const LinkVerdict& v : in.report.links) {
+    if (!v.link.history) continue;
+    const HistoryFinding& f = *v.link.history;
+    b.links_known += f.known ? 1 : 0;
+    b.links_below += f.below ? 1 : 0;
+    if (f.below_reference) {
+      ++b.links_below_reference;
+      out.warnings.push_back(fmt::format("link rank {} ({}) <-> rank {} ({}): {}", v.link.rank_a,
+                                         v.link.host_a, v.link.rank_b, v.link.host_b,
+                                         f.reference_reason));
+    }
+  }
+  if (b.links_known < static_cast<int>(in.report.links.size())) {
+    out.warnings.push_back(fmt::format(
+        "baseline {}: {} of the {} links measured are not in it (other hosts or NICs): judged "
+        "without a baseline",
+        h.source, static_cast<int>(in.report.links.size()) - b.links_known,
+        in.report.links.size()));
+  }
+  out.section.baseline = b;
 }
 
 // The whole phase's counters per host NIC: a flap fails the run (a flap between rows, or on a
@@ -332,6 +380,7 @@ AcceptResult build_section(const SectionInputs& in) {
         "covers the all-reduce only; run one rank per host under srun/mpirun");
   }
 
+  add_baseline_summary(in, out);
   if (!judge_phase_counters(in, out)) pass = false;
   if (!judge_allreduce_and_hooks(in, out)) pass = false;
   section.pass = pass;

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "ibscope/accept/accept_runner.hpp"
+#include "ibscope/cli/accept_baseline.hpp"
 #include "ibscope/cli/flags.hpp"
 #include "ibscope/core/atomic_file.hpp"
 #include "ibscope/core/error.hpp"
@@ -97,6 +98,19 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
                  "Rank 0 also writes the verdicts as Prometheus metrics to FILE (*.prom, in "
                  "node-exporter's textfile folder), replacing the previous run's atomically")
       ->type_name("FILE");
+  app.add_option("--baseline", f.baseline,
+                 "Judge every link (and all-reduce row) against a baseline as well: FILE from "
+                 "'ibscope baseline' (a link more than --baseline-drop-pct below its median and "
+                 "outside its noise band fails) or a reference (results/baselines/); the shipped "
+                 "reference matching the hardware is compared too (docs/baselines.md)")
+      ->type_name("FILE");
+  app.add_option("--baseline-drop-pct", f.baseline_drop_pct,
+                 "--baseline: a link fails when more than this % below its baseline median (and "
+                 "below the median - --baseline-noise-k x its spread)")
+      ->default_val(10);
+  app.add_option("--baseline-noise-k", f.baseline_noise_k,
+                 "--baseline: the noise band, in spreads (1.4826 x MAD of the baseline's runs)")
+      ->default_val(3);
 }
 
 AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
@@ -155,6 +169,19 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
                                                    .max_retransmit_ppm = f.max_retransmit_ppm,
                                                    .min_retransmits = f.min_retransmits,
                                                    .congestion_finding_pct = f.congestion_pct};
+  if (!f.baseline.empty()) {
+    if (!(f.baseline_drop_pct > 0 && f.baseline_drop_pct < 100) || !(f.baseline_noise_k >= 0)) {
+      throw UsageError(fmt::format(
+          "--baseline-drop-pct {} / --baseline-noise-k {}: expected 0 < pct < 100 and k >= 0",
+          f.baseline_drop_pct, f.baseline_noise_k));
+    }
+    // Read on every rank before the job starts: a bad file stops every rank with one line.
+    command.baseline =
+        std::make_shared<const results::Baseline>(results::load_baseline(f.baseline));
+    o.history = std::make_shared<const accept::History>(history_of(*command.baseline, f.baseline));
+    o.history_thresholds =
+        accept::HistoryThresholds{.drop_pct = f.baseline_drop_pct, .noise_k = f.baseline_noise_k};
+  }
   accept::validate(o);
   return command;
 }
@@ -168,6 +195,11 @@ int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
   if (out != nullptr) fmt::print(out, "# acceptance: topology and link-state preflight\n");
   const auto hosts = job::gather_topology(ctx.bootstrap);
   if (ctx.results != nullptr) ctx.results->topology = hosts;
+  std::vector<std::string> baseline_warnings;
+  if (root && command.baseline && o.history) {
+    o.history = std::make_shared<const accept::History>(
+        complete_history(*o.history, *command.baseline, hosts, baseline_warnings));
+  }
 
   accept::AcceptSinks sinks;
   sinks.p2p = [&](const std::vector<measure::P2pRow>& rows) {
@@ -210,8 +242,19 @@ int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
   // The summary names only what failed and why; warnings after it.
   std::FILE* summary = out != nullptr ? out : stderr;
   fmt::print(summary, "{}\n", verdict);
+  if (const auto& b = result.section.baseline) {
+    fmt::print(summary,
+               "  baseline {}: {} of {} links known to it fell below it (more than {:g} % and "
+               "{:g} spreads){}\n",
+               b->source, b->links_below, b->links_known, b->drop_pct, b->noise_k,
+               b->reference.empty()
+                   ? std::string("; no shipped reference matches this hardware")
+                   : fmt::format("; reference {}: {} links more than {:g} % below it", b->reference,
+                                 b->links_below_reference, b->drop_pct));
+  }
   for (const auto& f : result.failures) fmt::print(summary, "  FAIL {}\n", f);
   for (const auto& w : result.warnings) fmt::print(summary, "  warning: {}\n", w);
+  for (const auto& w : baseline_warnings) fmt::print(summary, "  warning: {}\n", w);
   std::fflush(summary);
   if (!command.prometheus_file.empty()) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();

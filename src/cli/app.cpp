@@ -311,6 +311,7 @@ std::vector<Command> add_commands(CLI::App& app, JobFlags& j) {
                                       offline<add_compare_command>,
                                       offline<add_history_command>,
                                       offline<add_export_prometheus_command>,
+                                      offline<add_baseline_command>,
                                       offline<add_watch_command>,
                                       offline<add_man_command>};
   for (AddCommand add : kCommands) commands.push_back(add(app, j));

@@ -107,6 +107,19 @@ json to_json(const AcceptLink& l) {
     j["counters"] = l.counters;
     put_nic_counters(j, l.nic_counters, false);
   }
+  if (l.baseline) {
+    const AcceptLinkBaseline& b = *l.baseline;
+    j["baseline"] = {{"known", b.known},
+                     {"median_gbps", b.median_gbps},
+                     {"spread_gbps", b.spread_gbps},
+                     {"runs", b.runs},
+                     {"drop_pct", b.drop_pct},
+                     {"below", b.below},
+                     {"reference", b.reference},
+                     {"reference_gbps", b.reference_gbps},
+                     {"reference_drop_pct", b.reference_drop_pct},
+                     {"below_reference", b.below_reference}};
+  }
   return j;
 }
 
@@ -140,6 +153,21 @@ AcceptLink read_link(const FieldReader& in, const json& j, const std::string& p)
   l.congestion_pct = in.get_or<double>(j, p, "congestion_pct", 0.0);
   l.counters = in.get_or<std::string>(j, p, "counters", "");
   l.nic_counters = read_nic_counters(in, j, p);
+  if (j.contains("baseline")) {
+    const json& b = j["baseline"];
+    const std::string bp = p + ".baseline";
+    l.baseline =
+        AcceptLinkBaseline{.known = in.get<bool>(b, bp, "known"),
+                           .median_gbps = in.get<double>(b, bp, "median_gbps"),
+                           .spread_gbps = in.get<double>(b, bp, "spread_gbps"),
+                           .runs = in.get<int>(b, bp, "runs"),
+                           .drop_pct = in.get<double>(b, bp, "drop_pct"),
+                           .below = in.get<bool>(b, bp, "below"),
+                           .reference = in.get<std::string>(b, bp, "reference"),
+                           .reference_gbps = in.get<double>(b, bp, "reference_gbps"),
+                           .reference_drop_pct = in.get<double>(b, bp, "reference_drop_pct"),
+                           .below_reference = in.get<bool>(b, bp, "below_reference")};
+  }
   return l;
 }
 
@@ -305,6 +333,16 @@ json to_json(const Acceptance& a, bool keep_rank_samples) {
   if (a.allreduce) j["allreduce"] = {{"rows", a.allreduce->rows}, {"wrong", a.allreduce->wrong}};
   // Only when set: the files of genuine runs stay readable by earlier ibscope builds.
   if (!a.fault_hooks.empty()) j["fault_hooks"] = a.fault_hooks;
+  if (a.baseline) {
+    const AcceptBaseline& b = *a.baseline;
+    j["baseline"] = {{"source", b.source},
+                     {"drop_pct", b.drop_pct},
+                     {"noise_k", b.noise_k},
+                     {"reference", b.reference},
+                     {"links_known", b.links_known},
+                     {"links_below", b.links_below},
+                     {"links_below_reference", b.links_below_reference}};
+  }
   if (a.counter_thresholds) {
     const AcceptCounterThresholds& t = *a.counter_thresholds;
     j["counter_thresholds"] = {{"max_link_errors", t.max_link_errors},
@@ -370,6 +408,15 @@ Acceptance acceptance_from_json(const json& j, std::string_view source) {
   }
   if (j.contains("stragglers") && !j["stragglers"].is_null()) {
     a.stragglers = read_stragglers(in, j["stragglers"], p + ".stragglers");
+  }
+  if (j.contains("baseline")) {
+    const json& b = j["baseline"];
+    const std::string bp = p + ".baseline";
+    a.baseline = AcceptBaseline{
+        in.get<std::string>(b, bp, "source"),       in.get<double>(b, bp, "drop_pct"),
+        in.get<double>(b, bp, "noise_k"),           in.get<std::string>(b, bp, "reference"),
+        in.get<int>(b, bp, "links_known"),          in.get<int>(b, bp, "links_below"),
+        in.get<int>(b, bp, "links_below_reference")};
   }
   return a;
 }

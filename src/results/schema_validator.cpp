@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ibscope/core/error.hpp"
+#include "ibscope/results/baseline.hpp"
 #include "ibscope/results/schema.hpp"
 
 namespace ibscope::results {
@@ -20,17 +21,18 @@ namespace {
 using nlohmann::json;
 
 struct Loaded {
-  Loaded() {
+  Loaded(std::string_view schema_json, std::string name) : label(std::move(name)) {
     try {
-      text = json::parse(schema_text());
+      text = json::parse(schema_json);
       valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
       valijson::adapters::NlohmannJsonAdapter adapter(text);
       parser.populateSchema(adapter, schema);
     } catch (const std::exception& e) {
       throw Error(ErrorKind::kSystem,
-                  fmt::format("the embedded results schema is broken: {}", e.what()));
+                  fmt::format("the embedded {} is broken: {}", label, e.what()));
     }
   }
+  std::string label;  ///< "results schema version 2"
   json text;
   valijson::Schema schema;
 };
@@ -38,7 +40,14 @@ struct Loaded {
 // Parsed once: the schema is constant for the life of the binary. A schema that does not parse
 // is a build defect, reported as such rather than blamed on the file being checked.
 const Loaded& loaded() {
-  static const Loaded kLoaded;
+  static const Loaded kLoaded(schema_text(),
+                              fmt::format("results schema version {}", kSupportedSchemaVersion));
+  return kLoaded;
+}
+
+const Loaded& loaded_baseline() {
+  static const Loaded kLoaded(baseline_schema_text(),
+                              fmt::format("baseline schema version {}", kBaselineVersion));
   return kLoaded;
 }
 
@@ -165,7 +174,7 @@ std::string quoted(const std::string& description) {
 }
 
 std::string describe(const valijson::ValidationResults::Error& e, const json& doc,
-                     const json& schema) {
+                     const json& schema, const std::string& label) {
   std::vector<Step> path = steps_of(e.context, doc);
   const std::string& d = e.description;
   if (d.rfind("Missing required property", 0) == 0) {
@@ -174,8 +183,7 @@ std::string describe(const valijson::ValidationResults::Error& e, const json& do
   }
   if (d.rfind("Object contains a property that could not be validated", 0) == 0) {
     path.push_back({quoted(d), 0, false});
-    return fmt::format("{}: unknown field (not in results schema version {}; misspelt?)",
-                       dotted(path), kSupportedSchemaVersion);
+    return fmt::format("{}: unknown field (not in {}; misspelt?)", dotted(path), label);
   }
   const json* value = value_at(doc, path);
   const json* sub = schema_at(schema, path);
@@ -237,11 +245,7 @@ void check_version(const json& doc, std::string_view source) {
   }
 }
 
-}  // namespace
-
-void validate_schema(const json& doc, std::string_view source) {
-  check_version(doc, source);
-  const Loaded& l = loaded();
+void validate_against(const Loaded& l, const json& doc, std::string_view source) {
   valijson::Validator validator(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter target(doc);
@@ -254,7 +258,31 @@ void validate_schema(const json& doc, std::string_view source) {
     }
   }
   if (first == nullptr) first = &*results.begin();
-  fail(source, describe(*first, doc, l.text));
+  fail(source, describe(*first, doc, l.text, l.label));
+}
+
+}  // namespace
+
+void validate_schema(const json& doc, std::string_view source) {
+  check_version(doc, source);
+  validate_against(loaded(), doc, source);
+}
+
+void validate_baseline_schema(const json& doc, std::string_view source) {
+  if (!doc.is_object()) fail(source, "<top>: expected a JSON object at the top level");
+  const auto v = doc.find("baseline_version");
+  if (v == doc.end()) {
+    fail(source, doc.contains("schema_version")
+                     ? "this is an ibscope results file, not a baseline (make a baseline of "
+                       "results files with `ibscope baseline RUN.json... -o FILE`)"
+                     : "baseline_version: missing (not an ibscope baseline file)");
+  }
+  if (!v->is_number_integer() || *v != kBaselineVersion) {
+    fail(source, fmt::format("baseline_version: version {} is not supported (this ibscope reads "
+                             "baseline version {})",
+                             v->dump(), kBaselineVersion));
+  }
+  validate_against(loaded_baseline(), doc, source);
 }
 
 }  // namespace ibscope::results

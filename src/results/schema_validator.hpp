@@ -13,4 +13,8 @@ namespace ibscope::results {
 /// than kSupportedSchemaVersion is refused first, naming the version that is supported.
 void validate_schema(const nlohmann::json& doc, std::string_view source);
 
+/// The same for a baseline file (results/baseline.hpp): baseline_version first (a results file
+/// given as a baseline is told so), then results/schema/ibscope-baseline-v1.schema.json.
+void validate_baseline_schema(const nlohmann::json& doc, std::string_view source);
+
 }  // namespace ibscope::results

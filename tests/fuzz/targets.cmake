@@ -2,7 +2,8 @@
 # and the libFuzzer build (tests/fuzz/CMakeLists.txt), so that the two cannot drift apart.
 # Each name has tests/fuzz/targets/fuzz_<name>.cpp, seeds in tests/fuzz/corpus/<name>/ and
 # crashes turned into regressions in tests/fuzz/regressions/<name>/ (docs/fuzzing.md).
-set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info nccl_tests counts)
+set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info nccl_tests counts
+    baseline)
 
 # The library sources the parsers need, compiled by the libFuzzer build instead of the whole
 # library (paths relative to the repository root). A target links only what it reaches.
@@ -25,6 +26,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/collectives/cost.cpp
     src/collectives/harness/tuning.cpp
     src/results/acceptance_json.cpp
+    src/results/baseline_json.cpp
     src/results/collective_columns.cpp
     src/results/document.cpp
     src/results/document_json.cpp

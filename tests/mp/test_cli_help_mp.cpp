@@ -49,7 +49,8 @@ TEST_CASE("every subcommand's --help has examples and the exit status", "[mp][cl
   INFO("listed: " << names.size());
   for (const char* expected : {"run", "allreduce", "reduce_scatter", "allgather", "broadcast",
                                "p2p", "validate", "algorithms", "topo", "probe", "accept", "fit",
-                               "predict", "model", "compare", "history", "export-prometheus"}) {
+                               "predict", "model", "compare", "history", "export-prometheus",
+                               "baseline"}) {
     INFO(expected);
     CHECK(contains(names, expected));
   }

@@ -71,6 +71,27 @@ void NetnsHosts::link(int host, bool up) const {
   script({"link", std::to_string(host), up ? "up" : "down"});
 }
 
+void NetnsHosts::rate_to(int host, int peer, const std::string& rate,
+                         const std::string& base_rate) const {
+  // An htb that does not shape (two classes at 10 Gbit/s), a tbf under each as hosts.sh makes
+  // them: the default class at the base rate, the peer's class (a u32 filter on its address) at
+  // `rate`. This kernel has htb and tbf, not prio.
+  const std::string tc = fmt::format("ip netns exec {} tc", this->host(host));
+  const std::string cmd = fmt::format(
+      "set -e\n"
+      "{0} qdisc del dev {1} root\n"
+      "{0} qdisc add dev {1} root handle 1: htb default 2\n"
+      "{0} class add dev {1} parent 1: classid 1:1 htb rate 10gbit quantum 60000\n"
+      "{0} class add dev {1} parent 1: classid 1:2 htb rate 10gbit quantum 60000\n"
+      "{0} qdisc add dev {1} parent 1:2 handle 20: tbf rate {2} burst 256kb latency 50ms\n"
+      "{0} qdisc add dev {1} parent 1:1 handle 10: tbf rate {3} burst 256kb latency 50ms\n"
+      "{0} filter add dev {1} parent 1: protocol ip prio 1 u32 match ip dst {4}/32 flowid 1:1\n",
+      tc, device(), base_rate, rate, address(peer));
+  const auto r = run_process({{"-c", cmd}, {}, 30, "/bin/bash"});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+}
+
 void NetnsHosts::drop_tcp(int host, int per_mille) const {
   const std::string ns = this->host(host);
   std::string rules =

@@ -31,6 +31,10 @@ class NetnsHosts {
 
   void rate(int host, const std::string& rate) const;
   void link(int host, bool up) const;
+  /// Shapes only what `host` sends to `peer` to `rate` (its other traffic keeps the rate it was
+  /// made with): an htb whose two classes each hold a tbf (hosts.sh's burst and latency), and a
+  /// u32 filter on the peer's address. One direction of one host pair, not the host's whole link.
+  void rate_to(int host, int peer, const std::string& rate, const std::string& base_rate) const;
   /// Drops `per_mille` of the TCP packets into and out of `host` (nftables in its namespace,
   /// random per packet: `numgen random mod 1000 < per_mille`); 0 removes the rule.
   void drop_tcp(int host, int per_mille) const;

@@ -3,12 +3,14 @@
 /// expected rate, the thresholds, retests, and the all-reduce straggler sweep.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ibscope/accept/expected_rate.hpp"
+#include "ibscope/accept/history.hpp"
 #include "ibscope/accept/link_verdict.hpp"
 #include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/straggler.hpp"
@@ -60,6 +62,11 @@ struct AcceptOptions {
   /// (--no-nic-counters turns both off).
   bool nic_counters = true;
   CounterThresholds counter_thresholds;
+
+  /// Past measurements to judge the links (and all-reduce rows) against as well (--baseline,
+  /// accept/history.hpp); null: none. Read on rank 0.
+  std::shared_ptr<const History> history;
+  HistoryThresholds history_thresholds;
 
   /// The test fault hooks set on any rank (job::JobContext): each one fails the verdict.
   std::vector<FaultHook> fault_hooks;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ibscope/accept/counter_verdict.hpp"
+#include "ibscope/accept/history.hpp"
 
 namespace ibscope::accept {
 
@@ -29,6 +30,9 @@ struct LinkMeasurement {
   /// read. Errors or a flap fail the link whatever its bandwidth; a link failed by bandwidth
   /// gets the counters' summary in its reason (do they explain it?).
   std::optional<CounterFindings> counters;
+  /// What its past says (accept --baseline, accept/history.hpp); empty without one. A link
+  /// more than the threshold below its baseline and outside its noise band fails.
+  std::optional<HistoryFinding> history;
 };
 
 struct Thresholds {

@@ -3,10 +3,12 @@
 /// (accept/accept_runner.hpp). Exit status 0 pass, 1 fail (or a measurement error), 2 usage.
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 
 #include "ibscope/accept/accept_options.hpp"
 #include "ibscope/job/job.hpp"
+#include "ibscope/results/baseline.hpp"
 
 namespace ibscope::cli {
 
@@ -41,6 +43,9 @@ struct AcceptFlags {
   int ar_iters = 20;
   int ar_warmup = 3;
   std::string prometheus_file;
+  std::string baseline;  ///< --baseline FILE; empty: none
+  double baseline_drop_pct = 10;
+  double baseline_noise_k = 3;
 };
 
 /// What `ibscope accept` runs: the acceptance and where else its verdicts go.
@@ -49,6 +54,8 @@ struct AcceptCommandOptions {
   /// node-exporter textfile (output/prometheus.hpp) rank 0 writes at the end, replacing the
   /// previous one atomically; empty: none.
   std::string prometheus_file;
+  /// --baseline FILE, loaded and checked before the job; null: none.
+  std::shared_ptr<const results::Baseline> baseline;
 };
 
 void add_accept_flags(CLI::App& app, AcceptFlags& f);

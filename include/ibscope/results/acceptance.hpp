@@ -53,6 +53,26 @@ struct AcceptPreflight {
   std::vector<PreflightFinding> findings;
 };
 
+/// accept --baseline: one link against its past and its class reference (docs/baselines.md).
+struct AcceptLinkBaseline {
+  bool known = false;  ///< the baseline holds this link
+  double median_gbps = 0, spread_gbps = 0;
+  int runs = 0;
+  double drop_pct = 0;    ///< below its median, % (negative: faster)
+  bool below = false;     ///< failed: beyond the threshold and the noise band
+  std::string reference;  ///< the class reference's name ("" none)
+  double reference_gbps = 0, reference_drop_pct = 0;
+  bool below_reference = false;  ///< more than the threshold below the reference (a warning)
+};
+
+/// accept --baseline: what the run was judged against.
+struct AcceptBaseline {
+  std::string source;  ///< "FILE (measured, 5 runs)"
+  double drop_pct = 0, noise_k = 0;
+  std::string reference;  ///< the class reference that matched ("" none)
+  int links_known = 0, links_below = 0, links_below_reference = 0;
+};
+
 /// One link between two hosts: what was measured, what was expected, the tests' outcomes.
 struct AcceptLink {
   int rank_a = 0, rank_b = 0;
@@ -71,10 +91,11 @@ struct AcceptLink {
   std::string reason;  ///< empty when it passes
   /// The NIC counters' growth on the link's two hosts over its rows; empty when not read.
   std::vector<fabric::NicDelta> nic_counters;
-  bool counter_errors = false;  ///< errors beyond the thresholds: the link failed
-  bool flapped = false;         ///< a flap counter grew: the link failed
-  double congestion_pct = 0;    ///< the largest congestion share over its NICs
-  std::string counters;         ///< what the counters say ("" when not read)
+  bool counter_errors = false;                 ///< errors beyond the thresholds: the link failed
+  bool flapped = false;                        ///< a flap counter grew: the link failed
+  double congestion_pct = 0;                   ///< the largest congestion share over its NICs
+  std::string counters;                        ///< what the counters say ("" when not read)
+  std::optional<AcceptLinkBaseline> baseline;  ///< accept --baseline only
 };
 
 struct AcceptHost {
@@ -145,6 +166,7 @@ struct Acceptance {
   std::optional<Stragglers> stragglers;      ///< null with --skip-allreduce
   /// The test fault hooks set during the run ("NAME=value (ranks)"); any: pass is false.
   std::vector<std::string> fault_hooks;
+  std::optional<AcceptBaseline> baseline;  ///< accept --baseline only
 };
 
 /// "auto", "ucx" or "verbs".
