@@ -11,8 +11,10 @@
 #include "ibscope/accept/expected_rate.hpp"
 #include "ibscope/accept/link_verdict.hpp"
 #include "ibscope/accept/pairing.hpp"
+#include "ibscope/accept/pattern_verdict.hpp"
 #include "ibscope/accept/straggler.hpp"
 #include "ibscope/core/fault_hooks.hpp"
+#include "ibscope/measure/traffic_pattern.hpp"
 #include "ibscope/probes/probe_options.hpp"
 #include "ibscope/results/acceptance.hpp"
 
@@ -60,6 +62,13 @@ struct AcceptOptions {
   /// (--no-nic-counters turns both off).
   bool nic_counters = true;
   CounterThresholds counter_thresholds;
+
+  /// --pattern incast:K | one-to-many:K | bisection: a pattern phase after the all-pairs
+  /// phase, over UCX between each host's first rank (accept/pattern_phase.hpp), judged by
+  /// pattern_thresholds; pairs (the default): none. --pattern-hubs picks the hubs.
+  measure::TrafficPattern pattern;
+  measure::HubSelection pattern_hubs;
+  PatternThresholds pattern_thresholds;
 
   /// The test fault hooks set on any rank (job::JobContext): each one fails the verdict.
   std::vector<FaultHook> fault_hooks;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ibscope/fabric/counters.hpp"
+#include "ibscope/results/accept_pattern.hpp"
 #include "ibscope/results/rank_samples.hpp"
 
 namespace ibscope::results {
@@ -145,6 +146,8 @@ struct Acceptance {
   std::optional<Stragglers> stragglers;      ///< null with --skip-allreduce
   /// The test fault hooks set during the run ("NAME=value (ranks)"); any: pass is false.
   std::vector<std::string> fault_hooks;
+  /// --pattern: one verdict per round and size; empty with the default (pairs).
+  std::vector<AcceptPattern> patterns;
 };
 
 /// "auto", "ucx" or "verbs".
