@@ -43,6 +43,13 @@ void validate(const AcceptOptions& o) {
   positive(o.verbs_bw_iters, "--verbs-bw-iters");
   positive(o.verbs_lat_iters, "--verbs-lat-iters");
   positive(o.allreduce_iters, "--ar-iters");
+  const PatternThresholds& pt = o.pattern_thresholds;
+  if (!(pt.min_fraction > 0 && pt.min_fraction <= 1)) {
+    throw UsageError(fmt::format("--pattern-min-fraction {}: must be in (0, 1]", pt.min_fraction));
+  }
+  if (!(pt.min_fairness >= 0 && pt.min_fairness <= 1)) {
+    throw UsageError(fmt::format("--min-fairness {}: must be in [0, 1]", pt.min_fairness));
+  }
   if (o.warmup < 0 || o.allreduce_warmup < 0) throw UsageError("warm-up counts must be >= 0");
   if (o.allreduce && o.allreduce_bytes.empty())
     throw UsageError("--ar-sizes: give at least one size");

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
 
 #include "ibscope/accept/links_transport.hpp"
 #include "ibscope/accept/pairing.hpp"
+#include "ibscope/accept/pattern_verdict.hpp"
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
@@ -19,6 +21,7 @@
 #include "ibscope/transport/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
+#include "pattern_phase.hpp"
 #include "section.hpp"
 
 namespace ibscope::accept {
@@ -161,6 +164,7 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
       throw RemoteError(fmt::format("accept: the job's topology has no host for rank {}", r));
     }
   }
+  validate_pattern_for_hosts(o, host_of_rank);  // before any traffic
   const PairPlan plan = plan_pairs(o.pairs, host_of_rank, broadcast_seed(boot, o.pairs));
   if (sinks.phase && comm.rank() == 0) sinks.phase(plan.description);
 
@@ -196,6 +200,9 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
   phase_counters.end();
   const std::vector<fabric::NicDelta> phase_nics = phase_counters.gather("accept: all-pairs phase");
 
+  std::vector<measure::P2pRow> pattern_rows;
+  if (!o.pattern.is_pairs()) pattern_rows = run_pattern_phase(comm, o, host_of_rank, sinks);
+
   std::optional<AllreducePhase> allreduce;
   if (o.allreduce) allreduce = run_allreduce_phase(comm, o, sinks);
 
@@ -204,6 +211,15 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
     SectionInputs in{o,       transport, pre,          links,
                      report,  retests,   boot.hosts(), std::nullopt,
                      nullptr, 0,         &plan,        &phase_nics};
+    std::vector<results::AcceptPattern> patterns;
+    if (!o.pattern.is_pairs()) {
+      // What one link should carry: the fastest expectation of the all-pairs phase's links.
+      double link_gbps = 0;
+      for (const auto& l : links.links) link_gbps = std::max(link_gbps, l.expected_gbps);
+      patterns =
+          judge_pattern_rows(pattern_rows, link_gbps, o.pattern_thresholds, o.counter_thresholds);
+      in.patterns = &patterns;
+    }
     if (allreduce) {
       std::vector<ArrivalRow> arrivals;
       for (const auto& r : allreduce->rows) {

@@ -8,6 +8,7 @@
 #include "ibscope/accept/localize.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/core/units.hpp"
+#include "pattern_section.hpp"
 
 namespace ibscope::accept {
 namespace {
@@ -382,6 +383,7 @@ AcceptResult build_section(const SectionInputs& in) {
 
   add_baseline_summary(in, out);
   if (!judge_phase_counters(in, out)) pass = false;
+  if (in.patterns != nullptr && !add_pattern_verdicts(*in.patterns, out)) pass = false;
   if (!judge_allreduce_and_hooks(in, out)) pass = false;
   section.pass = pass;
   out.pass = pass;

@@ -28,6 +28,8 @@ struct SectionInputs {
   const PairPlan* pairs = nullptr;  ///< which pairs were measured (noted in the section)
   /// Every host NIC's counter growth over the whole all-pairs phase; null: not read.
   const std::vector<fabric::NicDelta>* phase_nics = nullptr;
+  /// --pattern: the rounds' verdicts (accept/pattern_verdict.hpp); null: no pattern phase.
+  const std::vector<results::AcceptPattern>* patterns = nullptr;
 };
 
 /// The verdict (pass), the section, and the failure / warning lines.

@@ -53,6 +53,27 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
                  "Seed of --pairs random:K, to measure the same pairs again (default: drawn, "
                  "printed and kept in the results' acceptance.notes)")
       ->type_name("N");
+  app.add_option("--pattern", f.pattern,
+                 "After the all-pairs phase, also measure a traffic pattern between each "
+                 "host's first rank over UCX: incast:K (K hosts send to one at once, every "
+                 "host in turn), one-to-many:K (one host sends to K at once) or bisection (half "
+                 "the hosts send to the other half, both directions); pairs: none "
+                 "(docs/acceptance.md, Patterns)")
+      ->default_val(f.pattern);
+  app.add_option("--pattern-hubs", f.pattern_hubs,
+                 "--pattern incast/one-to-many: which hosts are hubs (receivers of incast, "
+                 "senders of one-to-many), by position in rank order: all, sample:N (N spread "
+                 "evenly) or a list such as 0,3")
+      ->default_val(f.pattern_hubs);
+  app.add_option("--pattern-min-fraction", f.pattern_min_fraction,
+                 "--pattern: a round fails when its aggregate is below this fraction of what "
+                 "its links should carry (incast: the receiver's link; bisection: one link per "
+                 "flow)")
+      ->default_val(f.pattern_min_fraction);
+  app.add_option("--min-fairness", f.min_fairness,
+                 "--pattern: a round of 2 flows or more fails when Jain's fairness index of "
+                 "its flows' rates is below this (1: equal shares, 1/n: one flow takes all)")
+      ->default_val(f.min_fairness);
   app.add_option("--lat-size", f.lat_size, "Latency message size")->default_val("8");
   app.add_option("--lat-iters", f.lat_iters, "UCX ping-pongs per pair")->default_val(200);
   app.add_option("--bw-size", f.bw_size, "Bandwidth message size")->default_val("1M");
@@ -139,6 +160,10 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
     }
     o.pairs.seed = seed;
   }
+  o.pattern = measure::parse_traffic_pattern(f.pattern);
+  o.pattern_hubs = measure::parse_hub_selection(f.pattern_hubs);
+  o.pattern_thresholds.min_fraction = f.pattern_min_fraction;
+  o.pattern_thresholds.min_fairness = f.min_fairness;
   o.lat_bytes = units::parse_size_bytes(f.lat_size, "--lat-size");
   o.lat_iters = f.lat_iters;
   o.bw_bytes = units::parse_size_bytes(f.bw_size, "--bw-size");

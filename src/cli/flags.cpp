@@ -228,6 +228,18 @@ void add_p2p_flags(CLI::App& app, P2pFlags& f, const std::string& prefix) {
                  "sender's: the single-copy path of -A hier; host memory, ranks in equal blocks "
                  "per host)")
       ->default_val(f.local_path);
+  app.add_option("--" + prefix + "pattern", f.pattern,
+                 "p2p: pairs (disjoint pairs, the tests above), incast:K (K senders into one "
+                 "receiver at once, every receiver in turn), one-to-many:K (one sender to K "
+                 "receivers at once) or bisection (the first half of the ranks streams to the "
+                 "second half and back, all at once); patterns other than pairs run the bw test "
+                 "only and report per-flow and aggregate bandwidth and Jain's fairness index")
+      ->default_val(f.pattern);
+  app.add_option("--" + prefix + "pattern-hubs", f.pattern_hubs,
+                 "p2p --pattern incast/one-to-many: which ranks are hubs (receivers of incast, "
+                 "senders of one-to-many): all (each in turn), sample:N (N spread evenly) or a "
+                 "list such as 0,3")
+      ->default_val(f.pattern_hubs);
 }
 
 namespace {
@@ -353,6 +365,20 @@ measure::P2pOptions to_options(const P2pFlags& f, double timeout_s) {
                         "--mem-path {})",
                         f.mem, f.mem_path));
       }
+    }
+  }
+  o.pattern = measure::parse_traffic_pattern(f.pattern);
+  o.hubs = measure::parse_hub_selection(f.pattern_hubs);
+  if (!o.pattern.is_pairs()) {
+    if (o.pairs.mode != measure::PairsMode::kAll) {
+      throw UsageError(
+          fmt::format("p2p --pattern {}: --pairs applies to --pattern pairs only", f.pattern));
+    }
+    if (o.local_path != measure::LocalPath::kUcx) {
+      throw UsageError(
+          fmt::format("p2p --pattern {}: every flow goes through UCX (no "
+                      "--local-path shm)",
+                      f.pattern));
     }
   }
   o.latency = o.bw = o.bibw = false;

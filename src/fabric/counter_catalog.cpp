@@ -175,7 +175,7 @@ constexpr std::array kCatalog{
     CounterSpec{"carrier_changes", S::kNetdev, K::kFlaps, 64, L::kWraps, 0, "",
                 "carrier went down or up (two per flap)"},
 
-    // tcp: the namespace's /proc/net/snmp (Tcp:) and /proc/net/netstat (TcpExt:)
+    // tcp: the namespace's /proc/net/snmp (Tcp:) and /proc/net/netstat (TcpExt:, IpExt:)
     CounterSpec{"RetransSegs", S::kTcp, K::kErrors, 64, L::kWraps, 0, "",
                 "TCP segments retransmitted (loss, or a queue that dropped)"},
     CounterSpec{"InErrs", S::kTcp, K::kErrors, 64, L::kWraps, 0, "",
@@ -189,6 +189,12 @@ constexpr std::array kCatalog{
                 "fast retransmissions (part of RetransSegs)"},
     CounterSpec{"TCPLostRetransmit", S::kTcp, K::kOther, 64, L::kWraps, 0, "",
                 "retransmissions that were lost again"},
+    // ECN on the receiving side (/proc/net/netstat IpExt: and TcpExt:): a switch (or a marking
+    // rule at an emulated bottleneck) set Congestion Experienced on packets to this host.
+    CounterSpec{"InCEPkts", S::kTcp, K::kCongestion, 64, L::kWraps, 0, "",
+                "IP packets received marked Congestion Experienced (ECN)"},
+    CounterSpec{"TCPDeliveredCE", S::kTcp, K::kCongestion, 64, L::kWraps, 0, "",
+                "TCP segments delivered that carried an ECN CE mark"},
 };
 
 }  // namespace

@@ -133,6 +133,7 @@ CounterSnapshot CounterReader::read() const {
     s.scope = namespace_scope(options_.proc_root);
     read_proc_table(options_.proc_root / "net/snmp", "Tcp", s.values);
     read_proc_table(options_.proc_root / "net/netstat", "TcpExt", s.values);
+    read_proc_table(options_.proc_root / "net/netstat", "IpExt", s.values);
     if (!s.values.empty()) snap.nics.push_back(std::move(s));
   }
   return snap;

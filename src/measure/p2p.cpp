@@ -11,6 +11,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/buffer_budget.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
+#include "ibscope/measure/pattern_p2p.hpp"
 #include "ibscope/measure/row_counters.hpp"
 #include "ibscope/measure/timing.hpp"
 #include "ibscope/transport/intra_host/local_arena.hpp"
@@ -264,6 +265,10 @@ void run_p2p(transport::Comm& comm, const P2pOptions& o, const P2pRowsSink& sink
   const int me = comm.rank();
   if (comm.size() < 2) {
     throw UsageError("p2p needs at least 2 ranks (use --np 2 or a launcher)");
+  }
+  if (!o.pattern.is_pairs()) {
+    run_pattern_p2p(comm, o, sink);
+    return;
   }
   if (o.window < 1) throw UsageError(fmt::format("--window {}: must be >= 1", o.window));
   const auto sizes = sweep_sizes(o.sweep, 1);

@@ -85,6 +85,10 @@ void CollectiveTable::footer() {
 
 void P2pTable::rows(const std::vector<measure::P2pRow>& rows) {
   for (const auto& r : rows) {
+    if (r.pattern) {
+      pattern_row(r);
+      continue;
+    }
     if (r.test != last_test_) {
       last_test_ = r.test;
       if (r.test == "latency") {
@@ -112,6 +116,24 @@ void P2pTable::rows(const std::vector<measure::P2pRow>& rows) {
     }
   }
   std::fflush(out_);
+}
+
+// One flow of a pattern round per line, the round's aggregate and fairness beside each.
+void P2pTable::pattern_row(const measure::P2pRow& r) {
+  const measure::PatternFlowInfo& p = *r.pattern;
+  const std::string key = "pattern " + p.pattern;
+  if (key != last_test_) {
+    last_test_ = key;
+    fmt::print(out_,
+               "#\n# p2p --pattern {} (flows of a round at once, {}-message window; aggregate: "
+               "all flows' bytes / the slowest flow's time; fairness: Jain's index)\n",
+               p.pattern, r.window);
+    fmt::print(out_, "# {:>5} {:>5} {:>5} {:>5} {:>12} {:>12} {:>14} {:>8}\n", "round", "hub", "a",
+               "b", "size(B)", "flow(GB/s)", "aggregate(GB/s)", "jain");
+  }
+  fmt::print(out_, "  {:>5} {:>5} {:>5} {:>5} {:>12} {:>12.4f} {:>14.4f} {:>8.3f}\n", p.round,
+             p.hub_rank < 0 ? std::string("-") : std::to_string(p.hub_rank), r.rank_a, r.rank_b,
+             r.size_bytes, r.bw_gbps, p.aggregate_bw_gbps, p.fairness_jain);
 }
 
 }  // namespace ibscope::output

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "accept_patterns_json.hpp"
 #include "field_reader.hpp"
 #include "nic_counters_json.hpp"
 #include "section_json.hpp"
@@ -343,6 +344,7 @@ json to_json(const Acceptance& a, bool keep_rank_samples) {
                      {"links_below", b.links_below},
                      {"links_below_reference", b.links_below_reference}};
   }
+  if (!a.patterns.empty()) j["patterns"] = to_json(a.patterns);
   if (a.counter_thresholds) {
     const AcceptCounterThresholds& t = *a.counter_thresholds;
     j["counter_thresholds"] = {{"max_link_errors", t.max_link_errors},
@@ -393,6 +395,7 @@ Acceptance acceptance_from_json(const json& j, std::string_view source) {
   a.retest_rounds = in.get_or<int>(j, p, "retest_rounds", 0);
   a.notes = in.get_or<std::vector<std::string>>(j, p, "notes", {});
   a.fault_hooks = in.get_or<std::vector<std::string>>(j, p, "fault_hooks", {});
+  a.patterns = read_accept_patterns(in, j, p);
   if (j.contains("counter_thresholds")) {
     const json& t = j["counter_thresholds"];
     const std::string tp = p + ".counter_thresholds";

@@ -145,6 +145,19 @@ measure::P2pRow read_p2p_row(const FieldReader& in, const json& j, const std::st
   r.samples_us = in.get<std::vector<double>>(j, p, "samples_us");
   r.stalls = read_stalls(in, j, p);
   r.nic_counters = read_nic_counters(in, j, p);
+  if (j.contains("pattern")) {
+    const json& pj = j.at("pattern");
+    const std::string pp = FieldReader::join(p, "pattern");
+    measure::PatternFlowInfo info;
+    info.pattern = in.get<std::string>(pj, pp, "name");
+    info.round = in.get<int>(pj, pp, "round");
+    info.hub_host = in.get_or<std::string>(pj, pp, "hub_host", "");
+    info.hub_rank = in.get_or<int>(pj, pp, "hub_rank", -1);
+    info.flows = in.get<int>(pj, pp, "flows");
+    info.aggregate_bw_gbps = in.get<double>(pj, pp, "aggregate_bw_gbps");
+    info.fairness_jain = in.get<double>(pj, pp, "fairness_jain");
+    r.pattern = info;
+  }
   return r;
 }
 
@@ -601,6 +614,18 @@ json to_json(const measure::P2pRow& r) {
   if (!r.stalls.empty()) j["stalls"] = to_json(r.stalls);
   put_mem(j, r.mem, r.mem_path);
   put_nic_counters(j, r.nic_counters, false);  // a pair's two hosts
+  if (r.pattern) {
+    json pj = {{"name", r.pattern->pattern},
+               {"round", r.pattern->round},
+               {"flows", r.pattern->flows},
+               {"aggregate_bw_gbps", r.pattern->aggregate_bw_gbps},
+               {"fairness_jain", r.pattern->fairness_jain}};
+    if (r.pattern->hub_rank >= 0) {
+      pj["hub_host"] = r.pattern->hub_host;
+      pj["hub_rank"] = r.pattern->hub_rank;
+    }
+    j["pattern"] = std::move(pj);
+  }
   return j;
 }
 

@@ -113,6 +113,29 @@ void NetnsHosts::drop_tcp(int host, int per_mille) const {
   REQUIRE(r.exit_code == 0);
 }
 
+void NetnsHosts::mark_ce(int host, double mbit) const {
+  std::string cmd;
+  for (int i = 0; i < n_; ++i) {
+    cmd += fmt::format(
+        "ip netns exec {0} sysctl -qw net.ipv4.tcp_ecn=1 && "
+        "ip -n {0} link set {1} gso_max_size 1500 && ",
+        this->host(i), device());
+  }
+  const auto frames_per_s = static_cast<long>(mbit * 1e6 / (1514.0 * 8.0));
+  cmd += fmt::format(
+      "ip netns exec {0}-sw nft -f - <<'EOF'\n"
+      "table bridge ibscope_ecn {{\n"
+      "  chain ce_mark {{ type filter hook forward priority 0; policy accept;\n"
+      "    oifname \"p{1}\" ip ecn {{ ect0, ect1 }} limit rate over {2}/second ip ecn set ce "
+      "counter; }}\n"
+      "}}\n"
+      "EOF\n",
+      prefix_, host, frames_per_s);
+  const auto r = run_process({{"-c", cmd}, {}, 30, "/bin/bash"});
+  INFO(describe(r));
+  REQUIRE(r.exit_code == 0);
+}
+
 NetnsJob::NetnsJob(const NetnsHosts& hosts, std::vector<std::string> args, double limit_s,
                    int ranks, int ranks_per_host)
     : hosts_(hosts),

@@ -38,6 +38,14 @@ class NetnsHosts {
   /// Drops `per_mille` of the TCP packets into and out of `host` (nftables in its namespace,
   /// random per packet: `numgen random mod 1000 < per_mille`); 0 removes the rule.
   void drop_tcp(int host, int per_mille) const;
+  /// Emulates a switch that marks ECN at `host`'s port (as RED or DCQCN marking does when the
+  /// egress queue builds): TCP on every host asks for ECN (net.ipv4.tcp_ecn=1), every host
+  /// sends one frame per packet (gso_max_size 1500), and an nftables rule in the switch marks
+  /// Congestion Experienced on the ECN-capable IPv4 frames to `host` beyond `mbit` Mbit/s of
+  /// 1514 B frames (nft's byte-rate `limit ... over` never matched on this 6.1 kernel, so the
+  /// rule counts frames). Pass the rate `host` is shaped to: the frames above it are those
+  /// that queue in front of its port.
+  void mark_ce(int host, double mbit) const;
 
   int size() const noexcept { return n_; }
   std::string host(int i) const { return prefix_ + "-h" + std::to_string(i); }

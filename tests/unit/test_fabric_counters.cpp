@@ -179,7 +179,10 @@ TEST_CASE("counter reader: a Soft-RoCE host's tree and its TCP", "[fabric]") {
     write_counter_file(dir.path() / "net/snmp",
                        "Ip: Forwarding\nIp: 1\nTcp: RtoAlgorithm RetransSegs OutSegs\nTcp: 1 " +
                            std::to_string(retrans) + " 500");
-    write_counter_file(dir.path() / "net/netstat", "TcpExt: TCPTimeouts\nTcpExt: 2");
+    // IpExt: follows TcpExt: in /proc/net/netstat; CE marks received are congestion.
+    write_counter_file(dir.path() / "net/netstat",
+                       "TcpExt: TCPTimeouts\nTcpExt: 2\nIpExt: InNoRoutes InCEPkts\nIpExt: 0 " +
+                           std::to_string(retrans * 10));
   };
   tree(0, 4);
   const CounterReader reader({.sysfs_root = dir.path(), .proc_root = dir.path(), .tcp = true});
@@ -191,6 +194,7 @@ TEST_CASE("counter reader: a Soft-RoCE host's tree and its TCP", "[fabric]") {
   CHECK(d[0].describe(CounterKind::kErrors) == "completer_retry_err +5");
   CHECK(d[1].nic == "tcp");
   CHECK(d[1].describe(CounterKind::kErrors) == "RetransSegs +5");
+  CHECK(d[1].describe(CounterKind::kCongestion) == "InCEPkts +50");
 }
 
 TEST_CASE("counter deltas cross the wire unchanged", "[fabric]") {

@@ -13,8 +13,10 @@
 #include "ibscope/accept/history.hpp"
 #include "ibscope/accept/link_verdict.hpp"
 #include "ibscope/accept/pairing.hpp"
+#include "ibscope/accept/pattern_verdict.hpp"
 #include "ibscope/accept/straggler.hpp"
 #include "ibscope/core/fault_hooks.hpp"
+#include "ibscope/measure/traffic_pattern.hpp"
 #include "ibscope/probes/probe_options.hpp"
 #include "ibscope/results/acceptance.hpp"
 
@@ -67,6 +69,12 @@ struct AcceptOptions {
   /// accept/history.hpp); null: none. Read on rank 0.
   std::shared_ptr<const History> history;
   HistoryThresholds history_thresholds;
+  /// --pattern incast:K | one-to-many:K | bisection: a pattern phase after the all-pairs
+  /// phase, over UCX between each host's first rank (accept/pattern_phase.hpp), judged by
+  /// pattern_thresholds; pairs (the default): none. --pattern-hubs picks the hubs.
+  measure::TrafficPattern pattern;
+  measure::HubSelection pattern_hubs;
+  PatternThresholds pattern_thresholds;
 
   /// The test fault hooks set on any rank (job::JobContext): each one fails the verdict.
   std::vector<FaultHook> fault_hooks;

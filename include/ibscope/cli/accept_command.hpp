@@ -26,6 +26,10 @@ struct AcceptFlags {
   double congestion_pct = 1.0;
   std::string pairs = "auto";
   std::string pairs_seed;  ///< empty: drawn by rank 0
+  std::string pattern = "pairs";
+  std::string pattern_hubs = "all";
+  double pattern_min_fraction = 0.8;
+  double min_fairness = 0.8;
   std::string lat_size = "8";
   int lat_iters = 200;
   std::string bw_size = "1M";

@@ -79,6 +79,8 @@ struct P2pFlags {
   std::string mem_path;
   std::string stage_chunk;
   std::string local_path = "ucx";
+  std::string pattern = "pairs";
+  std::string pattern_hubs = "all";
 };
 
 /// `short_quiet`: whether -q means --quiet (not for `probe`, where -q is perftest's QP count).

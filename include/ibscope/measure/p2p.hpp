@@ -16,6 +16,7 @@
 #include "ibscope/measure/pair_selection.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/measure/sweep.hpp"
+#include "ibscope/measure/traffic_pattern.hpp"
 #include "ibscope/memory/mem_path.hpp"
 #include "ibscope/transport/comm.hpp"
 
@@ -54,6 +55,12 @@ struct P2pOptions {
   /// Pairs on one host: through UCX or the intra-host arena (host memory only, ranks placed in
   /// blocks of equal size per host; pairs across hosts always use UCX).
   LocalPath local_path = LocalPath::kUcx;
+  /// --pattern: pairs (the tests above), or incast / one-to-many / bisection (bandwidth only,
+  /// measure/pattern_p2p.hpp), over `pattern_units` (the rank standing for each unit; empty:
+  /// every rank is a unit) with --pattern-hubs choosing the hubs.
+  TrafficPattern pattern;
+  HubSelection hubs;
+  std::vector<int> pattern_units;
 };
 
 /// Called on every rank after each round: on rank 0 with the rows of the round (all pairs), in

@@ -65,6 +65,19 @@ struct CollectiveRow {
   std::vector<fabric::NicDelta> nic_counters;
 };
 
+/// A p2p row's place in a traffic pattern (measure/traffic_pattern.hpp): the row is one flow
+/// of a round whose flows all ran at the same time. Per-flow figures are the row's own
+/// (bw_gbps); the round's are repeated on each of its flows' rows.
+struct PatternFlowInfo {
+  std::string pattern;           ///< "incast:3", "one-to-many:2", "bisection"
+  int round = 0;                 ///< the pattern's round (one per hub)
+  std::string hub_host;          ///< incast: the receiver, one-to-many: the sender; "" bisection
+  int hub_rank = -1;             ///< -1: bisection
+  int flows = 0;                 ///< flows in the round
+  double aggregate_bw_gbps = 0;  ///< all flows' bytes / the slowest flow's time (GB/s)
+  double fairness_jain = 1;      ///< Jain's index of the flows' bw_gbps, (0, 1]
+};
+
 struct P2pRow {
   std::string test;  ///< "latency", "bw" (unidirectional) or "bibw" (bidirectional)
   int rank_a = 0, rank_b = 0;
@@ -82,6 +95,8 @@ struct P2pRow {
   std::vector<Stall> stalls;  ///< iterations far slower than the rest (measure/stall.hpp)
   /// The NIC counters' growth on the pair's two hosts over the row (measure/row_counters.hpp).
   std::vector<fabric::NicDelta> nic_counters;
+  /// Set on the rows of `p2p --pattern` other than pairs: a bw row per flow, rank_a sending.
+  std::optional<PatternFlowInfo> pattern;
 };
 
 /// One libibverbs probe measurement between two ranks (probes/): rank_a initiates, rank_b is

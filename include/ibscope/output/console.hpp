@@ -51,6 +51,8 @@ class P2pTable {
   void rows(const std::vector<measure::P2pRow>& rows);
 
  private:
+  void pattern_row(const measure::P2pRow& row);
+
   std::FILE* out_;
   std::string last_test_;
 };

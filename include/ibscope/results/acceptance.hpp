@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ibscope/fabric/counters.hpp"
+#include "ibscope/results/accept_pattern.hpp"
 #include "ibscope/results/rank_samples.hpp"
 
 namespace ibscope::results {
@@ -167,6 +168,8 @@ struct Acceptance {
   /// The test fault hooks set during the run ("NAME=value (ranks)"); any: pass is false.
   std::vector<std::string> fault_hooks;
   std::optional<AcceptBaseline> baseline;  ///< accept --baseline only
+  /// --pattern: one verdict per round and size; empty with the default (pairs).
+  std::vector<AcceptPattern> patterns;
 };
 
 /// "auto", "ucx" or "verbs".
