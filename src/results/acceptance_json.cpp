@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "congestion_json.hpp"
 #include "field_reader.hpp"
 #include "nic_counters_json.hpp"
 #include "section_json.hpp"
@@ -305,6 +306,7 @@ json to_json(const Acceptance& a, bool keep_rank_samples) {
   if (a.allreduce) j["allreduce"] = {{"rows", a.allreduce->rows}, {"wrong", a.allreduce->wrong}};
   // Only when set: the files of genuine runs stay readable by earlier ibscope builds.
   if (!a.fault_hooks.empty()) j["fault_hooks"] = a.fault_hooks;
+  if (a.congestion) j["congestion"] = to_json(*a.congestion);
   if (a.counter_thresholds) {
     const AcceptCounterThresholds& t = *a.counter_thresholds;
     j["counter_thresholds"] = {{"max_link_errors", t.max_link_errors},
@@ -368,6 +370,8 @@ Acceptance acceptance_from_json(const json& j, std::string_view source) {
     a.allreduce = AcceptAllreduce{in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "rows"),
                                   in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "wrong")};
   }
+  if (j.contains("congestion"))
+    a.congestion = read_congestion(in, j["congestion"], p + ".congestion");
   if (j.contains("stragglers") && !j["stragglers"].is_null()) {
     a.stragglers = read_stragglers(in, j["stragglers"], p + ".stragglers");
   }
