@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "ibscope/accept/congestion_phase.hpp"
 #include "ibscope/accept/links_transport.hpp"
 #include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/preflight.hpp"
@@ -145,6 +146,10 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
       throw RemoteError(fmt::format("accept: the job's topology has no host for rank {}", r));
     }
   }
+  // A congestion split that cannot work fails now, before the all-pairs phase.
+  if (o.congestion.enabled) {
+    (void)split_victims(host_of_rank, o.congestion.victim_fraction, o.congestion.victim_ranks);
+  }
   const PairPlan plan = plan_pairs(o.pairs, host_of_rank, broadcast_seed(boot, o.pairs));
   if (sinks.phase && comm.rank() == 0) sinks.phase(plan.description);
 
@@ -181,6 +186,14 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
   std::optional<AllreducePhase> allreduce;
   if (o.allreduce) allreduce = run_allreduce_phase(comm, o, sinks);
 
+  std::optional<CongestionResult> congestion;
+  if (o.congestion.enabled) {
+    congestion = run_congestion_phase(comm, host_of_rank,
+                                      CongestionPhaseSpec{o.congestion, o.lat_bytes, o.lat_iters,
+                                                          o.allreduce_iters, o.warmup, o.timeout_s},
+                                      sinks.phase);
+  }
+
   AcceptResult result;
   if (comm.rank() == 0) {
     SectionInputs in{o,       transport, pre,          links,
@@ -197,6 +210,12 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
       in.allreduce_wrong = allreduce->wrong;
     }
     result = build_section(in);
+    if (congestion) {
+      result.section.congestion = congestion->section;
+      if (!congestion->section.pass) result.pass = result.section.pass = false;
+      result.failures.insert(result.failures.end(), congestion->failures.begin(),
+                             congestion->failures.end());
+    }
   }
   result.pass = broadcast_verdict(boot, result.pass);
   return result;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ibscope/accept/congestion.hpp"
 #include "ibscope/accept/expected_rate.hpp"
 #include "ibscope/accept/link_verdict.hpp"
 #include "ibscope/accept/pairing.hpp"
@@ -60,6 +61,9 @@ struct AcceptOptions {
   /// (--no-nic-counters turns both off).
   bool nic_counters = true;
   CounterThresholds counter_thresholds;
+
+  /// Victims' latency and all-reduce under congestors, after the other phases (--congestion).
+  CongestionOptions congestion;
 
   /// The test fault hooks set on any rank (job::JobContext): each one fails the verdict.
   std::vector<FaultHook> fault_hooks;

@@ -41,6 +41,15 @@ struct AcceptFlags {
   int ar_iters = 20;
   int ar_warmup = 3;
   std::string prometheus_file;
+  // --congestion (accept/congestion.hpp)
+  bool congestion = false;
+  std::string congestors = "all";
+  double victim_fraction = 0.2;
+  std::string victim_ranks;
+  double max_congestion_impact = 2.0;
+  double max_congestion_tail_impact = 4.0;
+  std::string congestion_ar_size = "1M";
+  std::string congestor_size = "1M";
 };
 
 /// What `ibscope accept` runs: the acceptance and where else its verdicts go.
