@@ -78,8 +78,13 @@ TEST_CASE("netns: congestors whose incast shares the victims' link slow the vict
   INFO(c.dump());
   CHECK_FALSE(c.at("pass").get<bool>());
   const auto impact = impacts_of(c);
-  CHECK(impact.at("latency_p50_us") > 2);
+  // The bandwidth-bound all-reduce and the latency tail feel the full link every run here
+  // (busbw 4.3-5.2, p99 2.3-55 in six runs on 2026-12-07); the p50 of 30 ping-pongs of 8 B did
+  // not always (0.85-8.2): the TCP incast leaves the shaped queue short now and then, and half
+  // the pings can fall into such lulls. It is reported, not asserted.
   CHECK(impact.at("busbw_gbps") > 1.5);
+  CHECK(impact.at("latency_p99_us") > 2);
+  CHECK(impact.at("tail_busbw_gbps") > 1.5);
   const std::string console = res[0].out + res[0].err;
   INFO(console);
   CHECK(console.find("FAIL congestion: ") != std::string::npos);
@@ -91,10 +96,12 @@ TEST_CASE("netns: congestors on links of their own leave the victims alone",
   NetnsHosts hosts(4, "100mbit", "nd");
   const std::string out = make_temp_dir();
   // The p99 of 30 ping-pongs on a 2-CPU machine shared with the congestors' TCP processing is
-  // noise (one quiet run: 2.96); the tail limit is lifted so that the verdict is the p50's and
-  // the busbw's.
+  // the slowest one or two: one 2 ms hiccup made it 195 x the isolated 11 us (a run under a
+  // parallel build, 2026-12-07). The tail limit is lifted and the p50's raised to 4 (below);
+  // the busbw keeps the default 2 and is checked to +-30 %.
   auto args = congestion_args(out, "0,1");
-  args.insert(args.end() - 2, {"--max-congestion-tail-impact", "100"});
+  args.insert(args.end() - 2,
+              {"--max-congestion-tail-impact", "1e6", "--max-congestion-impact", "4"});
   NetnsJob job(hosts, args, 120);
   job.start_all();
   const auto res = job.wait_all();
@@ -110,6 +117,8 @@ TEST_CASE("netns: congestors on links of their own leave the victims alone",
   // Tolerance: the shaped links are the same, but the 2 CPUs are shared with the congestors'
   // TCP processing.
   CHECK(impact.at("busbw_gbps") == Approx(1.0).margin(0.3));
-  CHECK(impact.at("latency_p50_us") < 2);
+  // The p50 of 8 B ping-pongs (~11 us here) also feels the CPUs the congestors' TCP shares:
+  // 0.85-2.4 in five runs; a shared link gave up to 8.2.
+  CHECK(impact.at("latency_p50_us") < 4);
   CHECK(c.at("loads").at(0).at("rounds").get<int>() >= 2);
 }

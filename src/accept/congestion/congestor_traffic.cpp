@@ -52,30 +52,34 @@ CongestorLoad run_congestor(transport::Comm& comm, CongestorPattern pattern,
     stop = comm.irecv(victim_leader, make_tag(victim_leader, kControlSeq, kStopStep, 0), &stop_byte,
                       1);
   }
-  std::vector<Request> reqs;
-  const Clock::time_point start = Clock::now();
-  for (std::uint64_t round = 0;; ++round) {
-    const Deadline step(timeout_s);
-    const auto round_chunk = static_cast<std::uint32_t>(round & 0xfffff);
-    // The leader decides whether this round runs, and every congestor hears the same answer.
+  std::vector<Request> reqs, control;
+  // The leader decides whether round `round` runs, and every congestor hears the same answer.
+  auto agree = [&](std::uint64_t round, const Deadline& step) {
+    const auto chunk = static_cast<std::uint32_t>(round & 0xfffff);
     std::byte go{1};
-    reqs.clear();
+    control.clear();
     if (leading) {
       comm.progress();
       if (stop.test()) go = std::byte{0};
       comm.poll_health("accept congestion: the victims' stop", window, victim_leader);
       for (int k = 1; k < g; ++k) {
         const int peer = group[static_cast<std::size_t>(k)];
-        reqs.push_back(comm.isend(peer, make_tag(me, kControlSeq, kGoOnStep, round_chunk), &go, 1));
+        control.push_back(comm.isend(peer, make_tag(me, kControlSeq, kGoOnStep, chunk), &go, 1));
       }
-      comm.wait_all(reqs, "accept congestion: the congestor leader's go-on", step);
+      comm.wait_all(control, "accept congestion: the congestor leader's go-on", step);
     } else {
-      Request r = comm.irecv(leader, make_tag(leader, kControlSeq, kGoOnStep, round_chunk), &go, 1);
-      comm.wait(r, fmt::format("accept congestion: {} go-on from the congestor leader", name),
-                step);
+      control.push_back(
+          comm.irecv(leader, make_tag(leader, kControlSeq, kGoOnStep, chunk), &go, 1));
+      comm.wait_all(control,
+                    fmt::format("accept congestion: {} go-on from the congestor leader", name),
+                    step);
     }
-    if (go == std::byte{0}) break;
-
+    return go != std::byte{0};
+  };
+  const Clock::time_point start = Clock::now();
+  bool go_on = agree(0, Deadline(timeout_s));
+  for (std::uint64_t round = 0; go_on; ++round) {
+    const Deadline step(timeout_s);
     reqs.clear();
     const transport::Tag tag_out = make_tag(me, kDataSeq, static_cast<std::uint32_t>(round), 0);
     auto tag_from = [&](int peer) {
@@ -120,18 +124,22 @@ CongestorLoad run_congestor(transport::Comm& comm, CongestorPattern pattern,
           break;
       }
     }
+    // The next round's go-on while this round's data is in flight, so the load never pauses
+    // for a control round trip (a victim's 30 ping-pongs fitted into such a pause).
+    go_on = agree(round + 1, step);
+    if (round == 1 && leading) {
+      // A whole round has loaded the network and the next is already agreed: the victims may
+      // start measuring (they send the stop only after this, so rounds 0-2 always run).
+      control.clear();
+      std::byte on{1};
+      for (const int v : victims) {
+        control.push_back(comm.isend(v, make_tag(me, kControlSeq, kStartedStep, 0), &on, 1));
+      }
+      comm.wait_all(control, "accept congestion: telling the victims the load is on", step);
+    }
     comm.wait_all(reqs, fmt::format("accept congestion: {} round {}", name, round), step);
     load.bytes_received += received;
     ++load.rounds;
-    if (round == 0 && leading) {
-      // The network is loaded: the victims may start measuring.
-      reqs.clear();
-      std::byte on{1};
-      for (const int v : victims) {
-        reqs.push_back(comm.isend(v, make_tag(me, kControlSeq, kStartedStep, 0), &on, 1));
-      }
-      comm.wait_all(reqs, "accept congestion: telling the victims the load is on", step);
-    }
   }
   load.seconds = seconds_between(start, Clock::now());
   return load;

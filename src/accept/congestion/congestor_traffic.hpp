@@ -2,9 +2,10 @@
 // Internal to accept/congestion: the congestors' side of one congested window. The congestors
 // run their pattern in rounds until the victims are done. The stop must be agreed, or a
 // congestor would wait for data a stopped peer never sends: the first congestor (the leader)
-// decides before every round whether it runs (it has the victims' stop, or not) and tells every
-// other congestor, so all of them run the same rounds and the last one ends with nothing in
-// flight. After the first round the leader tells every victim that the load is on.
+// decides whether each round runs (it has the victims' stop, or not) and tells every other
+// congestor while the round before is still in flight, so the load never pauses, all of them
+// run the same rounds, and the last one ends with nothing in flight. Once round 0 is done and
+// round 1 posted, the leader tells every victim that the load is on.
 
 #include <cstdint>
 #include <span>
