@@ -6,6 +6,9 @@
 
 #include "ibscope/accept/congestion.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/output/congestion_table.hpp"
+#include "ibscope/output/prometheus.hpp"
+#include "ibscope/results/acceptance.hpp"
 
 using namespace ibscope;
 using namespace ibscope::accept;
@@ -172,4 +175,30 @@ TEST_CASE("congestion options: congestor names and limits", "[accept][congestion
   o = {};
   o.victim_fraction = 1;
   CHECK_THROWS_WITH(validate(o), Catch::Contains("--victim-fraction"));
+}
+
+TEST_CASE("congestion output: console table and Prometheus metrics", "[accept][congestion]") {
+  results::Acceptance a;
+  a.congestion = results::AcceptCongestion{
+      .pass = false,
+      .victim_ranks = {0, 2},
+      .victim_hosts = {"h0", "h1"},
+      .congestor_ranks = 4,
+      .congestor_hosts = 3,
+      .victim_pairs = 1,
+      .impacts = {{"incast", "busbw_gbps", 10, 4, 2.5, 2, false, false},
+                  {"incast", "latency_p50_us", 2, 0, std::nan(""), 2, false, false}},
+      .loads = {{"incast", 12, 1.5, 0.01}}};
+  const std::string table = output::congestion_table(*a.congestion);
+  CHECK(table.find("incast     busbw_gbps                   10              4     2.50") !=
+        std::string::npos);
+  CHECK(table.find("FAIL") != std::string::npos);
+  CHECK(table.find("# congestor incast: 12 round(s)") != std::string::npos);
+  const std::string text =
+      output::prometheus::exposition_text(output::prometheus::acceptance_metrics(a, 0));
+  CHECK(text.find("ibscope_congestion_pass 0") != std::string::npos);
+  CHECK(text.find("ibscope_congestion_impact{congestor=\"incast\",metric=\"busbw_gbps\"} 2.5") !=
+        std::string::npos);
+  // A metric that was not measured has no sample (NaN is no gauge value).
+  CHECK(text.find("metric=\"latency_p50_us\"") == std::string::npos);
 }
