@@ -97,7 +97,7 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
   app.add_flag("--congestion", f.congestion,
                "After the other phases, measure the victims' 8 B ping-pong latency and "
                "all-reduce busbw alone and under each congestor; fail on an impact factor "
-               "above the limits (GPCNet's congestion test, docs/acceptance.md#congestion)");
+               "above the limits (GPCNet's congestion test: docs/acceptance.md, Congestion)");
   app.add_option("--congestors", f.congestors,
                  "Congestor patterns run in turn: all, or a comma list of incast, alltoall, "
                  "broadcast")
