@@ -54,6 +54,7 @@ void validate(const AcceptOptions& o) {
   if (o.allreduce && o.allreduce_bytes.empty())
     throw UsageError("--ar-sizes: give at least one size");
   for (auto b : o.allreduce_bytes) positive(static_cast<long long>(b), "--ar-sizes");
+  if (o.congestion.enabled) validate(o.congestion);
 }
 
 }  // namespace ibscope::accept

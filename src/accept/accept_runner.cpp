@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 
+#include "ibscope/accept/congestion_phase.hpp"
 #include "ibscope/accept/links_transport.hpp"
 #include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/pattern_verdict.hpp"
@@ -165,6 +166,10 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
     }
   }
   validate_pattern_for_hosts(o, host_of_rank);  // before any traffic
+  // A congestion split that cannot work fails now, before the all-pairs phase.
+  if (o.congestion.enabled) {
+    (void)split_victims(host_of_rank, o.congestion.victim_fraction, o.congestion.victim_ranks);
+  }
   const PairPlan plan = plan_pairs(o.pairs, host_of_rank, broadcast_seed(boot, o.pairs));
   if (sinks.phase && comm.rank() == 0) sinks.phase(plan.description);
 
@@ -206,6 +211,14 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
   std::optional<AllreducePhase> allreduce;
   if (o.allreduce) allreduce = run_allreduce_phase(comm, o, sinks);
 
+  std::optional<CongestionResult> congestion;
+  if (o.congestion.enabled) {
+    congestion = run_congestion_phase(comm, host_of_rank,
+                                      CongestionPhaseSpec{o.congestion, o.lat_bytes, o.lat_iters,
+                                                          o.allreduce_iters, o.warmup, o.timeout_s},
+                                      sinks.phase);
+  }
+
   AcceptResult result;
   if (comm.rank() == 0) {
     SectionInputs in{o,       transport, pre,          links,
@@ -233,6 +246,12 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
     result = build_section(in);
     if (o.history && allreduce)
       add_row_history(*o.history, o.history_thresholds, allreduce->rows, result);
+    if (congestion) {
+      result.section.congestion = congestion->section;
+      if (!congestion->section.pass) result.pass = result.section.pass = false;
+      result.failures.insert(result.failures.end(), congestion->failures.begin(),
+                             congestion->failures.end());
+    }
   }
   result.pass = broadcast_verdict(boot, result.pass);
   return result;

@@ -12,6 +12,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/job/topology_gather.hpp"
+#include "ibscope/output/congestion_table.hpp"
 #include "ibscope/output/prometheus.hpp"
 
 namespace ibscope::cli {
@@ -115,6 +116,35 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
                  "Counters: congestion events (xmit_wait, CNPs, ECN marks) from this share of "
                  "a link's events are reported as a finding (never a failure)")
       ->default_val(1.0);
+  app.add_flag("--congestion", f.congestion,
+               "After the other phases, measure the victims' 8 B ping-pong latency and "
+               "all-reduce busbw alone and under each congestor; fail on an impact factor "
+               "above the limits (GPCNet's congestion test: docs/acceptance.md, Congestion)");
+  app.add_option("--congestors", f.congestors,
+                 "Congestor patterns run in turn: all, or a comma list of incast, alltoall, "
+                 "broadcast")
+      ->default_val("all");
+  app.add_option("--victim-fraction", f.victim_fraction,
+                 "Share of the hosts that are victims (GPCNet: 0.2), spread over the job; the "
+                 "others are congestors. One host: split by rank")
+      ->default_val(0.2);
+  app.add_option("--victim-ranks", f.victim_ranks,
+                 "Exactly these ranks are victims (comma list), the others congestors; "
+                 "overrides --victim-fraction")
+      ->type_name("LIST");
+  app.add_option("--max-congestion-impact", f.max_congestion_impact,
+                 "Congestion: fail when the victims' p50 latency or all-reduce busbw is worse "
+                 "than this factor under a congestor (congested/isolated latency, "
+                 "isolated/congested busbw)")
+      ->default_val(2.0);
+  app.add_option("--max-congestion-tail-impact", f.max_congestion_tail_impact,
+                 "Congestion: the same for the p99 latency and the p99-iteration busbw")
+      ->default_val(4.0);
+  app.add_option("--congestion-ar-size", f.congestion_ar_size,
+                 "Congestion: the victims' all-reduce size")
+      ->default_val("1M");
+  app.add_option("--congestor-size", f.congestor_size, "Congestion: each congestor message's size")
+      ->default_val("1M");
   app.add_option("--prometheus-file", f.prometheus_file,
                  "Rank 0 also writes the verdicts as Prometheus metrics to FILE (*.prom, in "
                  "node-exporter's textfile folder), replacing the previous run's atomically")
@@ -207,6 +237,27 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
     o.history_thresholds =
         accept::HistoryThresholds{.drop_pct = f.baseline_drop_pct, .noise_k = f.baseline_noise_k};
   }
+  o.congestion.enabled = f.congestion;
+  o.congestion.congestors = accept::parse_congestors(f.congestors);
+  o.congestion.victim_fraction = f.victim_fraction;
+  o.congestion.victim_ranks.clear();
+  if (!f.victim_ranks.empty()) {
+    for (const auto& item : split_list(f.victim_ranks)) {
+      int rank = -1;
+      const char* end = item.data() + item.size();
+      const auto [ptr, ec] = std::from_chars(item.data(), end, rank);
+      if (ec != std::errc() || ptr != end || rank < 0) {
+        throw UsageError(
+            fmt::format("--victim-ranks '{}': '{}' is not a rank number", f.victim_ranks, item));
+      }
+      o.congestion.victim_ranks.push_back(rank);
+    }
+  }
+  o.congestion.max_impact = f.max_congestion_impact;
+  o.congestion.max_tail_impact = f.max_congestion_tail_impact;
+  o.congestion.allreduce_bytes =
+      units::parse_size_bytes(f.congestion_ar_size, "--congestion-ar-size");
+  o.congestion.congestor_bytes = units::parse_size_bytes(f.congestor_size, "--congestor-size");
   accept::validate(o);
   return command;
 }
@@ -266,6 +317,9 @@ int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
       results::name_of(result.section.transport), failed_links, failed_hosts);
   // The summary names only what failed and why; warnings after it.
   std::FILE* summary = out != nullptr ? out : stderr;
+  if (out != nullptr && result.section.congestion) {
+    fmt::print(out, "{}", output::congestion_table(*result.section.congestion));
+  }
   fmt::print(summary, "{}\n", verdict);
   if (const auto& b = result.section.baseline) {
     fmt::print(summary,

@@ -91,6 +91,23 @@ void straggler_metrics(const results::Acceptance& a, std::vector<Family>& out) {
   out.push_back(std::move(fam));
 }
 
+// accept --congestion: GPCNet's impact factor per congestor and victim metric.
+void congestion_metrics(const results::Acceptance& a, std::vector<Family>& out) {
+  if (!a.congestion) return;
+  Family pass = family("ibscope_congestion_pass",
+                       "1 when no victim metric got worse under a congestor than its limit");
+  pass.samples.push_back({{}, a.congestion->pass ? 1.0 : 0.0});
+  out.push_back(std::move(pass));
+  Family impact = family("ibscope_congestion_impact",
+                         "Victims' slowdown under a congestor (GPCNet's impact factor: "
+                         "congested/isolated latency, isolated/congested bus bandwidth)");
+  for (const auto& i : a.congestion->impacts) {
+    if (std::isnan(i.impact)) continue;
+    impact.samples.push_back({{{"congestor", i.congestor}, {"metric", i.metric}}, i.impact});
+  }
+  out.push_back(std::move(impact));
+}
+
 // The NIC counters: per link what they judged, per host NIC every counter's growth over the
 // all-pairs phase (docs/counters.md).
 void counter_metrics(const results::Acceptance& a, std::vector<Family>& out) {
@@ -213,6 +230,7 @@ std::vector<Family> acceptance_metrics(const results::Acceptance& a, double time
   }
   straggler_metrics(a, out);
   counter_metrics(a, out);
+  congestion_metrics(a, out);
   return out;
 }
 

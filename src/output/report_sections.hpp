@@ -34,6 +34,10 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
 Section pairs_section(const std::vector<ReportFile>& files);
 Section stragglers_section(const std::vector<ReportFile>& files);
 
+// report_congestion.cpp: accept --congestion's impact factors (only when a file has them).
+bool has_congestion(const std::vector<ReportFile>& files);
+Section congestion_section(const std::vector<ReportFile>& files);
+
 // report_at_scale.cpp: the all-pairs and straggler figures of jobs of more than
 // kPerRankChartMaxRanks ranks, as distributions and the worst links and ranks by name (a
 // matrix or a bar per rank would not fit a page). `ranks`: the ranks the links join.

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "accept_patterns_json.hpp"
+#include "congestion_json.hpp"
 #include "field_reader.hpp"
 #include "nic_counters_json.hpp"
 #include "section_json.hpp"
@@ -345,6 +346,7 @@ json to_json(const Acceptance& a, bool keep_rank_samples) {
                      {"links_below_reference", b.links_below_reference}};
   }
   if (!a.patterns.empty()) j["patterns"] = to_json(a.patterns);
+  if (a.congestion) j["congestion"] = to_json(*a.congestion);
   if (a.counter_thresholds) {
     const AcceptCounterThresholds& t = *a.counter_thresholds;
     j["counter_thresholds"] = {{"max_link_errors", t.max_link_errors},
@@ -409,6 +411,8 @@ Acceptance acceptance_from_json(const json& j, std::string_view source) {
     a.allreduce = AcceptAllreduce{in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "rows"),
                                   in.get<std::uint64_t>(j["allreduce"], p + ".allreduce", "wrong")};
   }
+  if (j.contains("congestion"))
+    a.congestion = read_congestion(in, j["congestion"], p + ".congestion");
   if (j.contains("stragglers") && !j["stragglers"].is_null()) {
     a.stragglers = read_stragglers(in, j["stragglers"], p + ".stragglers");
   }

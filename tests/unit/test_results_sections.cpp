@@ -81,6 +81,24 @@ results::Acceptance filled_acceptance() {
       .rows = {{"ring", 1 << 20, true, {{0.0, 1.5, 80.0}, {0.0, std::nan(""), 81.0}}}},
       .straggler = results::NamedStraggler{2, "h2"},
       .reason = "rank 2 (h2) last in 95 % of iterations"};
+  a.congestion = results::AcceptCongestion{
+      .pass = false,
+      .by_host = true,
+      .victim_ranks = {0, 2},
+      .victim_hosts = {"h0", "h2"},
+      .congestor_ranks = 6,
+      .congestor_hosts = 6,
+      .victim_pairs = 1,
+      .latency_bytes = 8,
+      .allreduce_bytes = 1 << 20,
+      .congestor_bytes = 1 << 20,
+      .latency_iters = 200,
+      .allreduce_iters = 20,
+      .max_impact = 2,
+      .max_tail_impact = 4,
+      .impacts = {{"incast", "latency_p50_us", 2.5, 40, 16, 2, false, false},
+                  {"incast", "busbw_gbps", 10, 0, std::nan(""), 2, false, false}},
+      .loads = {{"incast", 17, 1.5, 0.25}}};
   return a;
 }
 
@@ -174,6 +192,10 @@ TEST_CASE("results sections: a filled acceptance section writes, reads and write
   CHECK(back.stragglers->straggler->host == "h2");
   CHECK(back.preflight->findings.size() == 2);
   CHECK(back.allreduce->wrong == 3);
+  // accept --congestion: a metric that was not measured has a null impact.
+  CHECK(first["congestion"]["impacts"][1]["impact"].is_null());
+  CHECK(std::isnan(back.congestion->impacts[1].impact));
+  CHECK(back.congestion->loads[0].rounds == 17);
 }
 
 TEST_CASE("results sections: what an acceptance section leaves out stays out", "[results]") {
@@ -183,6 +205,7 @@ TEST_CASE("results sections: what an acceptance section leaves out stays out", "
   CHECK_FALSE(j.contains("preflight"));
   CHECK_FALSE(j.contains("allreduce"));
   CHECK(j["stragglers"].is_null());
+  CHECK_FALSE(j.contains("congestion"));
   const results::Acceptance back = results::acceptance_from_json(j, "f.json");
   CHECK_FALSE(back.thresholds);
   CHECK_FALSE(back.preflight);

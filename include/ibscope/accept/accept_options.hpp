@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ibscope/accept/congestion.hpp"
 #include "ibscope/accept/expected_rate.hpp"
 #include "ibscope/accept/history.hpp"
 #include "ibscope/accept/link_verdict.hpp"
@@ -75,6 +76,8 @@ struct AcceptOptions {
   measure::TrafficPattern pattern;
   measure::HubSelection pattern_hubs;
   PatternThresholds pattern_thresholds;
+  /// Victims' latency and all-reduce under congestors, after the other phases (--congestion).
+  CongestionOptions congestion;
 
   /// The test fault hooks set on any rank (job::JobContext): each one fails the verdict.
   std::vector<FaultHook> fault_hooks;

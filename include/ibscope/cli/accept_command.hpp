@@ -50,6 +50,15 @@ struct AcceptFlags {
   std::string baseline;  ///< --baseline FILE; empty: none
   double baseline_drop_pct = 10;
   double baseline_noise_k = 3;
+  // --congestion (accept/congestion.hpp)
+  bool congestion = false;
+  std::string congestors = "all";
+  double victim_fraction = 0.2;
+  std::string victim_ranks;
+  double max_congestion_impact = 2.0;
+  double max_congestion_tail_impact = 4.0;
+  std::string congestion_ar_size = "1M";
+  std::string congestor_size = "1M";
 };
 
 /// What `ibscope accept` runs: the acceptance and where else its verdicts go.

@@ -147,6 +147,38 @@ struct Stragglers {
   std::string reason;
 };
 
+/// `accept --congestion` (accept/congestion.hpp): one victim metric under one congestor.
+struct CongestionImpact {
+  std::string congestor;  ///< "incast", "alltoall", "broadcast"
+  std::string metric;     ///< "latency_p50_us", "latency_p99_us", "busbw_gbps", "tail_busbw_gbps"
+  double isolated = 0, congested = 0;
+  double impact = 0;  ///< GPCNet's impact factor; NaN (null in JSON) when not measured
+  double max_impact = 0;
+  bool tail = false, pass = false;
+};
+
+/// What one congestor moved while the victims measured.
+struct CongestionLoad {
+  std::string congestor;
+  std::uint64_t rounds = 0;
+  double seconds = 0;
+  double received_gbps = 0;  ///< every congestor's received bytes / seconds, GB/s (1e9 B/s)
+};
+
+struct AcceptCongestion {
+  bool pass = false;
+  bool by_host = true;            ///< false: split by rank (one host, or --victim-ranks)
+  std::vector<int> victim_ranks;  ///< ascending
+  std::vector<std::string> victim_hosts;
+  int congestor_ranks = 0, congestor_hosts = 0;
+  int victim_pairs = 0;
+  std::uint64_t latency_bytes = 0, allreduce_bytes = 0, congestor_bytes = 0;
+  int latency_iters = 0, allreduce_iters = 0;
+  double max_impact = 0, max_tail_impact = 0;
+  std::vector<CongestionImpact> impacts;  ///< four per congestor, in the order run
+  std::vector<CongestionLoad> loads;      ///< one per congestor
+};
+
 struct Acceptance {
   bool pass = false;
   AcceptTransport transport = AcceptTransport::kUcx;
@@ -170,6 +202,7 @@ struct Acceptance {
   std::optional<AcceptBaseline> baseline;  ///< accept --baseline only
   /// --pattern: one verdict per round and size; empty with the default (pairs).
   std::vector<AcceptPattern> patterns;
+  std::optional<AcceptCongestion> congestion;  ///< absent without --congestion
 };
 
 /// "auto", "ucx" or "verbs".
