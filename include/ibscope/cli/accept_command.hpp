@@ -41,6 +41,12 @@ struct AcceptFlags {
   int ar_iters = 20;
   int ar_warmup = 3;
   std::string prometheus_file;
+  bool no_loopback = false;
+  std::string loopback_budget = "20s";
+  std::string loopback_size = "1M";
+  std::string loopback_mem = "auto";
+  double loopback_slow_pct = 25;
+  double loopback_min_fraction = 0.5;
 };
 
 /// What `ibscope accept` runs: the acceptance and where else its verdicts go.

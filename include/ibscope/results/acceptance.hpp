@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ibscope/fabric/counters.hpp"
+#include "ibscope/results/loopback.hpp"
 #include "ibscope/results/rank_samples.hpp"
 
 namespace ibscope::results {
@@ -51,6 +52,8 @@ struct AcceptPreflight {
   std::string link_layer;
   std::uint32_t active_mtu_bytes = 0;
   std::vector<PreflightFinding> findings;
+  /// Each NIC's loopback (--no-loopback: absent); its failures are fatal findings too.
+  std::optional<Loopback> loopback;
 };
 
 /// One link between two hosts: what was measured, what was expected, the tests' outcomes.
