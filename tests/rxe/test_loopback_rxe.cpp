@@ -2,7 +2,7 @@
 // every rxe device writes to and reads from itself and gives a rate; one device made slow by the
 // IBSCOPE_FAULT_SLOW_NIC hook (a sleep in the completion loop, below the real verbs code) fails
 // its preflight, named with its path, while its siblings pass (inside `accept`; `probe loopback`
-// runs the same phase, accept/loopback_phase.hpp). About 60 s of the rxe suite.
+// runs the same phase, accept/loopback_phase.hpp). About 72 s of the rxe suite (24 s + 48 s).
 // Soft-RoCE under TCG: rates are emulation-bound and noisy; only ratios are asserted.
 
 #include <nlohmann/json.hpp>
