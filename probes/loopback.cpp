@@ -26,6 +26,10 @@ LoopbackMemory parse_loopback_memory(std::string_view text) {
   throw UsageError(fmt::format("--loopback-mem '{}': expected host, cuda or auto", text));
 }
 
+double default_loopback_budget_s(double timeout_s) noexcept {
+  return std::min(20.0, timeout_s / 2);
+}
+
 void validate(const LoopbackOptions& o) {
   if (o.size_bytes == 0) throw UsageError("--loopback-size must be at least 1 byte");
   if (o.min_iterations < 1 || o.max_iterations < o.min_iterations) {

@@ -99,8 +99,7 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
                "itself, judged against its siblings, port rate and PCIe path)");
   app.add_option("--loopback-budget", f.loopback_budget,
                  "Time for every NIC's loopback on a host, all memories (30s, 2m; below "
-                 "--timeout)")
-      ->default_val("20s");
+                 "--timeout; default 20s, at most half of --timeout)");
   app.add_option("--loopback-size", f.loopback_size, "Loopback message size")->default_val("1M");
   app.add_option("--loopback-mem", f.loopback_mem,
                  "Loopback into host memory, cuda (every GPU's; refused without one), or auto "
@@ -160,7 +159,9 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.verbs.timeout_s = timeout_s;
   o.allreduce = !f.skip_allreduce;
   o.loopback = !f.no_loopback;
-  o.loopback_probe.budget_s = units::parse_duration_s(f.loopback_budget, "--loopback-budget");
+  o.loopback_probe.budget_s = f.loopback_budget.empty()
+                                  ? probes::default_loopback_budget_s(timeout_s)
+                                  : units::parse_duration_s(f.loopback_budget, "--loopback-budget");
   o.loopback_probe.size_bytes = units::parse_size_bytes(f.loopback_size, "--loopback-size");
   o.loopback_probe.memory = probes::parse_loopback_memory(f.loopback_mem);
   o.loopback_probe.gid_index = f.gid_index;

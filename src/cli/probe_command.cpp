@@ -210,8 +210,8 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
                  "not with write_lat (its CPU polls the buffer)")
       ->default_val("host");
   app.add_option("--loopback-budget", f.loopback_budget,
-                 "loopback: time for every NIC of a host (30s, 2m; below --timeout)")
-      ->default_val("20s");
+                 "loopback: time for every NIC of a host (30s, 2m; below --timeout; default "
+                 "20s, at most half of --timeout)");
   app.add_option("--loopback-slow-pct", f.loopback_slow_pct,
                  "loopback: a NIC this many % below its siblings' median fails")
       ->default_val(25);
@@ -227,7 +227,9 @@ probes::LoopbackOptions to_loopback_options(const ProbeFlags& f, double timeout_
   if (f.tx_depth > 0) o.tx_depth = f.tx_depth;
   o.gid_index = f.gid_index;
   o.tuning.mtu_bytes = static_cast<std::uint32_t>(f.mtu);
-  o.budget_s = units::parse_duration_s(f.loopback_budget, "--loopback-budget");
+  o.budget_s = f.loopback_budget.empty()
+                   ? probes::default_loopback_budget_s(timeout_s)
+                   : units::parse_duration_s(f.loopback_budget, "--loopback-budget");
   o.timeout_s = timeout_s;
   if (f.mem == "host") {
     o.memory = probes::LoopbackMemory::kHost;

@@ -42,7 +42,7 @@ struct AcceptFlags {
   int ar_warmup = 3;
   std::string prometheus_file;
   bool no_loopback = false;
-  std::string loopback_budget = "20s";
+  std::string loopback_budget;  // "": probes::default_loopback_budget_s
   std::string loopback_size = "1M";
   std::string loopback_mem = "auto";
   double loopback_slow_pct = 25;

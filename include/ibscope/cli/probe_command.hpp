@@ -38,8 +38,8 @@ struct ProbeFlags {
   int hop_limit = 64;
   int pkey_index = 0;
   bool no_bind = false;
-  std::string mem = "host";  // --mem host|cuda|initiator,responder
-  std::string loopback_budget = "20s";
+  std::string mem = "host";     // --mem host|cuda|initiator,responder
+  std::string loopback_budget;  // "": probes::default_loopback_budget_s
   double loopback_slow_pct = 25;
 };
 

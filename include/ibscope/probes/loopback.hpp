@@ -44,6 +44,10 @@ struct LoopbackOptions {
   std::vector<std::string> devices;  ///< only these RDMA devices (-d); empty: every NIC
 };
 
+/// The budget without --loopback-budget: 20 s, at most half of `timeout_s` (the ranks that do
+/// not measure wait at most --timeout for the figures).
+double default_loopback_budget_s(double timeout_s) noexcept;
+
 /// Throws UsageError for values that cannot run (size 0, iterations < 1, budget <= 0, ...).
 void validate(const LoopbackOptions& options);
 
