@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "ibscope/core/clock.hpp"
 #include "ibscope/probes/engines.hpp"
 #include "ibscope/probes/send_window.hpp"
+#include "ibscope/probes/slow_nic_hook.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 
 namespace ibscope::probes {
@@ -69,6 +72,9 @@ StreamResult run_stream(const RcLink& link, const StreamSpec& spec, ProgressGuar
   }
 
   std::array<ibv_wc, 32> wc{};
+  // Test fault hook (slow_nic_hook.hpp): 0 unless IBSCOPE_FAULT_SLOW_NIC names this device.
+  const auto slow_nic =
+      std::chrono::duration<double, std::micro>(slow_nic_delay_us(link.device_name()));
   const auto t0 = Clock::now();
   auto t_last = t0;
   auto t_heartbeat = t0;
@@ -90,6 +96,7 @@ StreamResult run_stream(const RcLink& link, const StreamSpec& spec, ProgressGuar
     }
     if (sent < to_send) {
       const int n = link.send_cq().poll(static_cast<int>(wc.size()), wc.data());
+      if (n > 0 && slow_nic.count() > 0) std::this_thread::sleep_for(slow_nic);
       if (n > 0) {
         const auto now = Clock::now();
         for (int i = 0; i < n; ++i) {

@@ -50,6 +50,23 @@ void validate(const AcceptOptions& o) {
   if (!(pt.min_fairness >= 0 && pt.min_fairness <= 1)) {
     throw UsageError(fmt::format("--min-fairness {}: must be in [0, 1]", pt.min_fairness));
   }
+  if (o.loopback) {
+    if (!(o.loopback_thresholds.slow_pct > 0 && o.loopback_thresholds.slow_pct < 100)) {
+      throw UsageError(fmt::format("--loopback-slow-pct {}: must be in (0, 100)",
+                                   o.loopback_thresholds.slow_pct));
+    }
+    if (!(o.loopback_thresholds.min_fraction >= 0 && o.loopback_thresholds.min_fraction <= 1)) {
+      throw UsageError(fmt::format("--loopback-min-fraction {}: must be in [0, 1] (0 turns it off)",
+                                   o.loopback_thresholds.min_fraction));
+    }
+    probes::validate(o.loopback_probe);
+    if (o.loopback_probe.budget_s >= o.timeout_s) {
+      throw UsageError(fmt::format(
+          "--loopback-budget {:g} s: must be below --timeout ({:g} s), which bounds the wait "
+          "of the ranks that do not measure",
+          o.loopback_probe.budget_s, o.timeout_s));
+    }
+  }
   if (o.warmup < 0 || o.allreduce_warmup < 0) throw UsageError("warm-up counts must be >= 0");
   if (o.allreduce && o.allreduce_bytes.empty())
     throw UsageError("--ar-sizes: give at least one size");

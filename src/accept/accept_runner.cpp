@@ -9,6 +9,7 @@
 
 #include "ibscope/accept/congestion_phase.hpp"
 #include "ibscope/accept/links_transport.hpp"
+#include "ibscope/accept/loopback_phase.hpp"
 #include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/pattern_verdict.hpp"
 #include "ibscope/accept/preflight.hpp"
@@ -16,6 +17,7 @@
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
+#include "ibscope/core/units.hpp"
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/row_counters.hpp"
@@ -144,7 +146,21 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
   if (comm.size() < 2) {
     throw UsageError("accept needs at least 2 ranks: one per host under srun/mpirun, or --np N");
   }
-  const Preflight pre = agree_on_preflight(boot, hosts);
+  Preflight pre = agree_on_preflight(boot, hosts);
+  if (o.loopback) {
+    if (sinks.phase && comm.rank() == 0) {
+      sinks.phase(fmt::format(
+          "loopback of each host's NICs (RDMA WRITE and READ to itself, {} messages, budget {:g} "
+          "s per host)",
+          units::format_size(o.loopback_probe.size_bytes), o.loopback_probe.budget_s));
+    }
+    LoopbackPhase loopback = run_loopback_phase(boot, o.loopback_probe, o.loopback_thresholds);
+    if (comm.rank() == 0) {
+      pre.findings.insert(pre.findings.end(), loopback.findings.begin(), loopback.findings.end());
+      pre.loopback = std::move(loopback.section);
+      if (sinks.loopback) sinks.loopback(loopback.verdicts);
+    }
+  }
   const AcceptTransport transport = links_transport(o.transport, pre);
   if (transport == AcceptTransport::kVerbs && !pre.rdma_everywhere) {
     throw verbs::EnvironmentError(fmt::format(

@@ -25,7 +25,8 @@ results::AcceptPreflight preflight_section(const Preflight& p) {
                                .fabric_data_rate_gbit = p.fabric_data_rate_gbit,
                                .link_layer = p.link_layer,
                                .active_mtu_bytes = p.active_mtu_bytes,
-                               .findings = {}};
+                               .findings = {},
+                               .loopback = p.loopback};
   for (const auto& f : p.findings) {
     out.findings.push_back(results::PreflightFinding{f.host, f.device, f.fatal, f.message});
   }

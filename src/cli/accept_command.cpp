@@ -13,6 +13,7 @@
 #include "ibscope/core/units.hpp"
 #include "ibscope/job/topology_gather.hpp"
 #include "ibscope/output/congestion_table.hpp"
+#include "ibscope/output/loopback_table.hpp"
 #include "ibscope/output/prometheus.hpp"
 
 namespace ibscope::cli {
@@ -145,6 +146,25 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
       ->default_val("1M");
   app.add_option("--congestor-size", f.congestor_size, "Congestion: each congestor message's size")
       ->default_val("1M");
+  app.add_flag("--no-loopback", f.no_loopback,
+               "Skip the preflight's loopback of each NIC (RDMA WRITE and READ from the NIC to "
+               "itself, judged against its siblings, port rate and PCIe path)");
+  app.add_option("--loopback-budget", f.loopback_budget,
+                 "Time for every NIC's loopback on a host, all memories (30s, 2m; below "
+                 "--timeout; default 20s, at most half of --timeout)");
+  app.add_option("--loopback-size", f.loopback_size, "Loopback message size")->default_val("1M");
+  app.add_option("--loopback-mem", f.loopback_mem,
+                 "Loopback into host memory, cuda (every GPU's; refused without one), or auto "
+                 "(host, and every GPU's where the host has GPUs)")
+      ->default_val("auto");
+  app.add_option("--loopback-slow-pct", f.loopback_slow_pct,
+                 "A NIC whose loopback is this many % below its siblings' median (same host, "
+                 "same memory) fails the preflight")
+      ->default_val(25);
+  app.add_option("--loopback-min-fraction", f.loopback_min_fraction,
+                 "A hardware NIC whose loopback is below this fraction of the smaller of its "
+                 "port's data rate and its PCIe path's narrowest link fails (0: off)")
+      ->default_val(0.5);
   app.add_option("--prometheus-file", f.prometheus_file,
                  "Rank 0 also writes the verdicts as Prometheus metrics to FILE (*.prom, in "
                  "node-exporter's textfile folder), replacing the previous run's atomically")
@@ -207,6 +227,16 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
   o.verbs.bind_to_nic_numa = !f.no_bind;
   o.verbs.timeout_s = timeout_s;
   o.allreduce = !f.skip_allreduce;
+  o.loopback = !f.no_loopback;
+  o.loopback_probe.budget_s = f.loopback_budget.empty()
+                                  ? probes::default_loopback_budget_s(timeout_s)
+                                  : units::parse_duration_s(f.loopback_budget, "--loopback-budget");
+  o.loopback_probe.size_bytes = units::parse_size_bytes(f.loopback_size, "--loopback-size");
+  o.loopback_probe.memory = probes::parse_loopback_memory(f.loopback_mem);
+  o.loopback_probe.gid_index = f.gid_index;
+  o.loopback_probe.timeout_s = timeout_s;
+  o.loopback_thresholds.slow_pct = f.loopback_slow_pct;
+  o.loopback_thresholds.min_fraction = f.loopback_min_fraction;
   if (!f.algorithms.empty()) o.algorithms = split_list(f.algorithms);
   for (const auto& a : o.algorithms) (void)collectives::find_algorithm(Collective::kAllreduce, a);
   o.allreduce_bytes.clear();
@@ -301,6 +331,9 @@ int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
       fmt::print(out, "# acceptance: {}\n", phase);
       std::fflush(out);
     }
+  };
+  sinks.loopback = [&](const std::vector<accept::LoopbackVerdict>& verdicts) {
+    if (out != nullptr) output::print_loopback_table(out, verdicts);
   };
   const accept::AcceptResult result = accept::run_accept(ctx.comm(), hosts, o, sinks);
   if (!root) return result.pass ? 0 : 1;

@@ -256,7 +256,11 @@ Command add_probe_command(CLI::App& app, JobFlags& j) {
   return {sub, [&j, flags]() -> int {
             const job::JobOptions options = job_options("probe", j);
             // Usage errors before any rank starts; --pairs is checked against the job size later.
-            to_options(*flags, kMaxRanksForValidation, options.timeout_s);
+            if (flags->test == kLoopbackProbe) {
+              to_loopback_options(*flags, options.timeout_s);
+            } else {
+              to_options(*flags, kMaxRanksForValidation, options.timeout_s);
+            }
             return job::run_job(
                 options, [&](job::JobContext& ctx) { return probe_body(ctx, *flags); },
                 job::JobTransport::kBootstrapOnly);

@@ -2,13 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
+#include "ibscope/accept/loopback_phase.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
 #include "ibscope/measure/sweep.hpp"
+#include "ibscope/output/loopback_table.hpp"
 #include "ibscope/output/probe_table.hpp"
 #include "ibscope/probes/probe_runner.hpp"
+#include "ibscope/transport/verbs/verbs_error.hpp"
 
 namespace ibscope::cli {
 namespace {
@@ -126,6 +130,10 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
   for (const auto& t : probes::probe_tests()) {
     names += fmt::format("\n    {:<10} {}", t.name, t.description);
   }
+  names += fmt::format("\n    {:<10} {}", kLoopbackProbe,
+                       "each NIC's RDMA WRITE and READ to itself (two QPs on one port), every "
+                       "NIC of every host, judged against its siblings, port rate and PCIe path; "
+                       "one rank per host is enough");
   app.add_option("test", f.test, "The probe:" + names)->required();
   app.add_option("-s,--size", f.size,
                  "One message size (K/M/G suffixes); default 64K for "
@@ -201,6 +209,48 @@ void add_probe_flags(CLI::App& app, ProbeFlags& f) {
                  "rank's NIC (one per local rank), registered by dma-buf, else nvidia-peermem; "
                  "not with write_lat (its CPU polls the buffer)")
       ->default_val("host");
+  app.add_option("--loopback-budget", f.loopback_budget,
+                 "loopback: time for every NIC of a host (30s, 2m; below --timeout; default "
+                 "20s, at most half of --timeout)");
+  app.add_option("--loopback-slow-pct", f.loopback_slow_pct,
+                 "loopback: a NIC this many % below its siblings' median fails")
+      ->default_val(25);
+}
+
+probes::LoopbackOptions to_loopback_options(const ProbeFlags& f, double timeout_s) {
+  probes::LoopbackOptions o;
+  if (f.all_sizes || !f.min_bytes.empty() || !f.max_bytes.empty() || f.bidirectional) {
+    throw UsageError("probe loopback: one size only (-s); no -a, -b/-e or -B");
+  }
+  if (!f.size.empty()) o.size_bytes = units::parse_size_bytes(f.size, "-s/--size");
+  if (f.iters > 0) o.max_iterations = std::max(f.iters, o.min_iterations);
+  if (f.tx_depth > 0) o.tx_depth = f.tx_depth;
+  o.gid_index = f.gid_index;
+  o.tuning.mtu_bytes = static_cast<std::uint32_t>(f.mtu);
+  o.budget_s = f.loopback_budget.empty()
+                   ? probes::default_loopback_budget_s(timeout_s)
+                   : units::parse_duration_s(f.loopback_budget, "--loopback-budget");
+  o.timeout_s = timeout_s;
+  if (f.mem == "host") {
+    o.memory = probes::LoopbackMemory::kHost;
+  } else if (f.mem == "cuda") {
+    o.memory = probes::LoopbackMemory::kCuda;
+  } else {
+    throw UsageError(fmt::format("probe loopback --mem {}: expected host or cuda", f.mem));
+  }
+  for (const auto& d : probes::parse_device_list(f.device)) {
+    if (!d.device.empty()) o.devices.push_back(d.device);
+  }
+  if (!(f.loopback_slow_pct > 0 && f.loopback_slow_pct < 100)) {
+    throw UsageError(
+        fmt::format("--loopback-slow-pct {}: must be in (0, 100)", f.loopback_slow_pct));
+  }
+  probes::validate(o);
+  if (o.budget_s >= timeout_s) {
+    throw UsageError(fmt::format("--loopback-budget {:g} s: must be below --timeout ({:g} s)",
+                                 o.budget_s, timeout_s));
+  }
+  return o;
 }
 
 probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s) {
@@ -235,7 +285,36 @@ probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s
   return o;
 }
 
+namespace {
+
+int loopback_body(job::JobContext& ctx, const ProbeFlags& flags) {
+  const probes::LoopbackOptions o = to_loopback_options(flags, ctx.timeout_s);
+  accept::LoopbackThresholds t;
+  t.slow_pct = flags.loopback_slow_pct;
+  const accept::LoopbackPhase phase = accept::run_loopback_phase(ctx.bootstrap, o, t);
+  if (ctx.bootstrap.rank() != 0) return 0;
+  if (ctx.results != nullptr) ctx.results->loopback = phase.section;
+  if (phase.verdicts.empty()) {
+    throw verbs::EnvironmentError(
+        "probe loopback: no host of the job has an RDMA device with an ACTIVE port (ibscope topo "
+        "lists them; -d names devices that exist)");
+  }
+  if (ctx.table_out != nullptr) output::print_loopback_table(ctx.table_out, phase.verdicts);
+  const bool pass = std::all_of(phase.verdicts.begin(), phase.verdicts.end(),
+                                [](const accept::LoopbackVerdict& v) { return v.pass; });
+  std::FILE* summary = ctx.table_out != nullptr ? ctx.table_out : stderr;
+  fmt::print(summary, "ibscope probe loopback: {} ({} NIC/memory runs, {} failed)\n",
+             pass ? "PASS" : "FAIL", phase.verdicts.size(),
+             std::count_if(phase.verdicts.begin(), phase.verdicts.end(),
+                           [](const accept::LoopbackVerdict& v) { return !v.pass; }));
+  std::fflush(summary);
+  return pass ? 0 : 1;
+}
+
+}  // namespace
+
 int probe_body(job::JobContext& ctx, const ProbeFlags& flags) {
+  if (flags.test == kLoopbackProbe) return loopback_body(ctx, flags);
   auto o = to_options(flags, ctx.bootstrap.size(), ctx.timeout_s);
   o.nic_counters = ctx.nic_counters;
   if (ctx.results != nullptr) {

@@ -26,6 +26,7 @@
 #include "ibscope/output/console.hpp"
 #include "ibscope/output/progress_line.hpp"
 #include "ibscope/output/results_csv.hpp"
+#include "ibscope/probes/slow_nic_hook.hpp"
 #include "ibscope/results/writer.hpp"
 #include "ibscope/topo/cpu.hpp"
 #include "ibscope/transport/transports.hpp"
@@ -75,6 +76,7 @@ void check_fault_hooks(int job_ranks) {
   }
   (void)collectives::soak_leak_bytes_per_s_from_env();
   (void)DiskFullHook::from_env();
+  (void)probes::slow_nic_delay_us("");  // parses IBSCOPE_FAULT_SLOW_NIC
 }
 
 // Every rank's fault hooks (core/fault_hooks.hpp), on every rank: a hook set on one rank

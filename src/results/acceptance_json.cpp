@@ -3,6 +3,7 @@
 #include "accept_patterns_json.hpp"
 #include "congestion_json.hpp"
 #include "field_reader.hpp"
+#include "loopback_json.hpp"
 #include "nic_counters_json.hpp"
 #include "section_json.hpp"
 
@@ -41,13 +42,15 @@ json to_json(const AcceptPreflight& pf) {
     findings.push_back(
         {{"host", f.host}, {"device", f.device}, {"fatal", f.fatal}, {"message", f.message}});
   }
-  return {{"pass", pf.pass},
-          {"rdma_everywhere", pf.rdma_everywhere},
-          {"no_rdma_reason", pf.no_rdma_reason},
-          {"fabric_data_rate_gbit", pf.fabric_data_rate_gbit},
-          {"link_layer", pf.link_layer},
-          {"active_mtu_bytes", pf.active_mtu_bytes},
-          {"findings", findings}};
+  json j = {{"pass", pf.pass},
+            {"rdma_everywhere", pf.rdma_everywhere},
+            {"no_rdma_reason", pf.no_rdma_reason},
+            {"fabric_data_rate_gbit", pf.fabric_data_rate_gbit},
+            {"link_layer", pf.link_layer},
+            {"active_mtu_bytes", pf.active_mtu_bytes},
+            {"findings", findings}};
+  if (pf.loopback) j["loopback"] = to_json(*pf.loopback);
+  return j;
 }
 
 std::string string_or_empty(const FieldReader& in, const json& j, const std::string& p,
@@ -75,6 +78,7 @@ AcceptPreflight read_preflight(const FieldReader& in, const json& j, const std::
           in.get<bool>(a[i], fp, "fatal"), in.get<std::string>(a[i], fp, "message")});
     }
   }
+  if (j.contains("loopback")) pf.loopback = read_loopback(in, j["loopback"], p + ".loopback");
   return pf;
 }
 

@@ -8,6 +8,7 @@
 #include "ibscope/collectives/descriptor.hpp"
 #include "ibscope/results/collective_columns.hpp"
 #include "ibscope/results/rank_samples.hpp"
+#include "loopback_json.hpp"
 #include "nic_counters_json.hpp"
 #include "section_json.hpp"
 #include "topology_json.hpp"
@@ -696,6 +697,7 @@ json to_json(const Document& d) {
   if (d.tuning) j["tuning"] = to_json(*d.tuning);
   if (d.acceptance) j["acceptance"] = to_json(*d.acceptance, d.keep_rank_samples);
   if (d.soak) j["soak"] = to_json(*d.soak, d.keep_rank_samples);
+  if (d.loopback) j["loopback"] = to_json(*d.loopback);
   return j;
 }
 
@@ -745,6 +747,9 @@ Document document_from_json(const json& j, std::string_view source) {
     d.acceptance = acceptance_from_json(j["acceptance"], source);
   }
   if (j.contains("soak") && !j["soak"].is_null()) d.soak = soak_from_json(j["soak"], source);
+  if (j.contains("loopback") && !j["loopback"].is_null()) {
+    d.loopback = read_loopback(in, j["loopback"], "loopback");
+  }
   return d;
 }
 

@@ -214,7 +214,60 @@ int nic_numa_node(hwloc_topology_t topology, const fs::path& sysfs, std::string_
   return -1;
 }
 
+// Lanes of a PCI function's link as sysfs reads them; 0 when unknown (an XML export, no sysfs).
+int link_width_of(const fs::path& sysfs, const std::string& bus) {
+  const std::string text = sysfs_first_line(sysfs / "bus/pci/devices" / bus / "current_link_width");
+  const int width = std::atoi(text.c_str());
+  return width > 0 ? width : 0;
+}
+
+PcieRoute route_of(hwloc_topology_t topology, const fs::path& sysfs, const Nic& nic) {
+  PcieRoute route;
+  route.numa_node = nic.numa_node;
+  std::string bus = nic.pci_bus_id;
+  if (nic.pcie_via_netdev) {
+    bus = pci_bus_id_of_sysfs_device(sysfs / "class/net" / nic.netdev / "device");
+  }
+  hwloc_obj_t pci = pci_object(topology, bus);
+  if (pci == nullptr) {
+    route.no_pci_reason =
+        nic.is_virtual ? fmt::format("virtual device {} on netdev {}, which has no PCI function",
+                                     nic.name, nic.netdev.empty() ? "?" : nic.netdev)
+                       : fmt::format("{}: PCI function {} unknown to hwloc", nic.name,
+                                     nic.pci_bus_id.empty() ? "?" : nic.pci_bus_id);
+    return route;
+  }
+  std::vector<PcieHop> upward;
+  upward.push_back({bus_id(pci->attr->pcidev), link_width_of(sysfs, bus_id(pci->attr->pcidev)),
+                    pci->attr->pcidev.linkspeed});
+  for (hwloc_obj_t obj = pci->parent; obj != nullptr && obj->type == HWLOC_OBJ_BRIDGE;
+       obj = obj->parent) {
+    const auto& bridge = obj->attr->bridge;
+    if (bridge.upstream_type != HWLOC_OBJ_BRIDGE_PCI) break;
+    const std::string id = bus_id(bridge.upstream.pci);
+    upward.push_back({id, link_width_of(sysfs, id), bridge.upstream.pci.linkspeed});
+  }
+  route.hops.assign(upward.rbegin(), upward.rend());
+  if (nic.pcie_via_netdev) {
+    route.no_pci_reason =
+        fmt::format("virtual device {}: its netdev {}'s route", nic.name, nic.netdev);
+  }
+  return route;
+}
+
 }  // namespace
+
+PcieRoute pcie_route_of_rdma_device(std::string_view name, const DiscoverSource& source) {
+  const HwlocTopology loaded = load(source);
+  hwloc_topology_t topology = loaded.get();
+  const int nodes = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE);
+  const int single =
+      nodes == 1
+          ? static_cast<int>(hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, 0)->os_index)
+          : -1;
+  const Nic nic = describe_nic(topology, source.sysfs, std::string(name), single);
+  return route_of(topology, source.sysfs, nic);
+}
 
 bool is_gpu_pci_function(std::uint16_t class_id, std::uint16_t vendor_id) noexcept {
   if (class_id == 0x0302) return true;

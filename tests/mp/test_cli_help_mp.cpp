@@ -47,10 +47,10 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 TEST_CASE("every subcommand's --help has examples and the exit status", "[mp][cli][help]") {
   const auto names = listed_subcommands();
   INFO("listed: " << names.size());
-  for (const char* expected : {"run", "allreduce", "reduce_scatter", "allgather", "broadcast",
-                               "p2p", "validate", "algorithms", "topo", "probe", "accept", "fit",
-                               "predict", "model", "compare", "history", "export-prometheus",
-                               "baseline"}) {
+  for (const char* expected :
+       {"run", "allreduce", "reduce_scatter", "allgather", "broadcast", "p2p", "validate",
+        "algorithms", "topo", "probe", "accept", "fit", "predict", "model", "compare", "history",
+        "export-prometheus", "baseline"}) {
     INFO(expected);
     CHECK(contains(names, expected));
   }

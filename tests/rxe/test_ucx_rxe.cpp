@@ -217,12 +217,13 @@ TEST_CASE(
 TEST_CASE("accept --transport ucx between two emulated hosts measures every link over rc_verbs",
           "[rxe][ucx]") {
   rxe::require_guest();
-  const HostsRun r =
-      run_hosts(2, 1, {"accept",     "--transport", "ucx",         "--lat-iters", "50",
-                       "--bw-size",  "256K",        "--bw-iters",  "3",           "--bw-window",
-                       "4",          "--retests",   "0",           "--ar-sizes",  "64K",
-                       "--ar-iters", "3",           "--ar-warmup", "1",           "-A",
-                       "ring",       "--timeout",   "60",          "--format",    "json"});
+  const HostsRun r = run_hosts(
+      2, 1,
+      {"accept", "--transport", "ucx", "--lat-iters", "50", "--bw-size", "256K", "--bw-iters", "3",
+       "--bw-window", "4", "--retests", "0", "--ar-sizes", "64K", "--ar-iters", "3", "--ar-warmup",
+       "1", "-A", "ring", "--timeout", "60", "--format", "json",
+       // The loopback has tests of its own (test_loopback_rxe.cpp).
+       "--no-loopback"});
   INFO(r.describe());
   // Soft-RoCE under TCG is far below any line rate: a FAIL verdict (exit 1) is expected; the
   // test is that every link was measured over rc_verbs, not the verdict.
@@ -385,7 +386,7 @@ TEST_CASE(
                  // rxe under TCG retransmits on a clean veth too (its timers fire
                  // late under emulation: 1,700 to 2,100 ppm on rail B here); 2 %
                  // loss gave 6,100 to 7,500 ppm on rail A.
-                 "--max-retransmit-ppm", "4000", "--format", "json"},
+                 "--max-retransmit-ppm", "4000", "--format", "json", "--no-loopback"},
                 "-d " + rxe::devices()[0] + "," + rxe::devices()[2] + "|-d " + rxe::devices()[1] +
                     "," + rxe::devices()[3]);
   for (const std::string dev : {rxe::netdevs()[0], rxe::netdevs()[1]})

@@ -9,6 +9,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/measure/stats.hpp"
 #include "ibscope/results/loader.hpp"
+#include "ibscope/results/loopback.hpp"
 #include "ibscope/results/schema.hpp"
 #include "ibscope/results/writer.hpp"
 
@@ -69,6 +70,38 @@ TEST_CASE("results schema: embedded and of the supported version", "[results][sc
 TEST_CASE("results schema: what the writer produces passes, GPU rows included",
           "[results][schema]") {
   CHECK(rejection(written_document()) == "accepted");
+}
+
+TEST_CASE("results schema: loopback sections, alone and in the preflight, pass and are checked",
+          "[results][schema][loopback]") {
+  auto doc = ibscope::results::Document::start("probe", {"ibscope", "probe", "loopback"});
+  ibscope::results::Loopback loopback;
+  loopback.ran = true;
+  loopback.slow_pct = 25;
+  ibscope::results::LoopbackNic nic;
+  nic.host = "h";
+  nic.nic = "rxe0";
+  nic.write_gbyte_s = 0.05;
+  nic.read_gbyte_s = 0.04;
+  nic.path = "NUMA 0, no PCIe path (virtual device rxe0 on netdev rxe-a)";
+  nic.pass = true;
+  loopback.nics.push_back(nic);
+  doc.loopback = loopback;
+  doc.acceptance = ibscope::results::Acceptance{};
+  doc.acceptance->preflight = ibscope::results::AcceptPreflight{};
+  doc.acceptance->preflight->loopback = loopback;
+  json j = json::parse(ibscope::results::to_text(doc));
+  CHECK(rejection(j) == "accepted");
+  const ibscope::results::Document back = ibscope::results::parse(j.dump(), "f.json");
+  REQUIRE(back.loopback.has_value());
+  CHECK(back.loopback->nics.at(0).nic == "rxe0");
+  j["loopback"]["nics"][0]["write_gbyte_s"] = "fast";
+  CHECK(rejection(j) ==
+        "f.json: loopback.nics[0].write_gbyte_s: expected a number or null, got "
+        "string");
+  j = json::parse(ibscope::results::to_text(doc));
+  j["acceptance"]["preflight"]["loopback"]["nics"][0]["speed"] = 1;
+  CHECK_THAT(rejection(j), Catch::StartsWith("f.json: acceptance.preflight.loopback.nics[0]"));
 }
 
 TEST_CASE("results schema: a wrong type names the JSON path", "[results][schema]") {

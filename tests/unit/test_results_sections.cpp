@@ -42,6 +42,38 @@ results::Acceptance filled_acceptance() {
       .link_layer = "InfiniBand",
       .active_mtu_bytes = 4096,
       .findings = {{"h1", "mlx5_0", false, "MTU 2048"}, {"h2", "", true, "no RDMA device"}}};
+  results::Loopback loopback{.ran = true,
+                             .skipped_reason = "",
+                             .slow_pct = 25,
+                             .min_fraction = 0.5,
+                             .budget_s = 20,
+                             .size_bytes = 1 << 20,
+                             .nics = {}};
+  results::LoopbackNic nic;
+  nic.host = "h1";
+  nic.nic = "mlx5_2";
+  nic.memory = "cuda:1";
+  nic.data_rate_gbyte_s = 50;
+  nic.pcie_gbyte_s = 7.88;
+  nic.path = "NUMA 1 → pci 0000:17:00.0 (x4, 7.88 GB/s)";
+  nic.size_bytes = 1 << 20;
+  nic.iterations = 2000;
+  nic.write_gbyte_s = 5.25;
+  nic.read_gbyte_s = 5.5;
+  nic.read_lat_us = 3.25;
+  nic.elapsed_s = 1.5;
+  nic.siblings = 7;
+  nic.siblings_write_gbyte_s = 23.5;
+  nic.siblings_read_gbyte_s = 22.75;
+  nic.ceiling_gbyte_s = 7.88;
+  nic.failures = {"mlx5_2 loopback write 5.25 GB/s, 78 % below ..."};
+  nic.notes = {"a note"};
+  loopback.nics.push_back(nic);
+  nic.nic = "rxe0";
+  nic.error = "port 1 is DOWN";
+  nic.pass = false;
+  loopback.nics.push_back(nic);
+  a.preflight->loopback = loopback;
   for (int b = 1; b <= 2; ++b) {
     a.links.push_back(results::AcceptLink{.rank_a = 0,
                                           .rank_b = b,
@@ -191,6 +223,10 @@ TEST_CASE("results sections: a filled acceptance section writes, reads and write
   CHECK(std::isnan(back.stragglers->rows[0].arrival_us[1][1]));
   CHECK(back.stragglers->straggler->host == "h2");
   CHECK(back.preflight->findings.size() == 2);
+  REQUIRE(back.preflight->loopback.has_value());
+  REQUIRE(back.preflight->loopback->nics.size() == 2);
+  CHECK(back.preflight->loopback->nics[0].path == "NUMA 1 → pci 0000:17:00.0 (x4, 7.88 GB/s)");
+  CHECK(back.preflight->loopback->nics[1].error == "port 1 is DOWN");
   CHECK(back.allreduce->wrong == 3);
   // accept --congestion: a metric that was not measured has a null impact.
   CHECK(first["congestion"]["impacts"][1]["impact"].is_null());
@@ -282,6 +318,11 @@ TEST_CASE("results sections: the readers name the source and the JSON path", "[r
   a["stragglers"]["rows"][0]["arrival_us"][1][2] = "late";
   CHECK(acceptance_error(a) ==
         "f.json: acceptance.stragglers.rows[0].arrival_us[1][2]: expected a number, got string");
+  a = acceptance;
+  a["preflight"]["loopback"]["nics"][1]["write_gbyte_s"] = "fast";
+  CHECK(acceptance_error(a) ==
+        "f.json: acceptance.preflight.loopback.nics[1].write_gbyte_s: expected a number, got "
+        "string");
   a = acceptance;
   a.erase("hosts");
   CHECK(acceptance_error(a) == "f.json: acceptance.hosts: missing");

@@ -13,11 +13,13 @@
 #include "ibscope/accept/expected_rate.hpp"
 #include "ibscope/accept/history.hpp"
 #include "ibscope/accept/link_verdict.hpp"
+#include "ibscope/accept/loopback_verdict.hpp"
 #include "ibscope/accept/pairing.hpp"
 #include "ibscope/accept/pattern_verdict.hpp"
 #include "ibscope/accept/straggler.hpp"
 #include "ibscope/core/fault_hooks.hpp"
 #include "ibscope/measure/traffic_pattern.hpp"
+#include "ibscope/probes/loopback.hpp"
 #include "ibscope/probes/probe_options.hpp"
 #include "ibscope/results/acceptance.hpp"
 
@@ -58,6 +60,12 @@ struct AcceptOptions {
   std::vector<std::uint64_t> allreduce_bytes{64ULL << 10, 4ULL << 20};
   int allreduce_iters = 20;
   int allreduce_warmup = 3;
+
+  /// Preflight loopback of each host's NICs (--no-loopback, --loopback-budget, -size, -slow-pct,
+  /// -min-fraction; accept/loopback_phase.hpp).
+  bool loopback = true;
+  probes::LoopbackOptions loopback_probe;
+  LoopbackThresholds loopback_thresholds;
 
   double timeout_s = 60;
 

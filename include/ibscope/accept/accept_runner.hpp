@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ibscope/accept/accept_options.hpp"
+#include "ibscope/accept/loopback_verdict.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/results/acceptance.hpp"
 #include "ibscope/topo/host_topology.hpp"
@@ -26,6 +27,8 @@ struct AcceptSinks {
   std::function<void(const std::vector<measure::ProbeRow>&)> probe;            ///< rank 0 only
   std::function<void(const std::vector<measure::CollectiveRow>&)> collective;  ///< every rank
   std::function<void(std::string_view)> phase;  ///< rank 0: "all-pairs bandwidth ..." as it starts
+  /// rank 0: every NIC's loopback verdict, once measured (not called with --no-loopback)
+  std::function<void(const std::vector<LoopbackVerdict>&)> loopback;
 };
 
 struct AcceptResult {

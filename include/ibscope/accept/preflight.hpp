@@ -7,9 +7,11 @@
 /// GPU<->NIC distance class, with a warning when the pair crosses sockets (SYS).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ibscope/results/loopback.hpp"
 #include "ibscope/topo/gpu_choice.hpp"
 #include "ibscope/topo/host_topology.hpp"
 
@@ -41,6 +43,9 @@ struct Preflight {
   std::string link_layer;
   std::uint32_t active_mtu_bytes = 0;  ///< the smallest active MTU
   std::vector<PreflightGpu> gpus;      ///< hosts with GPUs: one entry per local rank
+  /// Each NIC's loopback (accept/loopback_phase.hpp; rank 0), absent with --no-loopback. Its
+  /// failures are fatal findings as well.
+  std::optional<results::Loopback> loopback;
   bool pass() const noexcept;
 };
 

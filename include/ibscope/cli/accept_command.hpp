@@ -59,6 +59,12 @@ struct AcceptFlags {
   double max_congestion_tail_impact = 4.0;
   std::string congestion_ar_size = "1M";
   std::string congestor_size = "1M";
+  bool no_loopback = false;
+  std::string loopback_budget;  // "": probes::default_loopback_budget_s
+  std::string loopback_size = "1M";
+  std::string loopback_mem = "auto";
+  double loopback_slow_pct = 25;
+  double loopback_min_fraction = 0.5;
 };
 
 /// What `ibscope accept` runs: the acceptance and where else its verdicts go.

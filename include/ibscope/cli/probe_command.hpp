@@ -4,8 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 
 #include "ibscope/job/job.hpp"
+#include "ibscope/probes/loopback.hpp"
 #include "ibscope/probes/probe_options.hpp"
 
 namespace ibscope::cli {
@@ -36,15 +38,24 @@ struct ProbeFlags {
   int hop_limit = 64;
   int pkey_index = 0;
   bool no_bind = false;
-  std::string mem = "host";  // --mem host|cuda|initiator,responder
+  std::string mem = "host";     // --mem host|cuda|initiator,responder
+  std::string loopback_budget;  // "": probes::default_loopback_budget_s
+  double loopback_slow_pct = 25;
 };
+
+/// The probe name that runs each NIC's loopback (probes/loopback.hpp) instead of a rank pair.
+inline constexpr std::string_view kLoopbackProbe = "loopback";
 
 void add_probe_flags(CLI::App& app, ProbeFlags& f);
 
 /// Flags -> options. `ranks` bounds --pairs. Throws UsageError.
 probes::ProbeOptions to_options(const ProbeFlags& f, int ranks, double timeout_s);
 
-/// The job body (job::run_job with JobTransport::kBootstrapOnly). Returns 0.
+/// `probe loopback`'s options. Throws UsageError.
+probes::LoopbackOptions to_loopback_options(const ProbeFlags& f, double timeout_s);
+
+/// The job body (job::run_job with JobTransport::kBootstrapOnly). Returns 0; for loopback 1
+/// when a NIC failed.
 int probe_body(job::JobContext& ctx, const ProbeFlags& flags);
 
 }  // namespace ibscope::cli

@@ -11,6 +11,7 @@
 
 #include "ibscope/fabric/counters.hpp"
 #include "ibscope/results/accept_pattern.hpp"
+#include "ibscope/results/loopback.hpp"
 #include "ibscope/results/rank_samples.hpp"
 
 namespace ibscope::results {
@@ -52,6 +53,8 @@ struct AcceptPreflight {
   std::string link_layer;
   std::uint32_t active_mtu_bytes = 0;
   std::vector<PreflightFinding> findings;
+  /// Each NIC's loopback (--no-loopback: absent); its failures are fatal findings too.
+  std::optional<Loopback> loopback;
 };
 
 /// accept --baseline: one link against its past and its class reference (docs/baselines.md).

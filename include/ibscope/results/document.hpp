@@ -13,6 +13,7 @@
 #include "ibscope/collectives/harness/tuning.hpp"
 #include "ibscope/measure/records.hpp"
 #include "ibscope/results/acceptance.hpp"
+#include "ibscope/results/loopback.hpp"
 #include "ibscope/results/params.hpp"
 #include "ibscope/results/rank_samples.hpp"
 #include "ibscope/results/schema.hpp"
@@ -132,6 +133,7 @@ struct Document {
   std::optional<collectives::TuningTable> tuning;           ///< sweeps of several algorithms
   std::optional<Acceptance> acceptance;                     ///< `ibscope accept`
   std::optional<Soak> soak;                                 ///< `ibscope soak`
+  std::optional<Loopback> loopback;                         ///< `ibscope probe loopback`
   /// `--keep-samples`: write every per-rank sample whatever the job's size. Otherwise jobs of
   /// more than kRankSamplesKeptUpToRanks ranks get summaries (rank_samples.hpp). Not in the
   /// file: a reader sees which form each section has.

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ibscope/topo/host_topology.hpp"
+#include "ibscope/topo/pcie_route.hpp"
 
 namespace ibscope::topo {
 
@@ -30,6 +31,12 @@ HostTopology discover_host_topology(std::string host, const DiscoverSource& sour
 /// The NUMA node (OS index) of RDMA device `name` ("mlx5_0", "rxe0") by the rule above; -1
 /// when the device does not exist, its node is unknown, or hwloc fails. Never throws.
 int numa_node_of_rdma_device(std::string_view name, const DiscoverSource& source = {}) noexcept;
+
+/// The PCIe route of RDMA device `name`: its NUMA node, the PCI bridges above its PCI function
+/// (or, for a virtual device, its netdev's) and the function itself, each with hwloc's link rate
+/// and sysfs' current link width. No hops (and the reason) when there is no PCI function.
+/// Throws SystemError when hwloc cannot load the topology.
+PcieRoute pcie_route_of_rdma_device(std::string_view name, const DiscoverSource& source = {});
 
 /// Whether a PCI function of this class and vendor counts as a GPU: 3D controllers (0x0302) of
 /// any vendor; VGA (0x0300) and other display controllers (0x0380) from NVIDIA (0x10de) or
