@@ -44,7 +44,9 @@ while [[ $# -gt 0 ]]; do
     *) [[ -z "$BUILD" ]] || usage; BUILD=$1; shift ;;
   esac
 done
-for np in $RANKS; do [[ $np =~ ^[0-9]+$ ]] && (( np >= 2 )) || die "--ranks: counts >= 2"; done
+for np in $RANKS; do
+  if ! [[ $np =~ ^[0-9]+$ ]] || (( np < 2 )); then die "--ranks: counts >= 2"; fi
+done
 [[ $ITERS =~ ^[0-9]+$ && $WARMUP =~ ^[0-9]+$ && $NETNS =~ ^[0-9]+$ ]] || die "-n/-w/--netns-hosts: numbers"
 (( NETNS == 0 || NETNS >= 2 )) || die "--netns-hosts: 0 or >= 2"
 BUILD=${BUILD:-build/release}
@@ -82,7 +84,8 @@ done
 
 HOSTS_SH=$REPO/tests/netns/hosts.sh
 RUN_RANKS=$REPO/tests/netns/run_ranks.sh
-cleanup() { (( NETNS > 0 )) && "$HOSTS_SH" down --prefix "$PREFIX" >/dev/null 2>&1; }
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() { if (( NETNS > 0 )); then "$HOSTS_SH" down --prefix "$PREFIX" >/dev/null 2>&1; fi; }
 trap cleanup EXIT
 
 {
@@ -150,7 +153,7 @@ WRAP
   chmod +x "$OUT/in_ns.sh"
   HOSTLIST=$(for ((i = 0; i < NETNS; i++)); do echo "$PREFIX-h$i"; done | paste -sd, -)
   run "openmpi netns" "$d/openmpi.txt" ip netns exec "$PREFIX-h0" "${OMPI[@]}" -np "$NETNS" \
-    --host "$(echo "$HOSTLIST" | sed 's/,/:1,/g'):1" --mca plm_rsh_agent "$OUT/in_ns.sh" \
+    --host "${HOSTLIST//,/:1,}:1" --mca plm_rsh_agent "$OUT/in_ns.sh" \
     --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include "$DEV" \
     --mca oob_tcp_if_include "$DEV" \
     "$OUT/mpi_alltoall_ref.openmpi" -s "$SIZES" -n "$ITERS" -w "$WARMUP"
