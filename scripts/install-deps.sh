@@ -29,6 +29,8 @@ if [ "$what" = test ]; then
   packages+=(
     catch2 ucx-utils hwloc
     openmpi-bin libopenmpi-dev
+    # MPICH's MPI_Alltoall beside Open MPI's and ibscope's (bench/alltoall_vs_mpi.sh).
+    mpich libmpich-dev
     qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils perftest iproute2
     # Packet loss inside one emulated host's namespace (tests/netns/test_netns_counters.cpp):
     # this kernel has no netem, nftables' numgen drops instead.

@@ -21,22 +21,24 @@ using model::CollectivePoint;
 using model::MeasuredTier;
 
 model::Tier fitted_tier(const std::vector<CollectivePoint>& pts, const std::string& algorithm,
-                        const std::vector<std::string>& files) {
-  const model::LinkFit fit = model::fit_link(Collective::kAllreduce, algorithm, pts);
+                        const std::vector<std::string>& files,
+                        Collective coll = Collective::kAllreduce) {
+  const model::LinkFit fit = model::fit_link(coll, algorithm, pts);
+  const auto prose = collectives::descriptor_of(coll).prose;
   if (!(fit.link.beta_s_per_byte > 0)) {
     throw UsageError(
-        fmt::format("the {} all-reduce rows of {} give no bandwidth (the time "
+        fmt::format("the {} {} rows of {} give no bandwidth (the time "
                     "does not grow with size); measure larger sizes",
-                    algorithm, fmt::join(files, ", ")));
+                    algorithm, prose, fmt::join(files, ", ")));
   }
   model::Tier t;
   t.latency_s = fit.link.alpha_s;
   t.bw_gbps = 1 / (fit.link.beta_s_per_byte * units::kBytesPerGB);
   t.source = fmt::format(
-      "fitted: {} all-reduce, {} points at {} ranks, r2 {:.4f}, worst "
+      "fitted: {} {}, {} points at {} ranks, r2 {:.4f}, worst "
       "residual {:.1f} %{} ({})",
-      algorithm, fit.points, fmt::join(fit.rank_counts, ","), fit.r2,
-      100 * fit.max_abs_residual_fraction,
+      algorithm, coll == Collective::kAllreduce ? "all-reduce" : "all-to-all", fit.points,
+      fmt::join(fit.rank_counts, ","), fit.r2, 100 * fit.max_abs_residual_fraction,
       fit.gamma_folded ? ", reduction folded into bandwidth" : "", fmt::join(files, ", "));
   return t;
 }
@@ -68,6 +70,40 @@ bool tier_from_links(const model::FitReport& report, bool inter, model::Tier& t)
       "p2p/verbs rows, no all-reduce rows ({})",
       bw_gbps.size(), lat_us.size(), fmt::join(sources, ", "));
   return true;
+}
+
+// All-to-all tiers (model/network.hpp, ClusterNetwork::alltoall_*) from the files' all-to-all
+// rows of the modelled algorithm (or the one a two-tier algorithm's tiers are fitted by).
+void fit_alltoall_tiers(const ClusterFlags& f, const std::vector<results::Document>& docs,
+                        model::ClusterNetwork& c) {
+  std::string algorithm = model::algorithm_of(c, Collective::kAlltoall);
+  const auto& info = collectives::find_algorithm(Collective::kAlltoall, algorithm);
+  if (!info.caps.tiers_fitted_by.empty()) algorithm = info.caps.tiers_fitted_by;
+  std::vector<CollectivePoint> inter_pts, intra_pts;
+  std::vector<std::string> inter_files, intra_files;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const auto pts = model::collective_points(docs[i], Collective::kAlltoall, algorithm);
+    if (pts.empty()) continue;
+    const MeasuredTier tier = model::measured_tier(docs[i]);
+    if (tier == MeasuredTier::kMixed) continue;  // reported by the all-reduce fit's rules
+    auto& into = tier == MeasuredTier::kInter ? inter_pts : intra_pts;
+    into.insert(into.end(), pts.begin(), pts.end());
+    (tier == MeasuredTier::kInter ? inter_files : intra_files).push_back(f.fit_files.at(i));
+  }
+  // A refused fit leaves that tier's all-to-alls unpriced, with the reason, rather than
+  // failing every other answer of the model.
+  const auto fit = [&](const std::vector<CollectivePoint>& pts,
+                       const std::vector<std::string>& files, std::optional<model::Tier>& into,
+                       std::string& not_fitted) {
+    if (pts.empty()) return;
+    try {
+      into = fitted_tier(pts, algorithm, files, Collective::kAlltoall);
+    } catch (const UsageError& e) {
+      not_fitted = fmt::format("{}: {}", fmt::join(files, ", "), e.what());
+    }
+  };
+  fit(inter_pts, inter_files, c.alltoall_inter, c.alltoall_inter_not_fitted);
+  fit(intra_pts, intra_files, c.alltoall_intra, c.alltoall_intra_not_fitted);
 }
 
 void apply_given(model::Tier& t, double lat_us, double bw_gbps, const char* tier_flag) {
@@ -217,12 +253,16 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
             file));
     }
   }
+  fit_alltoall_tiers(f, docs, c);
   bool have_inter = !inter_pts.empty(), have_intra = !intra_pts.empty();
   if (have_inter) c.inter = fitted_tier(inter_pts, algorithm, inter_files);
   if (have_intra) c.intra = fitted_tier(intra_pts, algorithm, intra_files);
   if (!have_inter) have_inter = tier_from_links(link_fits, true, c.inter);
   if (!have_intra) have_intra = tier_from_links(link_fits, false, c.intra);
-  if (!f.fit_files.empty() && !have_inter && !have_intra) {
+  const bool have_alltoall = c.alltoall_inter || c.alltoall_intra ||
+                             !c.alltoall_intra_not_fitted.empty() ||
+                             !c.alltoall_inter_not_fitted.empty();
+  if (!f.fit_files.empty() && !have_inter && !have_intra && !have_alltoall) {
     // nccl-tests output loads (docs/nccl-tests.md), but NCCL does not print which algorithm
     // ran, so its rows cannot stand for a formula's tier.
     const bool nccl = std::any_of(docs.begin(), docs.end(),
@@ -242,6 +282,7 @@ model::ClusterNetwork to_cluster(const ClusterFlags& f, const std::vector<result
                                       nccl_formula, f.nccl_algorithm, nccl_formula)));
   }
   c.inter.links_per_node = f.inter_links;
+  if (c.alltoall_inter) c.alltoall_inter->links_per_node = f.inter_links;
   apply_given(c.inter, f.inter_lat_us, f.inter_bw_gbps, "inter");
   apply_given(c.intra, f.intra_lat_us, f.intra_bw_gbps, "intra");
   if (f.reduce_gbps > 0) c.gamma_s_per_byte = 1 / (f.reduce_gbps * units::kBytesPerGB);

@@ -14,6 +14,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/model/calibration.hpp"
 #include "ibscope/model/documents.hpp"
+#include "ibscope/model/moe.hpp"
 #include "ibscope/model/scaling.hpp"
 #include "ibscope/model/step_model.hpp"
 #include "ibscope/model/transformer.hpp"
@@ -63,6 +64,29 @@ void print_header(const model::Workload& w, const model::ClusterNetwork& c,
           : std::string("inside nodes"));
   fmt::print("{}", tier_line("inter-node tier", c.inter, c.nodes > 1, true));
   fmt::print("{}", tier_line("intra-node tier", c.intra, c.gpus_per_node > 1, false));
+  if (!w.moe) return;
+  const model::Moe& e = *w.moe;
+  fmt::print(
+      "# moe: {} of {} layers, {} experts, top-{}{}, expert MLP {}, capacity factor {}; EP {} "
+      "ranks ({} per node, {} groups per node, {})\n",
+      model::moe_layer_count(w), w.layers, e.experts, e.top_k,
+      e.shared_experts > 0 ? fmt::format(" + {} shared", e.shared_experts) : std::string(),
+      e.expert_ffn_hidden,
+      e.capacity_factor ? fmt::format("{:g}", *e.capacity_factor) : std::string("none (dropless)"),
+      p.ep.ranks, p.ep.ranks_per_node, p.ep.concurrent_per_node,
+      p.ep.ranks > p.ep.ranks_per_node ? "across nodes" : "inside one node");
+  const auto alltoall_line = [](const char* name, const std::optional<model::Tier>& t,
+                                const std::string& not_fitted) {
+    if (t) return tier_line(name, *t, true, false);
+    return fmt::format("# {}: none ({})\n", name,
+                       not_fitted.empty()
+                           ? std::string("no all-to-all rows of the algorithm in --fit")
+                           : "not fitted: " + not_fitted);
+  };
+  fmt::print("{}",
+             alltoall_line("all-to-all inter-node", c.alltoall_inter, c.alltoall_inter_not_fitted));
+  fmt::print("{}",
+             alltoall_line("all-to-all intra-node", c.alltoall_intra, c.alltoall_intra_not_fitted));
 }
 
 void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
@@ -84,8 +108,21 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
       w.pp == 1 ? std::string("pp = 1")
                 : fmt::format("{} x {} sends of {:.4g} MB", s.microbatches,
                               model::pp_sends_per_microbatch(w), model::pp_message_bytes(w) / 1e6));
+  if (w.moe) {
+    const std::string what =
+        fmt::format("{} x {:g} MoE layers x {} all-to-all of {:.4g} MB", s.microbatches,
+                    model::moe_layer_count(w) / static_cast<double>(w.pp),
+                    model::ep_alltoalls_per_layer(w), s.ep_bytes / 1e6);
+    if (s.ep_unpriced) {
+      fmt::print("  {:<26} {:>12} {:>9}  {}; NOT COSTED, left out of the step: {}\n",
+                 "expert parallel all-to-all", "n/a", "n/a", what, *s.ep_unpriced);
+    } else {
+      row("expert parallel all-to-all", s.ep_s, what);
+    }
+  }
   row("pipeline bubble", s.bubble_s,
-      fmt::format("(p-1)/(m v) = {:.4f} of compute + tp + pp", s.bubble_fraction));
+      fmt::format("(p-1)/(m v) = {:.4f} of compute + tp + pp{}", s.bubble_fraction,
+                  w.moe ? " + ep" : ""));
   row("data parallel, exposed", s.dp_exposed_s,
       w.dp == 1 ? std::string("dp = 1")
                 : fmt::format("of {:.4f} s for {:.4g} GB per GPU in {} bucket(s), {}", s.dp_total_s,
@@ -94,9 +131,10 @@ void print_breakdown(const model::Workload& w, const model::StepBreakdown& s) {
   row("step", s.step_s, "");
   fmt::print(
       "# tokens/s/GPU {:.1f}; MFU {}; network {:.4f} s = {:.2f} % of the step (what an "
-      "infinitely fast network removes)\n",
+      "infinitely fast network removes){}\n",
       s.tokens_per_s_per_gpu, s.mfu ? fmt::format("{:.1f} %", 100 * *s.mfu) : "n/a (no peak)",
-      s.network_s, 100 * s.network_share);
+      s.network_s, 100 * s.network_share,
+      s.ep_unpriced ? "; without the expert-parallel all-to-alls, which are not costed" : "");
 }
 
 void print_scale(const std::vector<model::ScaleRow>& rows, bool fixed_batch) {

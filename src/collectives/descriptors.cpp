@@ -218,6 +218,7 @@ const std::vector<CollectiveDescriptor>& all_descriptors() {
                         "  ibscope alltoall --np 8 -A all -d bfloat16      # pairwise vs "
                         "scattered\n"
                         "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope alltoall -e 1G\n",
+       .in_training_model = true,
        .busbw_factor = share_factor,
        .call_count = whole_blocks,
        .lay_out = exchange_blocks,

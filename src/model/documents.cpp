@@ -27,6 +27,12 @@ ordered breakdown_json(const StepBreakdown& s) {
                {"dp_bytes_per_gpu", s.dp_bytes_per_gpu},
                {"dp_buckets", s.dp_buckets}};
   j["mfu"] = s.mfu ? ordered(*s.mfu) : ordered(nullptr);
+  if (s.ep_bytes > 0) {  // a mixture-of-experts workload; dense ones keep their keys
+    j["ep_s"] = s.ep_s;
+    j["ep_bytes"] = s.ep_bytes;
+    j["ep_calls"] = s.ep_calls;
+    j["ep_unpriced"] = s.ep_unpriced ? ordered(*s.ep_unpriced) : ordered(nullptr);
+  }
   return j;
 }
 
@@ -71,6 +77,13 @@ std::string model_document_text(const Workload& w, const ClusterNetwork& cluster
                  {"breakdown", breakdown_json(breakdown)},
                  {"what_if", wj},
                  {"sensitivity", sj}};
+  // All-to-all tiers only when fitted: documents without them keep their keys.
+  if (cluster.alltoall_inter) {
+    doc["cluster"]["alltoall_inter"] = tier_json<ordered>(*cluster.alltoall_inter);
+  }
+  if (cluster.alltoall_intra) {
+    doc["cluster"]["alltoall_intra"] = tier_json<ordered>(*cluster.alltoall_intra);
+  }
   if (calibration) {
     doc["calibration"] = {{"kind", calibration->kind},
                           {"seconds", calibration->seconds},

@@ -1,9 +1,11 @@
 #include "ibscope/model/network.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "ibscope/core/error.hpp"
 #include "ibscope/core/units.hpp"
@@ -71,6 +73,50 @@ class TieredNetwork final : public NetworkModel {
   double collective_s(Collective coll, double bytes, const Group& g) const override {
     check_group(g);
     if (g.ranks == 1) return 0;
+    if (coll != Collective::kAlltoall) return tiered_s(coll, bytes, g, c_.intra, c_.inter);
+    if (const auto why = unpriced(coll, g)) throw UsageError(*why);
+    return tiered_s(coll, bytes, g, c_.alltoall_intra.value_or(Tier{}),
+                    c_.alltoall_inter.value_or(Tier{}));
+  }
+
+  std::optional<std::string> unpriced(Collective coll, const Group& g) const override {
+    if (coll != Collective::kAlltoall || g.ranks <= 1) return std::nullopt;
+    const bool crosses_nodes = g.ranks > g.ranks_per_node;
+    const bool inside_nodes = g.ranks_per_node > 1;
+    std::vector<std::string> missing, reasons;
+    if (inside_nodes && !c_.alltoall_intra) {
+      missing.emplace_back("intra-node");
+      if (!c_.alltoall_intra_not_fitted.empty()) reasons.push_back(c_.alltoall_intra_not_fitted);
+    }
+    if (crosses_nodes && !c_.alltoall_inter) {
+      missing.emplace_back("inter-node");
+      if (!c_.alltoall_inter_not_fitted.empty()) reasons.push_back(c_.alltoall_inter_not_fitted);
+    }
+    if (missing.empty()) return std::nullopt;
+    return fmt::format(
+        "no all-to-all fit for the {} tier that a {}-rank group with {} per node crosses: "
+        "measure 'ibscope alltoall -A {}' {} and give the results to --fit{}",
+        fmt::join(missing, " and "), g.ranks, g.ranks_per_node,
+        algorithm_of(c_, Collective::kAlltoall),
+        crosses_nodes ? "with one rank per host" : "with every rank on one host",
+        reasons.empty() ? "" : fmt::format(" ({})", fmt::join(reasons, "; ")));
+  }
+
+  double sendrecv_s(double bytes, bool across_nodes, int concurrent_per_node) const override {
+    if (concurrent_per_node < 1) {
+      throw UsageError(
+          fmt::format("concurrent transfers per node must be >= 1, not {}", concurrent_per_node));
+    }
+    const Tier& t = across_nodes ? c_.inter : c_.intra;
+    check_tier(t, across_nodes ? "inter-node" : "intra-node");
+    const double bw = across_nodes ? inter_share_gbps(t, 1, concurrent_per_node) : t.bw_gbps;
+    return t.latency_s + bytes / (bw * kBytesPerGB);
+  }
+
+ private:
+  // The tiered cost of docs/model.md, "Tiers", over the given pair of tiers.
+  double tiered_s(Collective coll, double bytes, const Group& g, const Tier& intra_tier,
+                  const Tier& inter_tier) const {
     const bool crosses_nodes = g.ranks > g.ranks_per_node;
     const bool inside_nodes = g.ranks_per_node > 1;
     if (crosses_nodes && c_.nodes < 2) {
@@ -90,15 +136,15 @@ class TieredNetwork final : public NetworkModel {
     // shared-memory steps at the intra-node cost, the ring per rail at the inter-node cost, on
     // 1/ranks_per_node of the bytes (collectives/cost.hpp, hier_allreduce_cost_s).
     if (algorithm.caps.two_tier_cost_s && inside_nodes) {
-      check_tier(c_.intra, "intra-node");
-      if (crosses_nodes) check_tier(c_.inter, "inter-node");
-      collectives::LinkCost intra{c_.intra.latency_s, 1 / (c_.intra.bw_gbps * kBytesPerGB),
+      check_tier(intra_tier, "intra-node");
+      if (crosses_nodes) check_tier(inter_tier, "inter-node");
+      collectives::LinkCost intra{intra_tier.latency_s, 1 / (intra_tier.bw_gbps * kBytesPerGB),
                                   c_.gamma_s_per_byte};
       // One ring per local rank runs at once, each on its rank's rail (none inside one node).
       const double share =
-          crosses_nodes ? inter_share_gbps(c_.inter, 1, g.concurrent_per_node * g.ranks_per_node)
+          crosses_nodes ? inter_share_gbps(inter_tier, 1, g.concurrent_per_node * g.ranks_per_node)
                         : 1.0;
-      collectives::LinkCost inter{c_.inter.latency_s, 1 / (share * kBytesPerGB),
+      collectives::LinkCost inter{inter_tier.latency_s, 1 / (share * kBytesPerGB),
                                   c_.gamma_s_per_byte};
       return algorithm.caps.two_tier_cost_s(intra, inter, bytes, g.ranks_per_node,
                                             g.ranks / g.ranks_per_node);
@@ -108,31 +154,24 @@ class TieredNetwork final : public NetworkModel {
     collectives::LinkCost link;
     link.gamma_s_per_byte = c_.gamma_s_per_byte;
     if (inside_nodes) {
-      check_tier(c_.intra, "intra-node");
-      link.alpha_s = c_.intra.latency_s;
-      link.beta_s_per_byte = 1 / (c_.intra.bw_gbps * kBytesPerGB);
+      check_tier(intra_tier, "intra-node");
+      link.alpha_s = intra_tier.latency_s;
+      link.beta_s_per_byte = 1 / (intra_tier.bw_gbps * kBytesPerGB);
     }
     if (crosses_nodes) {
-      check_tier(c_.inter, "inter-node");
-      const double share = inter_share_gbps(c_.inter, g.ranks_per_node, g.concurrent_per_node);
-      link.alpha_s = std::max(link.alpha_s, c_.inter.latency_s);
+      check_tier(inter_tier, "inter-node");
+      // An all-to-all sends from every rank of the group at once, so each rank gets its own
+      // share of the node's links; a ring or tree crosses with one rank at a time.
+      const double share =
+          coll == Collective::kAlltoall
+              ? inter_share_gbps(inter_tier, 1, g.concurrent_per_node * g.ranks_per_node)
+              : inter_share_gbps(inter_tier, g.ranks_per_node, g.concurrent_per_node);
+      link.alpha_s = std::max(link.alpha_s, inter_tier.latency_s);
       link.beta_s_per_byte = std::max(link.beta_s_per_byte, 1 / (share * kBytesPerGB));
     }
     return algorithm.cost_s(link, bytes, g.ranks);
   }
 
-  double sendrecv_s(double bytes, bool across_nodes, int concurrent_per_node) const override {
-    if (concurrent_per_node < 1) {
-      throw UsageError(
-          fmt::format("concurrent transfers per node must be >= 1, not {}", concurrent_per_node));
-    }
-    const Tier& t = across_nodes ? c_.inter : c_.intra;
-    check_tier(t, across_nodes ? "inter-node" : "intra-node");
-    const double bw = across_nodes ? inter_share_gbps(t, 1, concurrent_per_node) : t.bw_gbps;
-    return t.latency_s + bytes / (bw * kBytesPerGB);
-  }
-
- private:
   ClusterNetwork c_;
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ibscope/model/interleaved_schedule.hpp"
+#include "ibscope/model/moe.hpp"
 #include "ibscope/model/transformer.hpp"
 
 namespace ibscope::model {
@@ -105,6 +106,7 @@ Placement place_ranks(const Workload& w) noexcept {
   // Pipeline neighbours are t d ranks apart.
   p.pp_across_nodes = w.tp * w.dp * w.pp > g;
   p.pp_concurrent_per_node = std::min(g, w.tp * w.dp);
+  p.ep = ep_group(w);
   return p;
 }
 
@@ -167,7 +169,17 @@ StepBreakdown model_step(const Workload& w, const NetworkModel& net) {
         net.sendrecv_s(pp_message_bytes(w), place.pp_across_nodes, place.pp_concurrent_per_node);
     s.pp_s = m * pp_sends_per_microbatch(w) * send;
   }
-  s.bubble_s = s.bubble_fraction * (s.compute_s + s.tp_s + s.pp_s);
+  if (w.moe) {
+    // Dispatch and combine sit between the router and the experts, and the experts and the
+    // next layer: all exposed, as TP's collectives (docs/model.md, "Expert parallelism").
+    s.ep_bytes = ep_message_bytes(w);
+    s.ep_calls = m * moe_layer_count(w) / static_cast<double>(w.pp) * ep_alltoalls_per_layer(w);
+    s.ep_unpriced = net.unpriced(Collective::kAlltoall, place.ep);
+    if (!s.ep_unpriced) {
+      s.ep_s = s.ep_calls * net.collective_s(Collective::kAlltoall, s.ep_bytes, place.ep);
+    }
+  }
+  s.bubble_s = s.bubble_fraction * (s.compute_s + s.tp_s + s.pp_s + s.ep_s);
 
   if (w.dp > 1) {
     // One micro-batch through one chunk, forward and backward, with the TP and PP traffic
@@ -177,15 +189,20 @@ StepBreakdown model_step(const Workload& w, const NetworkModel& net) {
         w.tp == 1 ? 0 : 2.0 / static_cast<double>(tp_collectives_per_layer(w));
     const bool tp_inter = place.tp.ranks > place.tp.ranks_per_node;
     const double pp_half = s.pp_s / m / 2;
-    const auto unit = [&](double compute, double tp) {
+    const double ep_mb = s.ep_s / m;
+    const double ep_forward_share = w.moe ? 2.0 / ep_alltoalls_per_layer(w) : 0;
+    const bool ep_inter = place.ep.ranks > place.ep.ranks_per_node;
+    const auto unit = [&](double compute, double tp, double ep) {
       UnitTraffic u;
       u.compute_s = compute / w.vp;
       (tp_inter ? u.inter_s : u.intra_s) += tp / w.vp;
       (place.pp_across_nodes ? u.inter_s : u.intra_s) += pp_half / w.vp;
+      (ep_inter ? u.inter_s : u.intra_s) += ep / w.vp;
       return u;
     };
-    const UnitTraffic fwd = unit(forward_mb, tp_mb * tp_forward_share);
-    const UnitTraffic bwd = unit(backward_mb, tp_mb * (1 - tp_forward_share));
+    const UnitTraffic fwd = unit(forward_mb, tp_mb * tp_forward_share, ep_mb * ep_forward_share);
+    const UnitTraffic bwd =
+        unit(backward_mb, tp_mb * (1 - tp_forward_share), ep_mb * (1 - ep_forward_share));
     ChunkSchedule sched;
     sched.stages = w.pp;
     sched.chunks = w.vp;
@@ -201,7 +218,7 @@ StepBreakdown model_step(const Workload& w, const NetworkModel& net) {
   s.dp_bytes_per_gpu = dp_gradient_bytes(w);
   s.dp_buckets = w.vp * static_cast<int>(std::ceil(s.dp_bytes_per_gpu / w.vp / w.bucket_bytes));
 
-  s.step_s = s.compute_s + s.tp_s + s.pp_s + s.bubble_s + s.dp_exposed_s;
+  s.step_s = s.compute_s + s.tp_s + s.pp_s + s.ep_s + s.bubble_s + s.dp_exposed_s;
   s.network_s = s.step_s - s.compute_s * (1 + s.bubble_fraction);
   s.network_share = s.network_s / s.step_s;
   const double gpus = w.gpus();

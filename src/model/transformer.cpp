@@ -1,5 +1,7 @@
 #include "ibscope/model/transformer.hpp"
 
+#include "ibscope/model/moe.hpp"
+
 namespace ibscope::model {
 namespace {
 
@@ -7,12 +9,19 @@ double kv_width(const Workload& w) noexcept {
   return static_cast<double>(w.hidden) * w.kv_heads / w.heads;
 }
 
-// Weights that multiply activations in one layer (what the matrix products cost).
-double layer_matrix_parameters(const Workload& w) noexcept {
+double attention_matrix_parameters(const Workload& w) noexcept {
   const double h = w.hidden;
-  const double attention = 2 * h * h + 2 * h * kv_width(w);  // Q, output; K, V
-  const double mlp = (w.arch == Architecture::kLlama ? 3.0 : 2.0) * h * w.ffn_hidden;
-  return attention + mlp;
+  return 2 * h * h + 2 * h * kv_width(w);  // Q, output; K, V
+}
+
+// Weights that multiply activations in one dense layer (what the matrix products cost).
+double layer_matrix_parameters(const Workload& w) noexcept {
+  return attention_matrix_parameters(w) + mlp_matrix_parameters(w, w.ffn_hidden);
+}
+
+// Weights each token multiplies in one MoE layer: its top_k (and the shared) experts only.
+double moe_layer_active_matrix_parameters(const Workload& w) noexcept {
+  return attention_matrix_parameters(w) + moe_mlp_active_parameters(w);
 }
 
 double norm_parameters(const Workload& w) noexcept {
@@ -39,19 +48,25 @@ double parameters(const Workload& w) noexcept {
   } else {
     embeddings *= 2;  // untied output layer
   }
-  return w.layers * layer_parameters(w) + embeddings + norm_parameters(w);
+  // An MoE layer swaps its dense MLP for the experts and the router.
+  const double moe_swap =
+      moe_layer_count(w) * (moe_mlp_parameters(w) - mlp_matrix_parameters(w, w.ffn_hidden));
+  return w.layers * layer_parameters(w) + moe_swap + embeddings + norm_parameters(w);
 }
 
 Flops training_flops(const Workload& w, double sequences) noexcept {
   const double tokens = sequences * w.seq_len;
   const double attention_core = 4.0 * sequences * w.seq_len * w.seq_len * w.hidden;
   const double layer_forward = 2 * tokens * layer_matrix_parameters(w) + attention_core;
+  const int moe_layers = moe_layer_count(w);
+  const double moe_forward = 2 * tokens * moe_layer_active_matrix_parameters(w) + attention_core;
+  const double layers_forward = (w.layers - moe_layers) * layer_forward + moe_layers * moe_forward;
   const double logits_forward = 2 * tokens * w.hidden * w.vocab;
   Flops f;
-  f.forward = w.layers * layer_forward + logits_forward;
+  f.forward = layers_forward + logits_forward;
   f.model = 3 * f.forward;
   f.hardware = f.model;
-  if (w.recompute == Recompute::kFull) f.hardware += w.layers * layer_forward;
+  if (w.recompute == Recompute::kFull) f.hardware += layers_forward;
   if (w.recompute == Recompute::kSelective) f.hardware += w.layers * attention_core;
   return f;
 }
@@ -77,7 +92,10 @@ double pp_message_bytes(const Workload& w) noexcept {
 int pp_sends_per_microbatch(const Workload& w) noexcept { return w.pp == 1 ? 0 : 2 * w.vp; }
 
 double parameters_per_gpu(const Workload& w) noexcept {
-  return parameters(w) / (static_cast<double>(w.tp) * w.pp);
+  // Routed experts are spread over the ep ranks of an expert-parallel group as well.
+  const double experts = routed_expert_parameters(w);
+  const double ep = w.moe ? w.moe->ep : 1;
+  return (parameters(w) - experts + experts / ep) / (static_cast<double>(w.tp) * w.pp);
 }
 
 double dp_gradient_bytes(const Workload& w) noexcept {

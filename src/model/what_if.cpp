@@ -70,6 +70,13 @@ WhatIf parse_one(std::string_view item) {
   return w;
 }
 
+// A tier's bandwidth and, with it, the all-to-all fit of the same tier (the same links).
+void scale_bw(ClusterNetwork& c, bool inter, double factor) {
+  (inter ? c.inter : c.intra).bw_gbps *= factor;
+  auto& alltoall = inter ? c.alltoall_inter : c.alltoall_intra;
+  if (alltoall) alltoall->bw_gbps *= factor;
+}
+
 double step_s(const Workload& w, const ClusterNetwork& cluster, const NetworkFactory& factory) {
   return model_step(w, *factory(cluster)).step_s;
 }
@@ -108,16 +115,18 @@ WhatIfResult evaluate(const WhatIf& what, const Workload& w, const ClusterNetwor
   ClusterNetwork changed = base;
   switch (what.kind) {
     case WhatIf::Kind::kInterBw:
-      changed.inter.bw_gbps *= what.factor;
+      scale_bw(changed, true, what.factor);
       break;
     case WhatIf::Kind::kInterLatency:
       changed.inter.latency_s *= what.factor;
+      if (changed.alltoall_inter) changed.alltoall_inter->latency_s *= what.factor;
       break;
     case WhatIf::Kind::kIntraBw:
-      changed.intra.bw_gbps *= what.factor;
+      scale_bw(changed, false, what.factor);
       break;
     case WhatIf::Kind::kIntraLatency:
       changed.intra.latency_s *= what.factor;
+      if (changed.alltoall_intra) changed.alltoall_intra->latency_s *= what.factor;
       break;
     case WhatIf::Kind::kNodes: {
       const long gpus = static_cast<long>(what.nodes) * w.gpus_per_node;
@@ -154,8 +163,8 @@ Sensitivity inter_bw_sensitivity(const Workload& w, const ClusterNetwork& cluste
   s.step_s = step_s(w, base, factory);
   ClusterNetwork up = base;
   ClusterNetwork down = base;
-  up.inter.bw_gbps *= 1 + rel_step;
-  down.inter.bw_gbps *= 1 - rel_step;
+  scale_bw(up, true, 1 + rel_step);
+  scale_bw(down, true, 1 - rel_step);
   const double delta_bw = up.inter.bw_gbps - down.inter.bw_gbps;
   s.ds_dbw_s_per_gbps = (step_s(w, up, factory) - step_s(w, down, factory)) / delta_bw;
   s.elasticity = s.ds_dbw_s_per_gbps * s.inter_bw_gbps / s.step_s;

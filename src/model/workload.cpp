@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -43,6 +44,50 @@ std::string_view name_of(Overlap o) noexcept {
   }
   return "?";
 }
+
+int Moe::moe_layers(int layers) const noexcept {
+  if (first_dense >= layers || every < 1) return 0;
+  return (layers - first_dense + every - 1) / every;
+}
+
+namespace {
+
+void validate_moe(const Workload& w, std::string_view source) {
+  const Moe& e = *w.moe;
+  const auto positive = [&](int v, const char* where) {
+    check(v >= 1, source, where, fmt::format("{} must be >= 1", v));
+  };
+  positive(e.experts, "moe.experts");
+  positive(e.top_k, "moe.top_k");
+  positive(e.expert_ffn_hidden, "moe.expert_ffn_hidden");
+  positive(e.every, "moe.every");
+  positive(e.ep, "moe.ep");
+  check(e.shared_experts >= 0, source, "moe.shared_experts", "must be >= 0");
+  check(e.first_dense >= 0, source, "moe.first_dense", "must be >= 0");
+  check(e.top_k <= e.experts, source, "moe.top_k",
+        fmt::format("top_k {} is more than the {} experts", e.top_k, e.experts));
+  check(e.moe_layers(w.layers) >= 1, source, "moe.first_dense",
+        fmt::format("{} dense layers leave no MoE layer of {}", e.first_dense, w.layers));
+  check(e.experts % e.ep == 0, source, "moe.ep",
+        fmt::format("ep {} does not divide the {} experts", e.ep, e.experts));
+  // Megatron-LM carves the expert-parallel groups out of the data-parallel ranks.
+  check(w.dp % e.ep == 0, source, "moe.ep",
+        fmt::format("ep {} does not divide dp {} (expert-parallel groups are made of "
+                    "data-parallel ranks)",
+                    e.ep, w.dp));
+  const int g = w.gpus_per_node;
+  if (w.tp < g) {
+    const int q = g / w.tp;
+    check(q % e.ep == 0 || e.ep % q == 0, source, "moe.ep",
+          fmt::format("ep {} does not fill {}-GPU nodes evenly with tp {}", e.ep, g, w.tp));
+  }
+  if (e.capacity_factor) {
+    check(*e.capacity_factor > 0 && std::isfinite(*e.capacity_factor), source,
+          "moe.capacity_factor", "must be > 0");
+  }
+}
+
+}  // namespace
 
 void validate(const Workload& w, std::string_view source) {
   const auto positive = [&](int v, const char* where) {
@@ -124,6 +169,7 @@ void validate(const Workload& w, std::string_view source) {
           "compute.achieved_fraction", fmt::format("{} is not in (0, 1]", *w.achieved_fraction));
   }
   check(w.bucket_bytes >= 1, source, "data_parallel.bucket_bytes", "must be >= 1 byte");
+  if (w.moe) validate_moe(w, source);
 }
 
 Workload load_workload(const std::filesystem::path& path) {

@@ -59,6 +59,15 @@ class Section {
   int integer_or(const char* name, int fallback) const {
     return integer(name, false).value_or(fallback);
   }
+  /// An integer that may be 0 (a count of things that may be absent).
+  int count_or(const char* name, int fallback) const {
+    const json* v = find(name, false);
+    if (v == nullptr) return fallback;
+    if (!v->is_number_integer()) expected(name, "an integer", *v);
+    const auto x = v->get<long long>();
+    if (x < 0 || x > 1'000'000'000) fail(at(name), fmt::format("{} is out of range [0, 1e9]", x));
+    return static_cast<int>(x);
+  }
 
   std::optional<double> number(const char* name, bool required) const {
     const json* v = find(name, required);
@@ -121,8 +130,8 @@ class Section {
 
 Workload parse_workload(const json& doc, std::string_view source) {
   const Section top(doc, source, "");
-  top.only(
-      {"name", "source", "model", "batch", "parallel", "precision", "compute", "data_parallel"});
+  top.only({"name", "source", "model", "batch", "parallel", "precision", "compute", "data_parallel",
+            "moe"});
   Workload w;
   w.name = top.text("name", false).value_or("");
   w.source = top.text("source", false).value_or("");
@@ -176,6 +185,22 @@ Workload parse_workload(const json& doc, std::string_view source) {
                        {Overlap::kNone, Overlap::kGradReduce, Overlap::kGradReduceAndParamGather},
                        Overlap::kGradReduce);
 
+  const Section e(doc, source, "moe", false);
+  if (doc.contains("moe")) {
+    e.only({"experts", "top_k", "shared_experts", "expert_ffn_hidden", "first_dense", "every", "ep",
+            "capacity_factor"});
+    Moe moe;
+    moe.experts = *e.integer("experts", true);
+    moe.top_k = *e.integer("top_k", true);
+    moe.shared_experts = e.count_or("shared_experts", 0);
+    moe.expert_ffn_hidden = e.integer_or("expert_ffn_hidden", w.ffn_hidden);
+    moe.first_dense = e.count_or("first_dense", 0);
+    moe.every = e.integer_or("every", 1);
+    moe.ep = *e.integer("ep", true);
+    moe.capacity_factor = e.number("capacity_factor", false);
+    w.moe = moe;
+  }
+
   validate(w, source);
   return w;
 }
@@ -201,7 +226,7 @@ nlohmann::ordered_json to_json(const Workload& w) {
     compute["measured_s_per_microbatch"] = *w.measured_compute_s_per_microbatch;
   }
   compute["recompute"] = name_of(w.recompute);
-  return {
+  nlohmann::ordered_json doc = {
       {"name", w.name},
       {"source", w.source},
       {"model",
@@ -230,6 +255,19 @@ nlohmann::ordered_json to_json(const Workload& w) {
       {"compute", compute},
       {"data_parallel", {{"bucket_bytes", w.bucket_bytes}, {"overlap", name_of(w.overlap)}}},
   };
+  if (w.moe) {
+    const Moe& e = *w.moe;
+    nlohmann::ordered_json moe = {{"experts", e.experts},
+                                  {"top_k", e.top_k},
+                                  {"shared_experts", e.shared_experts},
+                                  {"expert_ffn_hidden", e.expert_ffn_hidden},
+                                  {"first_dense", e.first_dense},
+                                  {"every", e.every},
+                                  {"ep", e.ep}};
+    if (e.capacity_factor) moe["capacity_factor"] = *e.capacity_factor;
+    doc["moe"] = moe;
+  }
+  return doc;
 }
 
 }  // namespace ibscope::model

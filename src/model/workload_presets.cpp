@@ -82,12 +82,29 @@ constexpr const char* kMegascale175b = R"({
   "data_parallel": {"bucket_bytes": 160000000, "overlap": "grad_reduce_and_param_gather"}
 })";
 
-constexpr std::array<std::pair<const char*, const char*>, 5> kPresets = {{
+constexpr const char* kMixtral8x7b = R"({
+  "name": "mixtral-8x7b",
+  "source": "Mixtral 8x7B shape from Jiang et al. 2024 (arXiv:2401.04088), Table 1: 32 layers, dim 4096, 32 heads, 8 KV heads, hidden_dim 14336, vocab 32000, context_len 32768, 8 experts, top-2 (every layer a sparse MoE layer, Section 2); peak: H100 SXM dense bf16; layout (EP 8 inside a node), batch, achieved_fraction and bucket size assumed",
+  "model": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+            "ffn_hidden": 14336, "seq_len": 32768, "vocab": 32000},
+  "batch": {"global": 256, "micro": 1},
+  "parallel": {"tp": 1, "pp": 1, "dp": 64, "vp": 1, "gpus_per_node": 8,
+               "sequence_parallel": false, "distributed_optimizer": true,
+               "pp_scatter_gather": true},
+  "precision": {"activation_bytes": 2, "grad_bytes": 4, "param_bytes": 2},
+  "compute": {"peak_tflops": 989, "achieved_fraction": 0.5, "recompute": "selective"},
+  "data_parallel": {"bucket_bytes": 160000000, "overlap": "grad_reduce_and_param_gather"},
+  "moe": {"experts": 8, "top_k": 2, "shared_experts": 0, "expert_ffn_hidden": 14336,
+          "first_dense": 0, "every": 1, "ep": 8}
+})";
+
+constexpr std::array<std::pair<const char*, const char*>, 6> kPresets = {{
     {"gpt3-175b", kGpt3},
     {"gpt-530b", kGpt530b},
     {"megascale-175b", kMegascale175b},
     {"llama3-70b", kLlama3_70b},
     {"llama2-7b", kLlama2_7b},
+    {"mixtral-8x7b", kMixtral8x7b},
 }};
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ibscope/collectives/collective.hpp"
@@ -32,6 +33,16 @@ struct ClusterNetwork {
   /// The algorithm of each collective; a collective not named here uses its first registered
   /// one (the ring). Set and read them with algorithm_of().
   std::map<Collective, std::string> algorithms;
+  /// All-to-all has tiers of its own, fitted from measured all-to-all rows (`ibscope alltoall`
+  /// results given to --fit): its messages go to every peer at once, which the all-reduce's
+  /// per-hop figures do not describe. A tier absent here leaves the all-to-alls that cross it
+  /// unpriced (NetworkModel::unpriced), never priced from another collective's fit.
+  std::optional<Tier> alltoall_intra;
+  std::optional<Tier> alltoall_inter;  ///< its links_per_node: the inter tier's
+  /// Why measured all-to-all rows gave no tier (e.g. times that do not grow with size); said
+  /// with the all-to-alls left unpriced. Empty when none was refused.
+  std::string alltoall_intra_not_fitted;
+  std::string alltoall_inter_not_fitted;
 };
 
 /// The algorithm name `cluster` uses for collective `c`.
@@ -59,6 +70,13 @@ class NetworkModel {
   /// Seconds to send `bytes` to one peer (and receive as many from another at the same time),
   /// across nodes or inside one, with `concurrent_per_node` such transfers sharing the tier.
   virtual double sendrecv_s(double bytes, bool across_nodes, int concurrent_per_node) const = 0;
+  /// Why `c` on `g` cannot be priced (e.g. no all-to-all fit for a tier the group crosses), or
+  /// nothing when collective_s() prices it.
+  virtual std::optional<std::string> unpriced(Collective c, const Group& g) const {
+    (void)c;
+    (void)g;
+    return std::nullopt;
+  }
 };
 
 /// The tiered alpha-beta-gamma model of docs/model.md over the registry's cost formulas.

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 
 #include "ibscope/model/network.hpp"
 #include "ibscope/model/workload.hpp"
@@ -17,6 +18,7 @@ namespace ibscope::model {
 struct Placement {
   Group tp;                        ///< one tensor-parallel group
   Group dp;                        ///< one data-parallel group
+  Group ep;                        ///< one expert-parallel group (1 rank when dense)
   bool pp_across_nodes = false;    ///< some pipeline boundary crosses nodes (t d p > G)
   int pp_concurrent_per_node = 1;  ///< GPUs of a node sending across a boundary at once
 };
@@ -30,10 +32,11 @@ struct StepBreakdown {
   double compute_s = 0;        ///< m x compute of one micro-batch
   double tp_s = 0;             ///< tensor-parallel collectives (all exposed)
   double pp_s = 0;             ///< pipeline sends (all exposed)
-  double bubble_s = 0;         ///< bubble_fraction x (compute + tp + pp)
+  double ep_s = 0;             ///< expert-parallel all-to-alls (all exposed); 0 when unpriced
+  double bubble_s = 0;         ///< bubble_fraction x (compute + tp + pp + ep)
   double dp_total_s = 0;       ///< data-parallel reduction (and parameter gather), serial
   double dp_exposed_s = 0;     ///< the part of dp_total_s no computation hides
-  double step_s = 0;           ///< compute + tp + pp + bubble + dp_exposed
+  double step_s = 0;           ///< compute + tp + pp + ep + bubble + dp_exposed
   /// step - compute (1 + bubble_fraction): what an infinitely fast network would remove.
   double network_s = 0;
   double network_share = 0;         ///< network_s / step_s
@@ -43,6 +46,12 @@ struct StepBreakdown {
   double hardware_flops = 0;        ///< per step, with recomputation
   double dp_bytes_per_gpu = 0;      ///< gradient bytes one GPU reduces per step
   int dp_buckets = 0;
+  /// Expert parallelism (absent when dense): bytes of one all-to-all, calls per step on one
+  /// GPU, and whether the network could price them. Unpriced (no all-to-all fit for a tier
+  /// the group crosses): ep_s is 0, left out of the step, and `ep_unpriced` says why.
+  double ep_bytes = 0;
+  double ep_calls = 0;
+  std::optional<std::string> ep_unpriced;
 };
 
 /// Throws UsageError when the network refuses a group (e.g. a layout it cannot place).

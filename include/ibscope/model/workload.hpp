@@ -33,6 +33,26 @@ std::string_view name_of(Architecture a) noexcept;
 std::string_view name_of(Recompute r) noexcept;
 std::string_view name_of(Overlap o) noexcept;
 
+/// Mixture-of-experts layers (docs/model.md, "Expert parallelism"): some layers replace the MLP
+/// by `experts` expert MLPs of which each token uses `top_k` (plus `shared_experts` every token
+/// uses), the experts spread over `ep` ranks; every such layer moves each token's activations to
+/// its experts and back with two all-to-alls (dispatch, combine) per pass. Absent: a dense model.
+struct Moe {
+  int experts = 0;            ///< routed experts per MoE layer
+  int top_k = 0;              ///< routed experts each token goes to
+  int shared_experts = 0;     ///< experts every token also goes to (no all-to-all)
+  int expert_ffn_hidden = 0;  ///< one expert's MLP width (Workload::ffn_hidden when not given)
+  int first_dense = 0;        ///< the first layers keep a dense MLP
+  int every = 1;              ///< after them, every N-th layer is an MoE layer
+  int ep = 1;                 ///< expert-parallel size: ranks the experts are spread over
+  /// Tokens an expert takes, as a multiple of an even share (GShard/Switch); the all-to-all
+  /// carries the padded buffers. Absent: dropless, exactly top_k copies of each token.
+  std::optional<double> capacity_factor;
+
+  /// MoE layers among `layers`: ceil((layers - first_dense) / every), 0 when none is left.
+  int moe_layers(int layers) const noexcept;
+};
+
 struct Workload {
   std::string name;
   std::string source;  ///< where the figures come from (paper, table); free text
@@ -80,6 +100,8 @@ struct Workload {
   double bucket_bytes = 0;  ///< gradient bucket size (bytes of gradients per reduction call)
   Overlap overlap = Overlap::kGradReduce;
 
+  std::optional<Moe> moe;  ///< absent: every layer has one dense MLP
+
   int gpus() const noexcept { return tp * pp * dp; }
   int nodes() const noexcept { return gpus() / gpus_per_node; }
   /// m: micro-batches per step on one pipeline, B / (b d).
@@ -101,8 +123,8 @@ Workload workload_from_text(std::string_view text, std::string_view source);
 /// order of docs/model.md, indented by 2, no trailing newline.
 std::string workload_json_text(const Workload& w);
 
-/// Presets: gpt3-175b, gpt-530b, megascale-175b, llama3-70b, llama2-7b (figures and sources:
-/// docs/model.md).
+/// Presets: gpt3-175b, gpt-530b, megascale-175b, llama3-70b, llama2-7b, mixtral-8x7b (figures and
+/// sources: docs/model.md).
 std::vector<std::string> preset_names();
 /// Throws UsageError for an unknown name (the message lists the known ones).
 Workload preset(std::string_view name);
