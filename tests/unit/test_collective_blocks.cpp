@@ -47,14 +47,15 @@ TEST_CASE("busbw factors are nccl-tests'", "[blocks][busbw]") {
 }
 
 TEST_CASE(
-    "every collective but all-to-all has a registered ring and unknown names are usage "
+    "every collective but all-to-all(v) has a registered ring and unknown names are usage "
     "errors",
     "[blocks][registry]") {
   for (const auto& d : collectives::descriptors()) {
     const Collective c = d.id;
     REQUIRE_FALSE(collectives::algorithms_for(c).empty());
-    // All-to-all has no ring: pairwise exchange first.
-    const char* first = c == Collective::kAlltoall ? "pairwise" : "ring";
+    // All-to-all(v) has no ring: pairwise exchange first.
+    const bool all_to_all = c == Collective::kAlltoall || c == Collective::kAlltoallv;
+    const char* first = all_to_all ? "pairwise" : "ring";
     CHECK(collectives::algorithms_for(c).front().name == first);
     CHECK(collectives::find_algorithm(c, first).name == first);
     CHECK_THROWS_WITH(
