@@ -14,10 +14,15 @@
 
 namespace ibscope::test {
 
+/// The results files (and checkpoints) in `dir`: everything but the run history's database
+/// (ibscope.db and its SQLite side files, docs/history.md), which every run updates there.
 inline std::vector<std::filesystem::path> files_in(const std::string& dir) {
   std::vector<std::filesystem::path> out;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) out.push_back(e.path());
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().filename().string().starts_with("ibscope.db")) continue;
+    out.push_back(e.path());
+  }
   return out;
 }
 
