@@ -2,6 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cstdio>
+
+#include "ibscope/core/error.hpp"
+#include "ibscope/history/past_links.hpp"
+#include "ibscope/history/schema.hpp"
+
 namespace ibscope::cli {
 namespace {
 
@@ -10,6 +17,18 @@ std::optional<accept::ClassReference> reference_of(const results::Baseline& b) {
     if (f.metric != "link_bw_gbps") continue;
     return accept::ClassReference{b.name, f.value_gbps,
                                   fmt::format("{}: {}", f.source_url, f.source_says)};
+  }
+  return std::nullopt;
+}
+
+std::optional<accept::ClassReference> shipped_reference_for(
+    const std::vector<topo::HostTopology>& hosts) {
+  results::Document probe;
+  probe.topology = hosts;
+  const std::vector<results::Baseline> shipped = results::shipped_references();
+  if (const results::Baseline* r =
+          results::match_reference(shipped, results::signature_of(probe))) {
+    return reference_of(*r);
   }
   return std::nullopt;
 }
@@ -50,12 +69,49 @@ accept::History complete_history(accept::History history, const results::Baselin
           "apply",
           history.source, baseline.hardware.describe(), run.describe()));
     }
-    const std::vector<results::Baseline> shipped = results::shipped_references();
-    if (const results::Baseline* r = results::match_reference(shipped, run)) {
-      history.reference = reference_of(*r);
-    }
+    history.reference = shipped_reference_for(hosts);
   }
   return history;
+}
+
+std::string utc_days_before(const std::string& now_utc, int days) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  if (std::sscanf(now_utc.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) != 6) {
+    throw UsageError(fmt::format("'{}' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)", now_utc));
+  }
+  using namespace std::chrono;
+  const sys_days day = sys_days{year_month_day{year{y}, month{static_cast<unsigned>(mo)},
+                                               std::chrono::day{static_cast<unsigned>(d)}}} -
+                       std::chrono::days{days};
+  const year_month_day since{day};
+  return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", static_cast<int>(since.year()),
+                     static_cast<unsigned>(since.month()), static_cast<unsigned>(since.day()), h,
+                     mi, sec);
+}
+
+accept::History history_from_db(const std::filesystem::path& db, int days,
+                                const std::string& now_utc,
+                                const std::vector<topo::HostTopology>& hosts,
+                                std::vector<std::string>& warnings) {
+  history::Database handle = history::open_history(db, history::Database::Mode::kReadOnly);
+  const std::string since = utc_days_before(now_utc, days);
+  const history::PastLinks past = history::past_links(handle, since);
+  accept::History h;
+  h.source = fmt::format("{} (its own accept runs of the last {} days: {} runs since {})",
+                         db.string(), days, past.runs, since);
+  for (const auto& l : past.links) {
+    h.links.push_back(accept::LinkHistory{l.host_a, l.host_b, l.nic_a, l.nic_b,
+                                          measure::robust_stats(l.bw_gbps),
+                                          measure::robust_stats(l.latency_us)});
+  }
+  if (past.runs == 0) {
+    warnings.push_back(fmt::format(
+        "baseline {}: no accept link measured by a complete run since {} ({} days): no link is "
+        "judged against its past",
+        db.string(), since, days));
+  }
+  h.reference = shipped_reference_for(hosts);
+  return h;
 }
 
 }  // namespace ibscope::cli

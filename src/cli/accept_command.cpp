@@ -172,9 +172,15 @@ void add_accept_flags(CLI::App& app, AcceptFlags& f) {
   app.add_option("--baseline", f.baseline,
                  "Judge every link (and all-reduce row) against a baseline as well: FILE from "
                  "'ibscope baseline' (a link more than --baseline-drop-pct below its median and "
-                 "outside its noise band fails) or a reference (results/baselines/); the shipped "
-                 "reference matching the hardware is compared too (docs/baselines.md)")
+                 "outside its noise band fails), a reference (results/baselines/), or db: each "
+                 "link's own accept runs of the last --baseline-days days in the history "
+                 "database (--db, default ibscope.db in --out); the shipped reference matching "
+                 "the hardware is compared too (docs/baselines.md)")
       ->type_name("FILE");
+  app.add_option("--baseline-days", f.baseline_days,
+                 "--baseline db: the window of past runs, in days")
+      ->check(CLI::Range(1, 36500))
+      ->capture_default_str();
   app.add_option("--baseline-drop-pct", f.baseline_drop_pct,
                  "--baseline: a link fails when more than this % below its baseline median (and "
                  "below the median - --baseline-noise-k x its spread)")
@@ -260,10 +266,16 @@ AcceptCommandOptions to_options(const AcceptFlags& f, double timeout_s) {
           "--baseline-drop-pct {} / --baseline-noise-k {}: expected 0 < pct < 100 and k >= 0",
           f.baseline_drop_pct, f.baseline_noise_k));
     }
-    // Read on every rank before the job starts: a bad file stops every rank with one line.
-    command.baseline =
-        std::make_shared<const results::Baseline>(results::load_baseline(f.baseline));
-    o.history = std::make_shared<const accept::History>(history_of(*command.baseline, f.baseline));
+    if (f.baseline == "db") {
+      // Rank 0 reads the history once the job runs (accept_body); the caller sets the path.
+      command.baseline_days = f.baseline_days;
+    } else {
+      // Read on every rank before the job starts: a bad file stops every rank with one line.
+      command.baseline =
+          std::make_shared<const results::Baseline>(results::load_baseline(f.baseline));
+      o.history =
+          std::make_shared<const accept::History>(history_of(*command.baseline, f.baseline));
+    }
     o.history_thresholds =
         accept::HistoryThresholds{.drop_pct = f.baseline_drop_pct, .noise_k = f.baseline_noise_k};
   }
@@ -305,6 +317,11 @@ int accept_body(job::JobContext& ctx, const AcceptCommandOptions& command) {
   if (root && command.baseline && o.history) {
     o.history = std::make_shared<const accept::History>(
         complete_history(*o.history, *command.baseline, hosts, baseline_warnings));
+  }
+  if (root && !command.baseline_db.empty()) {
+    o.history = std::make_shared<const accept::History>(
+        history_from_db(command.baseline_db, command.baseline_days, results::utc_now_iso8601(),
+                        hosts, baseline_warnings));
   }
 
   accept::AcceptSinks sinks;

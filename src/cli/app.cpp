@@ -27,6 +27,7 @@
 #include "ibscope/core/fd_limit.hpp"
 #include "ibscope/core/log.hpp"
 #include "ibscope/core/units.hpp"
+#include "ibscope/history/indexer.hpp"
 #include "ibscope/history/record.hpp"
 #include "ibscope/job/job.hpp"
 #include "ibscope/output/console.hpp"
@@ -279,7 +280,12 @@ Command add_accept_command(CLI::App& app, JobFlags& j) {
   add_accept_flags(*sub, *flags);
   return {sub, [&j, flags]() -> int {
             job::JobOptions options = job_options("accept", j);
-            const auto o = to_options(*flags, options.timeout_s);
+            auto o = to_options(*flags, options.timeout_s);
+            if (flags->baseline == "db") {  // the history this run is indexed into
+              o.baseline_db = j.common.db.empty() ? std::filesystem::path(j.common.out_dir) /
+                                                        history::kDefaultDbName
+                                                  : std::filesystem::path(j.common.db);
+            }
             options.nic = flags->device;  // one -d and --no-bind for probes and UCX rails
             options.bind = !flags->no_bind;
             return job::run_job(options, [&](job::JobContext& ctx) { return accept_body(ctx, o); });

@@ -3,6 +3,7 @@
 /// (accept/history.hpp), with the shipped reference that matches the run's hardware
 /// (docs/baselines.md).
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,5 +24,17 @@ accept::History history_of(const results::Baseline& baseline, const std::string&
 accept::History complete_history(accept::History history, const results::Baseline& baseline,
                                  const std::vector<topo::HostTopology>& hosts,
                                  std::vector<std::string>& warnings);
+
+/// `accept --baseline db`: every link's own accept runs of the last `days` days (before `now_utc`,
+/// "2026-12-07T10:00:00Z") in the history database `db`, as robust statistics, with the shipped
+/// reference matching the run's hardware. A window without runs is a warning (nothing known).
+/// Throws history::HistoryError (missing, corrupt or newer database).
+accept::History history_from_db(const std::filesystem::path& db, int days,
+                                const std::string& now_utc,
+                                const std::vector<topo::HostTopology>& hosts,
+                                std::vector<std::string>& warnings);
+
+/// `now_utc` - `days` days, in the same form.
+std::string utc_days_before(const std::string& now_utc, int days);
 
 }  // namespace ibscope::cli

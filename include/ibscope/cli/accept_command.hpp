@@ -3,6 +3,7 @@
 /// (accept/accept_runner.hpp). Exit status 0 pass, 1 fail (or a measurement error), 2 usage.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -47,7 +48,8 @@ struct AcceptFlags {
   int ar_iters = 20;
   int ar_warmup = 3;
   std::string prometheus_file;
-  std::string baseline;  ///< --baseline FILE; empty: none
+  std::string baseline;    ///< --baseline FILE or "db"; empty: none
+  int baseline_days = 30;  ///< --baseline db: the window of the links' own past runs
   double baseline_drop_pct = 10;
   double baseline_noise_k = 3;
   // --congestion (accept/congestion.hpp)
@@ -75,6 +77,11 @@ struct AcceptCommandOptions {
   std::string prometheus_file;
   /// --baseline FILE, loaded and checked before the job; null: none.
   std::shared_ptr<const results::Baseline> baseline;
+  /// --baseline db: the history database whose accept runs of the last `baseline_days` days
+  /// rank 0 reads at the start (history/past_links.hpp); empty: none. Set by the caller, which
+  /// knows --db and --out.
+  std::filesystem::path baseline_db;
+  int baseline_days = 30;
 };
 
 void add_accept_flags(CLI::App& app, AcceptFlags& f);
