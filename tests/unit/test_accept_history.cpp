@@ -8,6 +8,7 @@
 #include "ibscope/accept/history.hpp"
 #include "ibscope/accept/link_verdict.hpp"
 #include "ibscope/cli/accept_baseline.hpp"
+#include "ibscope/core/error.hpp"
 #include "ibscope/measure/robust_stats.hpp"
 
 namespace acc = ibscope::accept;
@@ -146,4 +147,14 @@ TEST_CASE("history: a baseline file fills the history; the shipped reference mat
   CHECK(from_ref.links.empty());
   REQUIRE(from_ref.reference);
   CHECK(from_ref.reference->link_bw_gbps > 0);
+}
+
+TEST_CASE("accept --baseline db: the window starts N whole days before now, across months",
+          "[baseline][history]") {
+  using ibscope::cli::utc_days_before;
+  CHECK(utc_days_before("2026-12-07T15:56:38Z", 30) == "2026-11-07T15:56:38Z");
+  CHECK(utc_days_before("2026-03-01T00:00:05Z", 1) == "2026-02-28T00:00:05Z");
+  CHECK(utc_days_before("2028-03-01T23:59:59Z", 1) == "2028-02-29T23:59:59Z");  // leap year
+  CHECK(utc_days_before("2027-01-01T01:02:03Z", 365) == "2026-01-01T01:02:03Z");
+  CHECK_THROWS_AS(utc_days_before("yesterday", 1), ibscope::UsageError);
 }
