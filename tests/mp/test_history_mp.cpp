@@ -47,7 +47,7 @@ std::vector<std::string> history_lines(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("history: real runs index themselves; queries by collective, size and link; rebuild",
+TEST_CASE("history: real runs index themselves - queries by collective, size and link - rebuild",
           "[mp][history]") {
   const std::string dir = make_temp_dir();
   const std::string db = dir + "/ibscope.db";
@@ -126,7 +126,7 @@ TEST_CASE("history: real runs index themselves; queries by collective, size and 
   CHECK(missing.err.find("none.db") != std::string::npos);
 }
 
-TEST_CASE("history: a database that cannot take the run is a warning; the results file stays",
+TEST_CASE("history: a database that cannot take the run is a warning - the results file stays",
           "[mp][history]") {
   const std::string dir = make_temp_dir();
   const std::string corrupt = dir + "/corrupt.db";

@@ -57,7 +57,7 @@ TEST_CASE("history: the class reference is compared and named", "[accept][baseli
   CHECK_FALSE(acc::judge_history(nullptr, 46.0, ref, {}).below_reference);
 }
 
-TEST_CASE("history: links are found in either order; a failed link fails the verdict",
+TEST_CASE("history: links are found in either order - a failed link fails the verdict",
           "[accept][baseline]") {
   acc::History h;
   h.links.push_back(history_link(47.7, 0.2));
@@ -96,7 +96,7 @@ TEST_CASE("history: collective rows below their past warn", "[accept][baseline]"
   CHECK_THAT(w[0], Catch::Contains("busbw 8.00 GB/s is 20 % below its baseline"));
 }
 
-TEST_CASE("history: a baseline file fills the history; the shipped reference matches NDR",
+TEST_CASE("history: a baseline file fills the history - the shipped reference matches NDR",
           "[accept][baseline]") {
   namespace res = ibscope::results;
   res::Baseline measured;

@@ -88,7 +88,8 @@ TEST_CASE("counts matrix: every p in 1..64, plans agree with the matrix", "[allt
   }
 }
 
-TEST_CASE("zipf: skewed, seeded, same on every rank; imbalance as defined", "[alltoallv][counts]") {
+TEST_CASE("zipf: skewed, seeded, same on every rank - imbalance as defined",
+          "[alltoallv][counts]") {
   const co::CountsMatrix a(co::parse_counts_generator("zipf:1:5"), 8, 8000);
   const co::CountsMatrix b(co::parse_counts_generator("zipf:1:5"), 8, 8000);
   const co::CountsMatrix c(co::parse_counts_generator("zipf:1:6"), 8, 8000);

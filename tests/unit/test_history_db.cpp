@@ -202,7 +202,7 @@ TEST_CASE("history: link specs and one link over time", "[history]") {
             .size() == 4);
 }
 
-TEST_CASE("history: a written run is indexed beside it; a bad database is a warning only",
+TEST_CASE("history: a written run is indexed beside it - a bad database is a warning only",
           "[history]") {
   test::TempDir dir;
   auto doc = history_small_job("2026-12-01T10:00:00Z");

@@ -98,7 +98,7 @@ TEST_CASE("a NIC far below its siblings' median fails, naming its path", "[loopb
   CHECK(v[0].notes[0].find("virtual device") != std::string::npos);
 }
 
-TEST_CASE("the sibling threshold is a flag; only the same host and memory are siblings",
+TEST_CASE("the sibling threshold is a flag - only the same host and memory are siblings",
           "[loopback]") {
   std::vector<LoopbackFigures> nics = {loopback_nic("a", "mlx5_0", 10, 10),
                                        loopback_nic("a", "mlx5_1", 8, 10),
@@ -155,7 +155,7 @@ TEST_CASE("a hardware NIC is judged against the smaller of its data rate and PCI
   CHECK(v[0].pass);
 }
 
-TEST_CASE("a NIC that could not be measured fails; its siblings are judged without it",
+TEST_CASE("a NIC that could not be measured fails - its siblings are judged without it",
           "[loopback]") {
   std::vector<LoopbackFigures> nics = {loopback_nic("h", "rxe0", 1, 1),
                                        loopback_nic("h", "rxe1", 1, 1)};
