@@ -2,8 +2,7 @@
 # and the libFuzzer build (tests/fuzz/CMakeLists.txt), so that the two cannot drift apart.
 # Each name has tests/fuzz/targets/fuzz_<name>.cpp, seeds in tests/fuzz/corpus/<name>/ and
 # crashes turned into regressions in tests/fuzz/regressions/<name>/ (docs/fuzzing.md).
-set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info nccl_tests counts
-    baseline)
+set(IBSCOPE_FUZZ_TARGETS args wire results tuning workload topology peer_info nccl_tests counts baseline)
 
 # The library sources the parsers need, compiled by the libFuzzer build instead of the whole
 # library (paths relative to the repository root). A target links only what it reaches.
