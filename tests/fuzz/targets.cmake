@@ -45,6 +45,7 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/model/workload.cpp
     src/model/workload_json.cpp
     src/model/transformer.cpp
+    src/model/moe.cpp
     src/topo/host_merge.cpp
     src/topo/host_topology.cpp
     src/topo/pci_distance.cpp
