@@ -25,6 +25,9 @@ set(IBSCOPE_FUZZ_LIBRARY_SOURCES
     src/collectives/cost.cpp
     src/collectives/harness/tuning.cpp
     src/results/acceptance_json.cpp
+    src/results/accept_patterns_json.cpp
+    src/results/congestion_json.cpp
+    src/results/loopback_json.cpp
     src/results/baseline_json.cpp
     src/results/collective_columns.cpp
     src/results/document.cpp
