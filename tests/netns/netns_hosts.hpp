@@ -60,6 +60,10 @@ class NetnsHosts {
   int n_ = 0;
 };
 
+/// TCP payload goodput of a link shaped to `mbit` Mbit/s (tbf), in GB/s (1e9 B/s): 1448 payload
+/// bytes per 1514-byte frame (tests/netns/README.md).
+inline double tcp_goodput_gbps(double mbit) { return mbit * 1e6 * 1448.0 / 1514.0 / 8.0 / 1e9; }
+
 /// ibscope ranks on the hosts, `ranks_per_host` on each in blocks (default one): rank i runs
 /// `ip netns exec <host i / ranks_per_host> ibscope ARGS` with the TCP store bootstrap (root on
 /// host 0), UCX_TLS=tcp on the host's device, IBSCOPE_HOSTNAME=<that host>.

@@ -10,13 +10,6 @@
 
 using namespace ibscope::test;
 
-namespace {
-
-/// TCP payload goodput of a link shaped to `mbit` Mbit/s, in GB/s (1e9 B/s).
-double tcp_goodput_gbps(double mbit) { return mbit * 1e6 * 1448.0 / 1514.0 / 8.0 / 1e9; }
-
-}  // namespace
-
 TEST_CASE("netns: p2p bandwidth between every host pair matches the shaped TCP goodput",
           "[netns][measure]") {
   NetnsHosts hosts(4, "200mbit", "ng");

@@ -12,12 +12,6 @@
 
 using namespace ibscope::test;
 
-namespace {
-
-double pattern_goodput_gbps(double mbit) { return mbit * 1e6 * 1448.0 / 1514.0 / 8.0 / 1e9; }
-
-}  // namespace
-
 TEST_CASE("netns: p2p incast onto the host shaped down reaches its rate, shared fairly",
           "[netns][pattern]") {
   NetnsHosts hosts(4, "200mbit", "ni");
@@ -35,7 +29,7 @@ TEST_CASE("netns: p2p incast onto the host shaped down reaches its rate, shared 
     REQUIRE(p.exit_code == 0);
   }
   const auto doc = load_run_results(res[0]);
-  const double truth = pattern_goodput_gbps(50);  // 5.98 MB/s into host 3
+  const double truth = tcp_goodput_gbps(50);  // 5.98 MB/s into host 3
   const auto& rows = doc["p2p"]["rows"];
   REQUIRE(rows.size() == 3);
   std::set<std::string> senders;
@@ -87,7 +81,7 @@ TEST_CASE("netns: p2p bisection between equal hosts moves one link's rate per fl
     REQUIRE(p.exit_code == 0);
   }
   const auto doc = load_run_results(res[0]);
-  const double truth = pattern_goodput_gbps(100);
+  const double truth = tcp_goodput_gbps(100);
   const auto& rows = doc["p2p"]["rows"];
   REQUIRE(rows.size() == 4);
   std::set<std::pair<std::string, std::string>> flows;
