@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../common/sanitized.hpp"
 #include "collective_checks.hpp"
 #include "results_json.hpp"
 
@@ -77,7 +78,7 @@ TEST_CASE("rd and rhd over UCX tcp with 2 3 and 5 local ranks", "[mp][recursive]
 
 TEST_CASE("rd and rhd verify every type and op in and out of place", "[mp][recursive][types]") {
   SECTION("shared memory, 3 ranks (pre/post step)") {
-    const auto r = run_recursive(3, "0,8,16,8008,1048584", "all", "all");
+    const auto r = run_recursive(3, type_sweep_sizes("0,8,16,8008"), "all", "all");
     INFO(describe(r));
     REQUIRE(r.exit_code == 0);
     check_all_rows_verified(load_run_results(r), 5 * 6 * 3 * kAlgos * kPlacements);
@@ -89,7 +90,7 @@ TEST_CASE("rd and rhd verify every type and op in and out of place", "[mp][recur
     check_all_rows_verified(load_run_results(r), 3 * 6 * 3 * kAlgos * kPlacements);
   }
   SECTION("tcp, 2 ranks") {
-    const auto r = run_recursive(2, "8,8008,1048584", "all", "all", {{"UCX_TLS", "tcp"}});
+    const auto r = run_recursive(2, type_sweep_sizes("8,8008"), "all", "all", {{"UCX_TLS", "tcp"}});
     INFO(describe(r));
     REQUIRE(r.exit_code == 0);
     check_all_rows_verified(load_run_results(r), 3 * 6 * 3 * kAlgos * kPlacements);
