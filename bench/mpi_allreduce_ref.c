@@ -10,6 +10,7 @@
  * Lines starting with '#' are comments (parameters, column names).
  * Exit status: 0 success, 1 some element wrong, 2 usage.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,30 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* "1K" -> 1024, "256M" -> 268435456 (binary suffixes, like ibscope's -b/-e). */
-static int parse_size(const char* s, uint64_t* out) {
-  char* end = NULL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (end == s) return -1;
-  uint64_t mult = 1;
-  switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': mult = 1ULL << 10; ++end; break;
-    case 'm': case 'M': mult = 1ULL << 20; ++end; break;
-    case 'g': case 'G': mult = 1ULL << 30; ++end; break;
-    default: return -1;
-  }
-  if (*end == 'B' || *end == 'b') ++end;
-  if (*end != '\0') return -1;
-  *out = (uint64_t)v * mult;
-  return 0;
-}
+#include "mpi_ref_common.h"
 
 /* Small integers, so the float sum is exact in any reduction order (< 2^24). */
 static float input_value(size_t i, int rank) {

@@ -20,29 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int parse_size(const char* s, uint64_t* out) {
-  char* end = NULL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (end == s) return -1;
-  uint64_t mult = 1;
-  switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': mult = 1ULL << 10; ++end; break;
-    case 'm': case 'M': mult = 1ULL << 20; ++end; break;
-    case 'g': case 'G': mult = 1ULL << 30; ++end; break;
-    default: return -1;
-  }
-  if (*end == 'B' || *end == 'b') ++end;
-  if (*end != '\0') return -1;
-  *out = (uint64_t)v * mult;
-  return 0;
-}
+#include "mpi_ref_common.h"
 
 /* Element i of the block rank `from` sends to rank `to`: an exact small-integer float. */
 static float input_value(size_t i, int from, int to) {

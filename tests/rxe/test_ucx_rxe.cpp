@@ -153,7 +153,9 @@ TEST_CASE("UCX between two emulated hosts: every collective over rc_verbs, verif
        {std::vector<std::string>{"allreduce", "-A", "all"},
         {"reduce_scatter"},
         {"allgather"},
-        {"broadcast", "--root", "1"}}) {
+        {"broadcast", "--root", "1"},
+        {"alltoall", "-A", "all"},
+        {"alltoallv", "-A", "all", "--counts", "zipf:1"}}) {
     std::vector<std::string> args = command;
     args.insert(args.end(), sweep.begin(), sweep.end());
     INFO(command[0]);
