@@ -114,24 +114,32 @@ std::vector<collectives::CollectiveSweepOptions> exchange_suite(
 }
 
 void add_run_flags(CLI::App& app, RunFlags& f) {
-  app.add_flag("--skip-topo", f.skip_topo, "Do not record the hosts' topology");
-  app.add_flag("--skip-p2p", f.skip_p2p, "Do not measure the links between rank pairs");
-  app.add_flag("--skip-allreduce", f.skip_allreduce, "Do not run the all-reduce sweep");
-  app.add_flag("--skip-alltoall", f.skip_alltoall,
-               "Do not run the small all-to-all and all-to-all-v sweeps (4K and 1M per rank, "
-               "pairwise; alltoallv with --counts zipf:1)");
-  app.add_flag("--skip-loopback", f.skip_loopback,
-               "Do not measure each NIC's loopback (RDMA WRITE and READ to itself, 5 s per "
-               "host; skipped anyway where no host has an ACTIVE RDMA port)");
-  app.add_flag("--skip-patterns", f.skip_patterns,
-               "Do not run the incast between hosts (incast:K, K = min(hosts - 1, 4), onto 2 "
-               "hubs, 256 KiB flows; skipped anyway on one host)");
-  app.add_flag("--skip-congestion", f.skip_congestion,
-               "Do not run the congestion test (victims' latency and all-reduce alone and under "
-               "an incast congestor; skipped anyway below 2 victim and 2 congestor ranks)");
-  app.add_flag("--skip-model", f.skip_model, "Do not print fits and the network's share");
-  app.add_flag("--skip-report", f.skip_report,
-               "Do not write the HTML report next to the results file");
+  struct SkipFlag {
+    const char* name;
+    bool RunFlags::*skip;
+    const char* help;
+  };
+  static constexpr SkipFlag kSkipFlags[] = {
+      {"--skip-topo", &RunFlags::skip_topo, "Do not record the hosts' topology"},
+      {"--skip-p2p", &RunFlags::skip_p2p, "Do not measure the links between rank pairs"},
+      {"--skip-allreduce", &RunFlags::skip_allreduce, "Do not run the all-reduce sweep"},
+      {"--skip-alltoall", &RunFlags::skip_alltoall,
+       "Do not run the small all-to-all and all-to-all-v sweeps (4K and 1M per rank, pairwise; "
+       "alltoallv with --counts zipf:1)"},
+      {"--skip-loopback", &RunFlags::skip_loopback,
+       "Do not measure each NIC's loopback (RDMA WRITE and READ to itself, 5 s per host; "
+       "skipped anyway where no host has an ACTIVE RDMA port)"},
+      {"--skip-patterns", &RunFlags::skip_patterns,
+       "Do not run the incast between hosts (incast:K, K = min(hosts - 1, 4), onto 2 hubs, "
+       "256 KiB flows; skipped anyway on one host)"},
+      {"--skip-congestion", &RunFlags::skip_congestion,
+       "Do not run the congestion test (victims' latency and all-reduce alone and under an "
+       "incast congestor; skipped anyway below 2 victim and 2 congestor ranks)"},
+      {"--skip-model", &RunFlags::skip_model, "Do not print fits and the network's share"},
+      {"--skip-report", &RunFlags::skip_report,
+       "Do not write the HTML report next to the results file"},
+  };
+  for (const SkipFlag& s : kSkipFlags) app.add_flag(s.name, f.*(s.skip), s.help);
   app.add_option("--links", f.links,
                  "What measures the links: verbs probes (write_lat, write_bw), ucx (p2p "
                  "latency, bw, bibw), or auto (verbs where every host has an ACTIVE RDMA port)")

@@ -115,8 +115,15 @@ std::optional<results::AcceptCongestion> run_congestion(job::JobContext& ctx,
   if (ctx.table_out != nullptr) {
     fmt::print(ctx.table_out, "{}", output::congestion_table(result.section));
   }
-  note(ctx, fmt::format("congestion: {}", result.section.pass ? "PASS" : "FAIL"));
+  note(ctx, fmt::format("congestion: {} (accept's limits: impact {:g}, tail impact {:g})",
+                        result.section.pass ? "PASS" : "FAIL", spec.options.max_impact,
+                        spec.options.max_tail_impact));
   for (const auto& f : result.failures) note(ctx, fmt::format("  FAIL {}", f));
+  if (!result.section.by_host) {
+    note(ctx,
+         "  one host: victims and congestors share its CPUs and memory, not a network link; "
+         "the impacts measure that (on several hosts the split is by host)");
+  }
   return result.section;
 }
 

@@ -14,7 +14,7 @@ using namespace ibscope::test;
 
 TEST_CASE("netns: ibscope run on 4 hosts records an incast and a congestion result",
           "[netns][run]") {
-  NetnsHosts hosts(4, "500mbit", "nr");
+  NetnsHosts hosts(4, "500mbit", "nru");
   const std::string out = make_temp_dir();
   NetnsJob job(hosts,
                {"run", "--skip-p2p", "--skip-allreduce", "--skip-alltoall", "--skip-model",
@@ -22,9 +22,9 @@ TEST_CASE("netns: ibscope run on 4 hosts records an incast and a congestion resu
                120);
   job.start_all();
   const auto res = job.wait_all();
-  for (const auto& p : res) {
-    INFO(describe(p));
-    REQUIRE(p.exit_code == 0);
+  for (std::size_t rank = 0; rank < res.size(); ++rank) {
+    INFO("rank " << rank << ": " << describe(res[rank]));
+    REQUIRE(res[rank].exit_code == 0);
   }
   const auto doc = load_run_results(res[0]);
   const std::string console = res[0].out;

@@ -39,23 +39,20 @@ results::AcceptPattern incast_round() {
 }
 
 results::LoopbackNic slow_nic() {
-  results::LoopbackNic n;
-  n.host = "node0";
-  n.nic = "mlx5_1";
-  n.memory = "host";
-  n.data_rate_gbyte_s = 50;
-  n.pcie_gbyte_s = 31.5;
-  n.path = "NUMA 0 -> pci 0000:17:00.0 (x16, 31.5 GB/s)";
-  n.size_bytes = 1 << 20;
-  n.iterations = 400;
-  n.write_gbyte_s = 12.5;
-  n.read_gbyte_s = 24;
-  n.siblings = 3;
-  n.siblings_write_gbyte_s = 25;
-  n.siblings_read_gbyte_s = 24;
-  n.ceiling_gbyte_s = 31.5;
-  n.failures = {"write 12.5 GB/s is 50 % below its siblings' median 25 GB/s"};
-  return n;
+  return {.host = "node0",
+          .nic = "mlx5_1",
+          .data_rate_gbyte_s = 50,
+          .pcie_gbyte_s = 31.5,
+          .path = "NUMA 0 -> pci 0000:17:00.0 (x16, 31.5 GB/s)",
+          .size_bytes = 1 << 20,
+          .iterations = 400,
+          .write_gbyte_s = 12.5,
+          .read_gbyte_s = 24,
+          .siblings = 3,
+          .siblings_write_gbyte_s = 25,
+          .siblings_read_gbyte_s = 24,
+          .ceiling_gbyte_s = 31.5,
+          .failures = {"write 12.5 GB/s is 50 % below its siblings' median 25 GB/s"}};
 }
 
 }  // namespace
