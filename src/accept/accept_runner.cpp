@@ -11,6 +11,7 @@
 #include "ibscope/accept/links_transport.hpp"
 #include "ibscope/accept/loopback_phase.hpp"
 #include "ibscope/accept/pairing.hpp"
+#include "ibscope/accept/pattern_phase.hpp"
 #include "ibscope/accept/pattern_verdict.hpp"
 #include "ibscope/accept/preflight.hpp"
 #include "ibscope/collectives/descriptor.hpp"
@@ -24,7 +25,6 @@
 #include "ibscope/transport/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
-#include "pattern_phase.hpp"
 #include "section.hpp"
 
 namespace ibscope::accept {

@@ -1,4 +1,4 @@
-#include "pattern_phase.hpp"
+#include "ibscope/accept/pattern_phase.hpp"
 
 #include <fmt/format.h>
 

@@ -123,8 +123,10 @@ Command add_run_command(CLI::App& app, JobFlags& j) {
       "run",
       "The main job, the whole suite in one results file: topology, every rank pair's "
       "links (verbs probes where RDMA is up, else UCX p2p), the all-reduce sweep over "
-      "every algorithm (-A all unless given), then the fits and the network's share of "
-      "a training step for a default workload laid out as this job");
+      "every algorithm (-A all unless given), small all-to-all sweeps, each NIC's loopback, "
+      "an incast between hosts and the congestion test (each skipped with its reason where "
+      "the job cannot run it), then the fits and the network's share of a training step for "
+      "a default workload laid out as this job");
   add_common_flags(*sub, j.common);
   add_rail_flags(*sub, j.common);
   add_collective_flags(*sub, j.collective, Collective::kAllreduce);

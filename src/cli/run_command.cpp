@@ -7,6 +7,7 @@
 
 #include "ibscope/accept/links_transport.hpp"
 #include "ibscope/cli/cluster_flags.hpp"
+#include "ibscope/cli/run_phases.hpp"
 #include "ibscope/cli/sweep_bodies.hpp"
 #include "ibscope/cli/training_report.hpp"
 #include "ibscope/cli/workload_flags.hpp"
@@ -113,15 +114,32 @@ std::vector<collectives::CollectiveSweepOptions> exchange_suite(
 }
 
 void add_run_flags(CLI::App& app, RunFlags& f) {
-  app.add_flag("--skip-topo", f.skip_topo, "Do not record the hosts' topology");
-  app.add_flag("--skip-p2p", f.skip_p2p, "Do not measure the links between rank pairs");
-  app.add_flag("--skip-allreduce", f.skip_allreduce, "Do not run the all-reduce sweep");
-  app.add_flag("--skip-alltoall", f.skip_alltoall,
-               "Do not run the small all-to-all and all-to-all-v sweeps (4K and 1M per rank, "
-               "pairwise; alltoallv with --counts zipf:1)");
-  app.add_flag("--skip-model", f.skip_model, "Do not print fits and the network's share");
-  app.add_flag("--skip-report", f.skip_report,
-               "Do not write the HTML report next to the results file");
+  struct SkipFlag {
+    const char* name;
+    bool RunFlags::*skip;
+    const char* help;
+  };
+  static constexpr SkipFlag kSkipFlags[] = {
+      {"--skip-topo", &RunFlags::skip_topo, "Do not record the hosts' topology"},
+      {"--skip-p2p", &RunFlags::skip_p2p, "Do not measure the links between rank pairs"},
+      {"--skip-allreduce", &RunFlags::skip_allreduce, "Do not run the all-reduce sweep"},
+      {"--skip-alltoall", &RunFlags::skip_alltoall,
+       "Do not run the small all-to-all and all-to-all-v sweeps (4K and 1M per rank, pairwise; "
+       "alltoallv with --counts zipf:1)"},
+      {"--skip-loopback", &RunFlags::skip_loopback,
+       "Do not measure each NIC's loopback (RDMA WRITE and READ to itself, 5 s per host; "
+       "skipped anyway where no host has an ACTIVE RDMA port)"},
+      {"--skip-patterns", &RunFlags::skip_patterns,
+       "Do not run the incast between hosts (incast:K, K = min(hosts - 1, 4), onto 2 hubs, "
+       "256 KiB flows; skipped anyway on one host)"},
+      {"--skip-congestion", &RunFlags::skip_congestion,
+       "Do not run the congestion test (victims' latency and all-reduce alone and under an "
+       "incast congestor; skipped anyway below 2 victim and 2 congestor ranks)"},
+      {"--skip-model", &RunFlags::skip_model, "Do not print fits and the network's share"},
+      {"--skip-report", &RunFlags::skip_report,
+       "Do not write the HTML report next to the results file"},
+  };
+  for (const SkipFlag& s : kSkipFlags) app.add_flag(s.name, f.*(s.skip), s.help);
   app.add_option("--links", f.links,
                  "What measures the links: verbs probes (write_lat, write_bw), ucx (p2p "
                  "latency, bw, bibw), or auto (verbs where every host has an ACTIVE RDMA port)")
@@ -136,12 +154,13 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
 int run_body(job::JobContext& ctx, const RunPlan& plan) {
   const RunFlags& f = plan.flags;
   std::vector<topo::HostTopology> hosts;
-  if (!f.skip_topo || (!f.skip_p2p && f.links == "auto"))
+  if (!f.skip_topo || (!f.skip_p2p && f.links == "auto") || !f.skip_patterns || !f.skip_congestion)
     hosts = job::gather_topology(ctx.bootstrap);
   if (!f.skip_topo) {
     if (ctx.results != nullptr) ctx.results->topology = hosts;
     if (ctx.table_out != nullptr) output::print_topology(ctx.table_out, hosts);
   }
+  if (!f.skip_loopback) run_suite_loopback(ctx);
   int status = 0;
   if (!f.skip_p2p && ctx.comm().size() >= 2) {
     // --links auto: rank 0 judges the topology and decides for every rank, as accept does.
@@ -167,6 +186,8 @@ int run_body(job::JobContext& ctx, const RunPlan& plan) {
   }
   // The collectives section's params stay the all-reduce's; these rows name their collective.
   for (const auto& o : plan.exchanges) status = std::max(status, collective_body(ctx, o));
+  run_suite_patterns_and_congestion(
+      ctx, hosts, RunPhaseFlags{!f.skip_loopback, !f.skip_patterns, !f.skip_congestion});
   return status;
 }
 

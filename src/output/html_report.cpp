@@ -68,6 +68,8 @@ std::string html_report(const std::vector<ReportFile>& files, const ReportOption
       report::fits_section(files),       report::training_section(options.training),
   };
   sections.insert(sections.end(), std::begin(always), std::end(always));
+  if (report::has_loopback(files)) sections.push_back(report::loopback_section(files));
+  if (report::has_patterns(files)) sections.push_back(report::patterns_section(files));
   if (report::has_congestion(files)) sections.push_back(report::congestion_section(files));
   if (!options.watch_logs.empty()) sections.push_back(report::watch_section(options.watch_logs));
   std::string out = fmt::format(

@@ -175,6 +175,7 @@ Section p2p_section(const std::vector<ReportFile>& files, const std::vector<Refe
   SeriesSet p50, p99, bw;
   for (std::size_t i = 0; i < files.size(); ++i) {
     for (const measure::P2pRow& r : files[i].doc.p2p.rows) {
+      if (r.pattern) continue;  // a pattern's flows: the patterns section
       const std::string& test = r.test;
       const auto size = static_cast<double>(r.size_bytes);
       const std::string name = file_prefix(files, i) + pair_name(r);

@@ -38,6 +38,15 @@ Section stragglers_section(const std::vector<ReportFile>& files);
 bool has_congestion(const std::vector<ReportFile>& files);
 Section congestion_section(const std::vector<ReportFile>& files);
 
+// report_patterns.cpp: accept --pattern's and run's rounds (only when a file has them).
+bool has_patterns(const std::vector<ReportFile>& files);
+Section patterns_section(const std::vector<ReportFile>& files);
+
+// report_loopback.cpp: every NIC's loopback, from a loopback section (probe loopback, run) or
+// accept's preflight (only when a file measured a NIC).
+bool has_loopback(const std::vector<ReportFile>& files);
+Section loopback_section(const std::vector<ReportFile>& files);
+
 // report_at_scale.cpp: the all-pairs and straggler figures of jobs of more than
 // kPerRankChartMaxRanks ranks, as distributions and the worst links and ranks by name (a
 // matrix or a bar per rank would not fit a page). `ranks`: the ranks the links join.

@@ -2,7 +2,8 @@
 /// `ibscope run`, the main job: the whole suite in one results file — topology, link probes
 /// (libibverbs probes where every host has an ACTIVE RDMA port, else UCX p2p; every pair in
 /// disjoint rounds), the all-reduce sweep over every algorithm, small all-to-all and all-to-all-v
-/// sweeps (exchange_suite()) — then, on rank 0 from that
+/// sweeps (exchange_suite()), each NIC's loopback, an incast between hosts and the congestion
+/// test (cli/run_phases.hpp) — then, on rank 0 from that
 /// file alone: the alpha-beta fits and the network's share of a training step for a default
 /// workload laid out as this job (docs/model.md), and the HTML report of it all.
 
@@ -22,7 +23,10 @@ struct RunFlags {
   bool skip_topo = false;
   bool skip_p2p = false;
   bool skip_allreduce = false;
-  bool skip_alltoall = false;  ///< the small all-to-all and all-to-all-v sweeps
+  bool skip_alltoall = false;    ///< the small all-to-all and all-to-all-v sweeps
+  bool skip_loopback = false;    ///< every NIC's loopback (cli/run_phases.hpp)
+  bool skip_patterns = false;    ///< the incast between hosts
+  bool skip_congestion = false;  ///< victims under an incast congestor
   bool skip_model = false;
   bool skip_report = false;
   std::string links = "auto";          ///< auto | ucx | verbs: what measures the links

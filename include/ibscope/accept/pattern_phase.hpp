@@ -1,7 +1,8 @@
 #pragma once
-// Internal to accept/: the --pattern phase. Each host's first rank stands for its host (units
-// are hosts in the order of their first rank); every rank computes the rounds from the pattern
-// (measure/pattern_p2p.hpp) and the rows go to rank 0 and to sinks.p2p.
+/// The --pattern phase of `ibscope accept` and of `ibscope run`'s suite (cli/run_phases.hpp).
+/// Each host's first rank stands for its host (units are hosts in the order of their first
+/// rank); every rank computes the rounds from the pattern (measure/pattern_p2p.hpp) and the
+/// rows go to rank 0 and to sinks.p2p.
 
 #include <string>
 #include <vector>
