@@ -11,8 +11,8 @@ namespace ibscope::test::rxe {
 using nlohmann::json;
 
 std::string HostsRun::describe() const {
-  std::string s = "emulated_hosts.sh exit " + std::to_string(script.exit_code) + "\n" +
-                  script.out + script.err;
+  std::string s =
+      "emulated_hosts.sh exit " + std::to_string(script.exit_code) + "\n" + script.out + script.err;
   for (std::size_t r = 0; r < rc.size(); ++r) {
     s += "--- rank " + std::to_string(r) + " exit " + std::to_string(rc[r]) + "\nstderr:\n" +
          err[r] + "stdout (head):\n" + out[r].substr(0, 1500) + "\n";
