@@ -20,6 +20,13 @@ std::string HostsRun::describe() const {
   return s;
 }
 
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::stringstream s;

@@ -22,6 +22,9 @@ struct HostsRun {
   std::string describe() const;
 };
 
+/// `text` split at spaces: a command line's arguments ("p2p -b 64K" -> {"p2p", "-b", "64K"}).
+std::vector<std::string> words(const std::string& text);
+
 /// The whole file at `p` ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& p);
 

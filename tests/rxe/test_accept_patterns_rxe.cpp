@@ -5,6 +5,8 @@
 // and that the results file's figures are the ones its definitions give (the aggregate and
 // Jain's index from the flows' rates, the verdict from the impact factors), never a rate.
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -19,15 +21,16 @@ using nlohmann::json;
 
 namespace {
 
-/// Rank 0's document (UCX may log a line on stdout before it).
-json rank0_document(const rxe::HostsRun& r) {
+/// Rank 0's document of a completed accept run whose every rank pair's lanes are rc_verbs (none
+/// ud_verbs, ibscope's Soft-RoCE UCX set, no UCX variable from the test). Soft-RoCE under TCG is
+/// far below the ports' rate: a FAIL verdict (exit 1) is expected, as is a pass.
+json checked_accept_document(const rxe::HostsRun& r) {
+  REQUIRE((r.rc[0] == 0 || r.rc[0] == 1));
+  // UCX may log a line on stdout before the document.
   const auto brace = r.out[0].find('{');
   REQUIRE(brace != std::string::npos);
-  return json::parse(r.out[0].substr(brace));
-}
-
-/// Every rank pair's lanes over rc_verbs, none over ud_verbs, ibscope's Soft-RoCE UCX set.
-void check_rc_verbs(const json& doc) {
+  const json doc = json::parse(r.out[0].substr(brace));
+  CHECK(doc["complete"] == true);
   const json& env = doc["environment"];
   CHECK_FALSE(env["ucx_env"].contains("UCX_TLS"));
   CHECK(env["ucx_env_set"]["UCX_TLS"] == "^ud_verbs,sm");
@@ -37,6 +40,7 @@ void check_rc_verbs(const json& doc) {
     CHECK(lanes.get<std::string>().find("rc_verbs/") != std::string::npos);
     CHECK(lanes.get<std::string>().find("ud_verbs") == std::string::npos);
   }
+  return doc;
 }
 
 bool finite_positive(const json& v) {
@@ -65,39 +69,15 @@ TEST_CASE("accept --pattern incast:2 over rc_verbs: two emulated hosts stream in
   // Hub g0 on rxe1, senders g1 and g2 on rxe0: both flows cross rail A's veth into rxe1 at once.
   // --pairs first: the all-pairs phase measures g0-g1 only (this test is about the pattern).
   constexpr int kSizeBytes = 64 * 1024, kWindow = 8, kIters = 4;
-  const rxe::HostsRun r = rxe::run_hosts(3, 1,
-                                         {"accept",
-                                          "--transport",
-                                          "ucx",
-                                          "--skip-allreduce",
-                                          "--no-loopback",
-                                          "--pairs",
-                                          "first",
-                                          "--lat-iters",
-                                          "20",
-                                          "--bw-size",
-                                          "64K",
-                                          "--bw-window",
-                                          std::to_string(kWindow),
-                                          "--bw-iters",
-                                          std::to_string(kIters),
-                                          "--retests",
-                                          "0",
-                                          "--pattern",
-                                          "incast:2",
-                                          "--pattern-hubs",
-                                          "0",
-                                          "--timeout",
-                                          "60",
-                                          "--format",
-                                          "json"},
-                                         "-d " + dev[1] + "|-d " + dev[0] + "|-d " + dev[0]);
+  const rxe::HostsRun r = rxe::run_hosts(
+      3, 1,
+      rxe::words(fmt::format("accept --transport ucx --skip-allreduce --no-loopback --pairs first "
+                             "--lat-iters 20 --bw-size {} --bw-window {} --bw-iters {} --retests 0 "
+                             "--pattern incast:2 --pattern-hubs 0 --timeout 60 --format json",
+                             kSizeBytes, kWindow, kIters)),
+      "-d " + dev[1] + "|-d " + dev[0] + "|-d " + dev[0]);
   INFO(r.describe());
-  // Far below the ports' rate under TCG: a FAIL verdict (exit 1) is expected.
-  REQUIRE((r.rc[0] == 0 || r.rc[0] == 1));
-  const json doc = rank0_document(r);
-  CHECK(doc["complete"] == true);
-  check_rc_verbs(doc);
+  const json doc = checked_accept_document(r);
 
   // The round's verdict in acceptance.patterns: the hub, both flows, the aggregate and Jain's.
   REQUIRE(doc["acceptance"].contains("patterns"));
@@ -161,46 +141,15 @@ TEST_CASE("accept --congestion over rc_verbs: an incast on the veth the victims 
   // route between them, and the congestion phase talks between every victim and the leader.)
   // The all-pairs phase is cut short (--mad-k 100, no latency ratio); 64 KiB messages, 16
   // packets each at rxe's 4 KiB MTU or more at less.
-  const rxe::HostsRun r =
-      rxe::run_hosts(2, 2,
-                     {"accept",
-                      "--transport",
-                      "ucx",
-                      "--skip-allreduce",
-                      "--no-loopback",
-                      "--bw-size",
-                      "64K",
-                      "--bw-iters",
-                      "2",
-                      "--retests",
-                      "0",
-                      "--mad-k",
-                      "100",
-                      "--max-latency-ratio",
-                      "0",
-                      "--lat-iters",
-                      "20",
-                      "--congestion",
-                      "--congestors",
-                      "incast",
-                      "--victim-ranks",
-                      "0,2",
-                      "--ar-iters",
-                      "4",
-                      "--congestion-ar-size",
-                      "64K",
-                      "--congestor-size",
-                      "64K",
-                      "--timeout",
-                      "60",
-                      "--format",
-                      "json"},
-                     "-d " + dev[0] + "," + dev[1] + "|-d " + dev[1] + "," + dev[0]);
+  const rxe::HostsRun r = rxe::run_hosts(
+      2, 2,
+      rxe::words("accept --transport ucx --skip-allreduce --no-loopback --bw-size 64K --bw-iters 2 "
+                 "--retests 0 --mad-k 100 --max-latency-ratio 0 --lat-iters 20 --congestion "
+                 "--congestors incast --victim-ranks 0,2 --ar-iters 4 --congestion-ar-size 64K "
+                 "--congestor-size 64K --timeout 60 --format json"),
+      "-d " + dev[0] + "," + dev[1] + "|-d " + dev[1] + "," + dev[0]);
   INFO(r.describe());
-  REQUIRE((r.rc[0] == 0 || r.rc[0] == 1));
-  const json doc = rank0_document(r);
-  CHECK(doc["complete"] == true);
-  check_rc_verbs(doc);
+  const json doc = checked_accept_document(r);
 
   REQUIRE(doc["acceptance"].contains("congestion"));
   const json& c = doc["acceptance"]["congestion"];

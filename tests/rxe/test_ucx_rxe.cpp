@@ -4,6 +4,8 @@
 // over rc_verbs on each rank's own rail, verified (#wrong 0), and the results must say which
 // NIC every rank used (docs/ucx-transports.md).
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -376,25 +378,10 @@ TEST_CASE(
   // 1 + 3 windows of 64 x 64 KiB per job (12 MiB timed, one way): rail A's 2 % loss still gives
   // hundreds of sequence errors; 2 + 10 windows made this case 217 s of rxe/counters (load 8-13).
   constexpr std::uint64_t kTimedWindows = 3, kWindow = 64, kBytes = 64 * 1024;
-  const std::vector<std::string> p2p = {"p2p",
-                                        "--tests",
-                                        "bw",
-                                        "-b",
-                                        "64K",
-                                        "-e",
-                                        "64K",
-                                        "-w",
-                                        "1",
-                                        "--bw-iters",
-                                        std::to_string(kTimedWindows),
-                                        "--window",
-                                        std::to_string(kWindow),
-                                        "-n",
-                                        "10",
-                                        "--timeout",
-                                        "90",
-                                        "--format",
-                                        "json"};
+  const std::vector<std::string> p2p =
+      rxe::words(fmt::format("p2p --tests bw -b 64K -e 64K -w 1 --bw-iters {} --window {} -n 10 "
+                             "--timeout 90 --format json",
+                             kTimedWindows, kWindow));
   const std::filesystem::path dir = "/tmp/ibscope-rxe-watch";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
