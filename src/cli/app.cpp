@@ -57,14 +57,19 @@ int list_algorithms() {
                  a.cost_s(ref, 1 << 20, 8) * 1e6, a.description);
     }
   }
+  std::string with_hier;  // the collectives whose default rule may pick hier (registered)
+  for (const auto& d : collectives::descriptors()) {
+    if (collectives::arena_algorithm(d.id).empty()) continue;
+    with_hier += fmt::format("{}{}", with_hier.empty() ? "" : ", ", d.name);
+  }
   fmt::print(
       "# cost@ref: the alpha-beta model of each algorithm's file for 8 ranks, 1 MiB, "
       "alpha 2 us, 10 GB/s per link, no reduction cost.\n"
-      "# -A auto without --tuning: all-reduce and all-to-all use hier with several ranks on one "
-      "host, and from {} across hosts with several ranks per host (host memory, ranks in equal "
-      "blocks per host); else all-reduce uses rd up to 16 KiB, rhd up to 512 KiB, ring above "
-      "(where registered), and the other collectives their first algorithm above.\n",
-      units::format_size(collectives::kHierAcrossHostsMinBytes));
+      "# -A auto without --tuning: {} use hier with several ranks on one host, and from {} "
+      "across hosts with several ranks per host (host memory, ranks in equal blocks per host); "
+      "else allreduce uses rd up to 16 KiB, rhd up to 512 KiB, ring above (where registered), "
+      "and the other collectives their first algorithm above.\n",
+      with_hier, units::format_size(collectives::kHierAcrossHostsMinBytes));
   return 0;
 }
 

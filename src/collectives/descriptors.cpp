@@ -234,7 +234,8 @@ const std::vector<CollectiveDescriptor>& all_descriptors() {
        .help_examples =
            "  ibscope alltoallv --np 4 -b 1K -e 64M --counts zipf:1.2     # MoE-like skew\n"
            "  ibscope alltoallv --np 8 -A all --counts counts.txt         # p x p matrix file\n"
-           "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope a2av --counts zipf:1:7 -e 1G\n",
+           "  srun --mpi=pmix -N 16 --ntasks-per-node=8 ibscope a2av -A hier --counts zipf:1:7 "
+           "-e 1G\n",
        .busbw_factor = share_factor,
        .lay_out = exchange_counted_blocks,
        .fill_input = fill_own_input,

@@ -5,6 +5,7 @@
 #include "ibscope/collectives/algorithms/dbt_allreduce.hpp"
 #include "ibscope/collectives/algorithms/hier_allreduce.hpp"
 #include "ibscope/collectives/algorithms/hier_alltoall.hpp"
+#include "ibscope/collectives/algorithms/hier_alltoallv.hpp"
 #include "ibscope/collectives/algorithms/pairwise_alltoall.hpp"
 #include "ibscope/collectives/algorithms/pairwise_alltoallv.hpp"
 #include "ibscope/collectives/algorithms/rd_allreduce.hpp"
@@ -27,6 +28,19 @@ template <typename Algorithm>
 std::unique_ptr<CollectiveAlgorithm> make_algorithm(transport::Comm& comm,
                                                     const AlgorithmOptions& o) {
   return std::make_unique<Algorithm>(comm, o);
+}
+
+// A hierarchical algorithm's capabilities (-A hier): it reads local peers' buffers in place
+// through the intra-host arena, host memory only (`host_memory_only`, a literal, says so and
+// names what GPU buffers keep), and is priced per tier by `cost` on the tiers that the rows of
+// `fitted_by` give.
+AlgorithmCapabilities hier_capabilities(std::string_view host_memory_only,
+                                        decltype(AlgorithmCapabilities::two_tier_cost_s) cost,
+                                        std::string_view fitted_by) {
+  return {.needs_intra_host_arena = true,
+          .host_memory_only = host_memory_only,
+          .two_tier_cost_s = std::move(cost),
+          .tiers_fitted_by = fitted_by};
 }
 
 const std::vector<CollectiveAlgorithmInfo>& allreduce_algorithms() {
@@ -55,14 +69,11 @@ const std::vector<CollectiveAlgorithmInfo>& allreduce_algorithms() {
       {"hier",
        "hierarchical: reduce-scatter in shared memory, reading local peers' buffers in place; a "
        "ring per rail between hosts; all-gather in shared memory (host memory)",
-       hier_allreduce_one_tier_cost_s,
-       make_algorithm<HierAllreduce>,
-       {.needs_intra_host_arena = true,
-        .host_memory_only =
-            "-A hier reads local peers' buffers in place: host memory on the host path only "
-            "(--mem host, --mem-path host); GPU buffers keep -A ring, tree or dbt",
-        .two_tier_cost_s = hier_allreduce_cost_s,
-        .tiers_fitted_by = "ring"}},
+       hier_allreduce_one_tier_cost_s, make_algorithm<HierAllreduce>,
+       hier_capabilities("-A hier reads local peers' buffers in place: host memory on the host "
+                         "path only (--mem host, --mem-path host); GPU buffers keep -A ring, "
+                         "tree or dbt",
+                         hier_allreduce_cost_s, "ring")},
   };
   return kAlgorithms;
 }
@@ -100,6 +111,11 @@ const std::vector<CollectiveAlgorithmInfo>& broadcast_algorithms() {
   return kAlgorithms;
 }
 
+// All-to-all's and all-to-all-v's hier: what GPU buffers keep instead.
+constexpr std::string_view kHierExchangeHostOnly =
+    "-A hier reads local peers' buffers in place: host memory on the host path only "
+    "(--mem host, --mem-path host); GPU buffers keep -A pairwise or scattered";
+
 const std::vector<CollectiveAlgorithmInfo>& alltoall_algorithms() {
   static_assert(kScatteredWindowPeers == 32, "scattered's description names its window");
   static const std::vector<CollectiveAlgorithmInfo> kAlgorithms = {
@@ -113,14 +129,8 @@ const std::vector<CollectiveAlgorithmInfo>& alltoall_algorithms() {
        "hierarchical: each rank gathers its host's blocks for its rail peers from the local "
        "ranks' buffers in place, one message per host pair on each rail; local blocks copied "
        "straight from the local ranks (host memory)",
-       hier_alltoall_one_tier_cost_s,
-       make_algorithm<HierAlltoall>,
-       {.needs_intra_host_arena = true,
-        .host_memory_only =
-            "-A hier reads local peers' buffers in place: host memory on the host path only "
-            "(--mem host, --mem-path host); GPU buffers keep -A pairwise or scattered",
-        .two_tier_cost_s = hier_alltoall_cost_s,
-        .tiers_fitted_by = "scattered"}},
+       hier_alltoall_one_tier_cost_s, make_algorithm<HierAlltoall>,
+       hier_capabilities(kHierExchangeHostOnly, hier_alltoall_cost_s, "scattered")},
   };
   return kAlgorithms;
 }
@@ -135,6 +145,13 @@ const std::vector<CollectiveAlgorithmInfo>& alltoallv_algorithms() {
        "every message posted at once, in windows of 32 peers, per-peer counts; empty blocks send "
        "nothing",
        scattered_alltoallv_cost_s, make_algorithm<ScatteredAlltoallv>},
+      // Priced as the hierarchical all-to-all at the mean size (hier_alltoallv.hpp).
+      {"hier",
+       "hierarchical: each rank gathers its host's blocks for its rail peers from the local "
+       "ranks' buffers in place, one message per host pair on each rail (empty ones not sent); "
+       "local blocks copied straight from the local ranks (host memory)",
+       hier_alltoall_one_tier_cost_s, make_algorithm<HierAlltoallv>,
+       hier_capabilities(kHierExchangeHostOnly, hier_alltoall_cost_s, "scattered")},
   };
   return kAlgorithms;
 }

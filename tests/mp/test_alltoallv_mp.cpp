@@ -1,7 +1,8 @@
-// Multi-process all-to-all-v: the real binary, real UCX traffic between real processes, both
-// algorithms, skewed counts (zipf, and a file with zero-count peers), every element verified
-// against its sender and its place, the rows' imbalance in the results file and the table, and a
-// bad counts file refused before any rank starts.
+// Multi-process all-to-all-v: the real binary, real UCX traffic between real processes, every
+// algorithm (hier through the intra-host arena, at 1 to 8 local ranks), skewed counts (zipf, and
+// a file with zero-count peers), every element verified against its sender and its place, the
+// rows' imbalance in the results file and the table, and a bad counts file refused before any
+// rank starts.
 
 #include <fmt/format.h>
 
@@ -17,11 +18,11 @@ using namespace ibscope::test;
 namespace {
 
 ProcessResult run_alltoallv(int np, const std::string& sizes, const std::string& type,
-                            const std::string& counts,
-                            std::map<std::string, std::string> env = {}) {
+                            const std::string& counts, std::map<std::string, std::string> env = {},
+                            const std::string& algorithms = "all") {
   return run_process({{"alltoallv",   "--np",  std::to_string(np),
                        "--sizes",     sizes,   "-d",
-                       type,          "-A",    "all",
+                       type,          "-A",    algorithms,
                        "--counts",    counts,  "-n",
                        "2",           "-w",    "1",
                        "--warmup-ms", "0",     "--timeout",
@@ -36,7 +37,9 @@ std::string write_counts_file(const std::string& text) {
   return path;
 }
 
-void check_alltoallv_rows(const nlohmann::json& doc, int np, std::size_t expected_rows) {
+void check_alltoallv_rows(const nlohmann::json& doc, int np, std::size_t expected_rows,
+                          const std::set<std::string>& expected_algorithms = {
+                              "pairwise", "scattered", "hier"}) {
   check_all_rows_verified(doc, expected_rows);
   std::set<std::string> algorithms;
   for (const auto& r : doc.at("collectives").at("rows")) {
@@ -49,12 +52,12 @@ void check_alltoallv_rows(const nlohmann::json& doc, int np, std::size_t expecte
     CHECK(r.at("pair_imbalance").get<double>() >= 1.0);
     algorithms.insert(r.at("algorithm").get<std::string>());
   }
-  CHECK(algorithms == std::set<std::string>{"pairwise", "scattered"});
+  CHECK(algorithms == expected_algorithms);
 }
 
 }  // namespace
 
-TEST_CASE("alltoallv with zipf counts at 2 and 4 ranks, both algorithms",
+TEST_CASE("alltoallv with zipf counts at 2 and 4 ranks, every algorithm",
           "[mp][collectives][alltoallv]") {
   for (int np : {2, 4}) {
     DYNAMIC_SECTION("np " << np) {
@@ -62,7 +65,7 @@ TEST_CASE("alltoallv with zipf counts at 2 and 4 ranks, both algorithms",
       INFO(describe(r));
       REQUIRE(r.exit_code == 0);
       const auto doc = load_run_results(r);
-      check_alltoallv_rows(doc, np, 4 * 2);
+      check_alltoallv_rows(doc, np, 4 * 3);
       CHECK(doc.at("collectives").at("params").at("counts") == "zipf:1.2:7");
       CHECK(r.out.find("imbalance") != std::string::npos);
     }
@@ -77,11 +80,25 @@ TEST_CASE("alltoallv with a counts file of zero-count peers, every type",
   INFO(describe(r));
   REQUIRE(r.exit_code == 0);
   const auto doc = load_run_results(r);
-  check_alltoallv_rows(doc, 4, 3 * 6 * 2);
+  check_alltoallv_rows(doc, 4, 3 * 6 * 3);
   for (const auto& row : doc.at("collectives").at("rows")) {
     if (row.at("size_bytes").get<std::uint64_t>() == 0) continue;
     INFO(row.dump());
     CHECK(row.at("send_imbalance").get<double>() > 1.0);
+  }
+}
+
+TEST_CASE("alltoallv hier over shared memory with 1, 3, 5 and 8 local ranks, zipf counts",
+          "[mp][collectives][alltoallv][hier]") {
+  // 2 and 4 local ranks: the cases above (-A all). Means of 0, 1 and 13 elements per rank leave
+  // most blocks empty; 1 MiB fills them all.
+  for (int np : {1, 3, 5, 8}) {
+    DYNAMIC_SECTION("np " << np) {
+      const auto r = run_alltoallv(np, "0,4,52,1048576", "float", "zipf:1.5:3", {}, "hier");
+      INFO(describe(r));
+      REQUIRE(r.exit_code == 0);
+      check_alltoallv_rows(load_run_results(r), np, 4, {"hier"});
+    }
   }
 }
 

@@ -166,28 +166,37 @@ TEST_CASE("hier declares the arena, host memory, two tiers and the ring's fits",
   CHECK_FALSE(model::nccl_algorithm("hier"));
 }
 
-TEST_CASE("all-to-all: pairwise first, hier through the arena priced on scattered's fits",
-          "[descriptor][registry][capabilities]") {
-  const auto all = collectives::algorithms_for(Collective::kAlltoall);
-  REQUIRE(all.size() == 3);
-  CHECK(all[0].name == "pairwise");
-  CHECK(all[1].name == "scattered");
-  CHECK(collectives::default_algorithm(Collective::kAlltoall, 8, 1 << 20) == "pairwise");
-  const auto& hier = collectives::find_algorithm(Collective::kAlltoall, "hier");
-  CHECK(hier.caps.needs_intra_host_arena);
-  CHECK(hier.caps.tiers_fitted_by == "scattered");
-  CHECK(collectives::arena_algorithm(Collective::kAlltoall) == "hier");
-  // -A auto's default rule: hier with several ranks on one host (4 local ranks, 2 cores: hier
-  // 1.0x scattered at 1 KiB, 3.6x at 64 KiB, 2.4x at 1 MiB), pairwise otherwise.
-  CHECK(collectives::default_rule_picks_hier(Collective::kAlltoall, 4, 1, 1024));
-  CHECK_FALSE(collectives::default_rule_picks_hier(Collective::kAlltoall, 4, 4, 1024));
-  // One message of n/H per other host on the rail, and (L-1)/L n read from local peers.
-  const collectives::LinkCost intra{1e-6, 1e-10, 0}, inter{5e-6, 1e-9, 0};
-  const double n = 1 << 20;
-  CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 1) == Approx(2e-6 + 0.75 * n * 1e-10));
-  CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 2) ==
-        Approx(2e-6 + 0.75 * n * 1e-10 + 5e-6 + 0.5 * n * 1e-9));
-  // Pairwise pays one latency per peer, scattered one per window of 32.
-  CHECK(all[0].cost_s(inter, n, 65) == Approx(64 * (5e-6 + n / 65 * 1e-9)));
-  CHECK(all[1].cost_s(inter, n, 65) == Approx(2 * 5e-6 + 64.0 / 65 * n * 1e-9));
+TEST_CASE(
+    "all-to-all and all-to-all-v: pairwise first, hier through the arena priced on scattered's "
+    "fits",
+    "[descriptor][registry][capabilities]") {
+  // All-to-all-v's formulas are all-to-all's at the mean size (the uniform counts).
+  for (Collective c : {Collective::kAlltoall, Collective::kAlltoallv}) {
+    INFO(name_of(c));
+    const auto all = collectives::algorithms_for(c);
+    REQUIRE(all.size() == 3);
+    CHECK(all[0].name == "pairwise");
+    CHECK(all[1].name == "scattered");
+    CHECK(collectives::default_algorithm(c, 8, 1 << 20) == "pairwise");
+    const auto& hier = collectives::find_algorithm(c, "hier");
+    CHECK(hier.caps.needs_intra_host_arena);
+    CHECK(hier.caps.tiers_fitted_by == "scattered");
+    CHECK_THAT(std::string(hier.caps.host_memory_only),
+               Catch::EndsWith("GPU buffers keep -A pairwise or scattered"));
+    CHECK(collectives::arena_algorithm(c) == "hier");
+    // -A auto's default rule: hier with several ranks on one host (all-to-all, 4 local ranks,
+    // 2 cores: hier 1.0x scattered at 1 KiB, 3.6x at 64 KiB, 2.4x at 1 MiB), pairwise
+    // otherwise.
+    CHECK(collectives::default_rule_picks_hier(c, 4, 1, 1024));
+    CHECK_FALSE(collectives::default_rule_picks_hier(c, 4, 4, 1024));
+    // One message of n/H per other host on the rail, and (L-1)/L n read from local peers.
+    const collectives::LinkCost intra{1e-6, 1e-10, 0}, inter{5e-6, 1e-9, 0};
+    const double n = 1 << 20;
+    CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 1) == Approx(2e-6 + 0.75 * n * 1e-10));
+    CHECK(hier.caps.two_tier_cost_s(intra, inter, n, 4, 2) ==
+          Approx(2e-6 + 0.75 * n * 1e-10 + 5e-6 + 0.5 * n * 1e-9));
+    // Pairwise pays one latency per peer, scattered one per window of 32.
+    CHECK(all[0].cost_s(inter, n, 65) == Approx(64 * (5e-6 + n / 65 * 1e-9)));
+    CHECK(all[1].cost_s(inter, n, 65) == Approx(2 * 5e-6 + 64.0 / 65 * n * 1e-9));
+  }
 }

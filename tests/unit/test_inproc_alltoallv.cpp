@@ -1,7 +1,8 @@
 // All-to-all-v over the in-process transport (ranks as threads), run by the real sweep harness
 // (fill, run, verify, #wrong): every algorithm at 1..8 ranks, every type, skewed counts with
-// zero-count peers (a rank that sends nothing, one that receives nothing), misplacement caught,
-// the rows' imbalance, and the in-place call refused.
+// zero-count peers (a rank that sends nothing, one that receives nothing), hier at every
+// placement of those ranks on simulated hosts (1..8 local ranks), misplacement caught, the rows'
+// imbalance, and the in-place call refused.
 
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "ibscope/core/datatype.hpp"
 #include "ibscope/core/error.hpp"
 #include "ibscope/transport/inproc/inproc_comm.hpp"
+#include "ibscope/transport/intra_host/local_arena.hpp"
 
 using namespace ibscope;
 namespace inproc = ibscope::transport::inproc;
@@ -43,11 +45,13 @@ collectives::CollectiveSweepOptions a2av_options(std::shared_ptr<const collectiv
   return o;
 }
 
+// p ranks, `ranks_per_host` on each simulated host (in blocks).
 std::vector<measure::CollectiveRow> a2av_run(int p, const collectives::CollectiveSweepOptions& o,
-                                             std::string& error) {
+                                             std::string& error, int ranks_per_host = 1) {
   std::vector<measure::CollectiveRow> rows;
   std::mutex m;
-  const auto errors = inproc::run_ranks(inproc::job_shape(p, 1), [&](transport::Comm& comm) {
+  const auto shape = inproc::job_shape(p, ranks_per_host);
+  const auto errors = inproc::run_ranks(shape, [&](transport::Comm& comm) {
     collectives::run_collective_sweep(comm, o, [&](const auto& r) {
       if (comm.rank() != 0) return;
       std::lock_guard lock(m);
@@ -87,27 +91,34 @@ TEST_CASE(
         std::make_shared<const collectives::CountsSpec>(
             collectives::parse_counts_generator("zipf:1.5:3")),
         a2av_zero_peer_matrix(p)};
-    for (const auto& spec : specs) {
-      auto o = a2av_options(spec);
-      o.types.assign(std::begin(kAllDataTypes), std::end(kAllDataTypes));
-      const auto up = static_cast<std::uint64_t>(p);
-      // Means per rank below p (many empty blocks), odd, and large enough for several segments
-      // of the pattern's table in the hottest block.
-      o.sweep.explicit_bytes = {8 * (up / 2 + 1), 8 * (13 * up + 5), 8 * 40000};
-      INFO("p " << p << " counts " << (spec ? spec->text : "uniform"));
-      std::string error;
-      const auto rows = a2av_run(p, o, error);
-      REQUIRE(error == "");
-      REQUIRE(rows.size() == o.algorithms.size() * o.types.size() * 3);  // out of place only
-      for (const auto& row : rows) {
-        INFO(row.algorithm << " " << name_of(row.type) << " " << row.size_bytes << " B");
-        CHECK_FALSE(row.in_place);
-        REQUIRE(row.wrong.has_value());
-        CHECK(*row.wrong == 0);
-        REQUIRE(row.send_imbalance.has_value());
-        CHECK(*row.recv_imbalance >= 1.0);
-        CHECK(*row.pair_imbalance >= 1.0);
-        CHECK(row.busbw_gbps == Approx(row.algbw_gbps * (p - 1) / p));
+    // Every placement of p ranks in blocks: one rank per host runs every algorithm (hier over
+    // the network alone), several only hier, whose local ranks read each other's buffers.
+    for (int per_host = 1; per_host <= p; ++per_host) {
+      if (p % per_host != 0) continue;
+      for (const auto& spec : specs) {
+        auto o = a2av_options(spec);
+        if (per_host > 1) o.algorithms = {"hier"};
+        o.types.assign(std::begin(kAllDataTypes), std::end(kAllDataTypes));
+        const auto up = static_cast<std::uint64_t>(p);
+        // Means per rank below p (many empty blocks and host messages), odd, and large enough
+        // for several segments of the pattern's table in the hottest block.
+        o.sweep.explicit_bytes = {8 * (up / 2 + 1), 8 * (13 * up + 5), 8 * 40000};
+        INFO("p " << p << ", " << per_host << " per host, counts "
+                  << (spec ? spec->text : "uniform"));
+        std::string error;
+        const auto rows = a2av_run(p, o, error, per_host);
+        REQUIRE(error == "");
+        REQUIRE(rows.size() == o.algorithms.size() * o.types.size() * 3);  // out of place only
+        for (const auto& row : rows) {
+          INFO(row.algorithm << " " << name_of(row.type) << " " << row.size_bytes << " B");
+          CHECK_FALSE(row.in_place);
+          REQUIRE(row.wrong.has_value());
+          CHECK(*row.wrong == 0);
+          REQUIRE(row.send_imbalance.has_value());
+          CHECK(*row.recv_imbalance >= 1.0);
+          CHECK(*row.pair_imbalance >= 1.0);
+          CHECK(row.busbw_gbps == Approx(row.algbw_gbps * (p - 1) / p));
+        }
       }
     }
   }
@@ -140,7 +151,7 @@ TEST_CASE("in-process alltoallv: the rows' imbalance is the counts'", "[inproc][
   std::string error;
   const auto rows = a2av_run(4, o, error);
   REQUIRE(error == "");
-  REQUIRE(rows.size() == 2);
+  REQUIRE(rows.size() == o.algorithms.size());
   const collectives::CountsCall call = collectives::counts_call(spec.get(), 4, 0, 1000);
   for (const auto& row : rows) {
     CHECK(row.size_bytes == 4000);  // the mean a rank sends
@@ -161,7 +172,9 @@ TEST_CASE("in-process alltoallv: an in-place call or one without counts is refus
       const auto me = static_cast<std::size_t>(comm.rank());
       const collectives::CountsCall call = collectives::counts_call(nullptr, 2, comm.rank(), 8);
       std::vector<float> buf(16), out(16);
-      auto algo = info.create(comm, {});
+      collectives::AlgorithmOptions options;
+      if (info.caps.needs_intra_host_arena) options.arena = intra_host::LocalArena::create(comm);
+      auto algo = info.create(comm, options);
       collectives::CollectiveArgs a{buf.data(), buf.data(), 8, DataType::kFloat32};
       a.counts = &call.plan;
       try {

@@ -3,38 +3,41 @@
 #include <fmt/format.h>
 
 #include "ibscope/core/error.hpp"
-#include "ibscope/memory/memory_space.hpp"
 
 namespace ibscope::collectives {
 
-const AlltoallvPlan& alltoallv_plan_of(const CollectiveArgs& a, int p, std::string_view algorithm) {
+AlltoallvPrologue::AlltoallvPrologue(std::string_view algorithm, const AlgorithmOptions& options)
+    : algorithm_(algorithm), memory_(options.memory), space_(space_of(options)) {}
+
+AlltoallvCall AlltoallvPrologue::begin(const CollectiveArgs& a, transport::Comm& comm) {
+  const int p = comm.size();
   if (a.counts == nullptr) {
     throw UsageError(
-        fmt::format("alltoallv {}: the call has no counts (CollectiveArgs::counts)", algorithm));
+        fmt::format("alltoallv {}: the call has no counts (CollectiveArgs::counts)", algorithm_));
   }
   const AlltoallvPlan& plan = *a.counts;
   if (plan.send_counts.size() != static_cast<std::size_t>(p) ||
       plan.recv_counts.size() != static_cast<std::size_t>(p)) {
     throw UsageError(fmt::format("alltoallv {}: counts for {} ranks on a {}-rank communicator",
-                                 algorithm, plan.send_counts.size(), p));
+                                 algorithm_, plan.send_counts.size(), p));
   }
   if (a.sendbuf == a.recvbuf && plan.send_total + plan.recv_total > 0) {
     throw UsageError(
         fmt::format("alltoallv {}: no in-place form (send and receive blocks of a "
                     "pair differ in size); use separate buffers",
-                    algorithm));
+                    algorithm_));
   }
-  return plan;
-}
-
-void alltoallv_own_block(const CollectiveArgs& a, const AlltoallvPlan& plan, int rank,
-                         memory::MemorySpace& space) {
-  const auto me = static_cast<std::size_t>(rank);
-  const std::size_t bytes = plan.send_counts[me] * size_of(a.type);
-  if (bytes == 0) return;
-  const std::size_t es = size_of(a.type);
-  space.copy(static_cast<std::byte*>(a.recvbuf) + plan.recv_offsets[me] * es,
-             static_cast<const std::byte*>(a.sendbuf) + plan.send_offsets[me] * es, bytes);
+  if (what_count_ != a.count) {
+    what_ = fmt::format("alltoallv {} ({} elements per rank on average)", algorithm_, a.count);
+    what_count_ = a.count;
+  }
+  const AlltoallvCall call{plan, size_of(a.type), static_cast<const std::byte*>(a.sendbuf),
+                           static_cast<std::byte*>(a.recvbuf), comm.next_op_seq()};
+  const int me = comm.rank();
+  if (call.send_bytes(me) > 0) {
+    space_.copy(call.recv_block(me), call.send_block(me), call.send_bytes(me));
+  }
+  return call;
 }
 
 }  // namespace ibscope::collectives

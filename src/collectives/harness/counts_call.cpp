@@ -1,6 +1,7 @@
 #include "ibscope/collectives/harness/counts_call.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "ibscope/collectives/harness/call_layout.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
@@ -10,8 +11,10 @@ namespace ibscope::collectives {
 
 CountsCall counts_call(const CountsSpec* spec, int ranks, int rank, std::size_t count) {
   const CountsSpec uniform;
-  const CountsMatrix m(spec != nullptr ? *spec : uniform, ranks, count);
-  return {make_alltoallv_plan(m, rank), m.imbalance(), m.max_rank_count()};
+  auto m = std::make_shared<const CountsMatrix>(spec != nullptr ? *spec : uniform, ranks, count);
+  CountsCall call{make_alltoallv_plan(*m, rank), m->imbalance(), m->max_rank_count()};
+  call.plan.matrix = std::move(m);
+  return call;
 }
 
 std::uint64_t counts_buffer_bytes(const CollectiveSweepOptions& o, int ranks) {

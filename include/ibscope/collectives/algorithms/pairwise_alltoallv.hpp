@@ -10,11 +10,9 @@
 /// larger message, so a round costs alpha + max(sent, received) beta: the formula is the
 /// uniform case's, a lower bound (docs/methodology.md, "All-to-all-v").
 
-#include <string>
-
+#include "ibscope/collectives/algorithms/alltoallv_call.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
-#include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
@@ -31,10 +29,7 @@ class PairwiseAlltoallv final : public CollectiveAlgorithm {
 
  private:
   transport::Comm& comm_;
-  std::shared_ptr<memory::MemorySpace> memory_;  // keeps space_ alive
-  memory::MemorySpace& space_;                   // the local copy's
-  std::string what_;  // error context, reformatted only when the count changes
-  std::size_t what_count_ = static_cast<std::size_t>(-1);
+  AlltoallvPrologue prologue_;
 };
 
 }  // namespace ibscope::collectives

@@ -9,12 +9,11 @@
 /// all-to-all's): ceil((p-1)/32) alpha + (p-1)/p n beta; skewed counts make a window wait for
 /// the rank's larger side, so the formula is a lower bound (docs/methodology.md).
 
-#include <string>
 #include <vector>
 
+#include "ibscope/collectives/algorithms/alltoallv_call.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/cost.hpp"
-#include "ibscope/memory/memory_space.hpp"
 #include "ibscope/transport/comm.hpp"
 
 namespace ibscope::collectives {
@@ -31,11 +30,8 @@ class ScatteredAlltoallv final : public CollectiveAlgorithm {
 
  private:
   transport::Comm& comm_;
-  std::shared_ptr<memory::MemorySpace> memory_;  // keeps space_ alive
-  memory::MemorySpace& space_;                   // the local copy's
-  std::vector<transport::Request> window_;       // only grows
-  std::string what_;  // error context, reformatted only when the count changes
-  std::size_t what_count_ = static_cast<std::size_t>(-1);
+  AlltoallvPrologue prologue_;
+  std::vector<transport::Request> window_;  // only grows
 };
 
 }  // namespace ibscope::collectives

@@ -13,7 +13,7 @@ struct CollectiveSweepOptions;
 
 /// One size's counts on one rank.
 struct CountsCall {
-  AlltoallvPlan plan;              ///< this rank's
+  AlltoallvPlan plan;              ///< this rank's, with the matrix (every rank's counts)
   CountsImbalance imbalance;       ///< the call's (the same on every rank)
   std::size_t max_rank_count = 0;  ///< the most elements one rank sends or receives
 };

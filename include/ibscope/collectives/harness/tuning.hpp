@@ -63,7 +63,8 @@ const CollectiveAlgorithmInfo* algorithm_named(Collective c, std::string_view na
 /// Whether `name` is an algorithm of `c` that needs the intra-host arena (capabilities).
 bool needs_arena(Collective c, std::string_view name);
 /// The algorithm of `c` that the default rule may pick where the job has the intra-host arena
-/// (the first registered with needs_intra_host_arena: hier for all-reduce); empty: none.
+/// (the first registered with needs_intra_host_arena: hier for all-reduce, all-to-all and
+/// all-to-all-v); empty: none.
 std::string_view arena_algorithm(Collective c);
 
 /// The algorithm for `bytes`, or nothing when no entry has this collective, rank and host
@@ -83,8 +84,8 @@ std::string default_algorithm(Collective c, int ranks, std::uint64_t bytes);
 inline constexpr std::uint64_t kHierAcrossHostsMinBytes = 8ULL << 20;
 
 /// Whether the default rule picks hier, the collective's arena_algorithm() (when this job can
-/// run it: host memory, ranks placed in equal blocks per host): all-reduce with several ranks
-/// on one host at every size; across hosts with several ranks per host from
+/// run it: host memory, ranks placed in equal blocks per host), for a collective that has one:
+/// with several ranks on one host at every size; across hosts with several ranks per host from
 /// kHierAcrossHostsMinBytes.
 bool default_rule_picks_hier(Collective c, int ranks, int hosts, std::uint64_t bytes);
 

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -84,6 +85,10 @@ struct AlltoallvPlan {
   /// (verification: each element names its sender and its place there).
   std::vector<std::size_t> source_offsets;
   std::size_t send_total = 0, recv_total = 0;
+  /// Every rank's counts: the matrix the plan was made from, for an algorithm that moves other
+  /// ranks' blocks (hier gathers its local peers'); shared, read only. Null when the plan was
+  /// made without one (make_alltoallv_plan alone; counts_call sets it).
+  std::shared_ptr<const CountsMatrix> matrix;
 };
 
 /// Rank `rank`'s plan in `m`: O(p) for a generator, O(p^2) for a matrix.
