@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../common/rank_errors.hpp"
+#include "../common/sanitized.hpp"
 #include "ibscope/collectives/collective.hpp"
 #include "ibscope/collectives/harness/collective_sweep.hpp"
 #include "ibscope/collectives/harness/counts_call.hpp"
@@ -103,12 +104,20 @@ TEST_CASE(
         // Means per rank below p (many empty blocks and host messages), odd, and large enough
         // for several segments of the pattern's table in the hottest block.
         o.sweep.explicit_bytes = {8 * (up / 2 + 1), 8 * (13 * up + 5), 8 * 40000};
+        // Under the sanitizers the placements of several ranks per host run one type of each
+        // element size: hier moves bytes, and the calls of every type were half of what they
+        // added to the sanitizer suite (docs/build.md).
+        if (per_host > 1 && test::kSanitizedBuild) {
+          o.types = {DataType::kFloat16, DataType::kFloat32, DataType::kFloat64};
+        }
         INFO("p " << p << ", " << per_host << " per host, counts "
                   << (spec ? spec->text : "uniform"));
         std::string error;
         const auto rows = a2av_run(p, o, error, per_host);
         REQUIRE(error == "");
-        REQUIRE(rows.size() == o.algorithms.size() * o.types.size() * 3);  // out of place only
+        // out of place only
+        REQUIRE(rows.size() ==
+                o.algorithms.size() * o.types.size() * o.sweep.explicit_bytes.size());
         for (const auto& row : rows) {
           INFO(row.algorithm << " " << name_of(row.type) << " " << row.size_bytes << " B");
           CHECK_FALSE(row.in_place);
