@@ -398,7 +398,10 @@ TEST_CASE("a task killed under srun --mpi=pmix ends the whole step in time, nami
   const std::string out = make_temp_dir();
   // -K0: no --kill-on-bad-exit, whatever a site sets; Slurm's PMIx plugin still cancels the
   // step about a second after a PMIx client dies (its error handler), telling the survivors
-  // nothing: each must notice by itself, in time, and name the lost rank.
+  // nothing: each must notice by itself, in time, and name the lost rank, unless that
+  // cancellation kills it first (srun then reports it Killed: seen once in 2026-12-07's CI,
+  // all three survivors killed 1.19 s after the kill). The TCP-store case below, where no
+  // plugin cancels the step, requires every survivor's line.
   const auto [r, after_kill_s] = kill_task_midway(
       *cluster,
       cluster->srun({"--mpi=pmix", "-n", "4", "--overcommit", "-K0", ibscope_binary(), "allreduce",
@@ -412,9 +415,14 @@ TEST_CASE("a task killed under srun --mpi=pmix ends the whole step in time, nami
   CHECK(srun_reports_task(r.err, 2, "Killed"));  // srun names the lost rank
   CHECK(cluster->task_pids(0).empty());          // nothing left running
   CHECK(cluster->task_pids(3).empty());
-  for (const char* survivor : {"ibscope[rank 0 ", "ibscope[rank 1 ", "ibscope[rank 3 "}) {
-    const auto at = r.err.find(survivor);
-    INFO(survivor);
+  for (const int survivor : {0, 1, 3}) {
+    const std::string prefix = fmt::format("ibscope[rank {} ", survivor);
+    const auto at = r.err.find(prefix);
+    INFO(prefix);
+    if (at == std::string::npos && srun_reports_task(r.err, survivor, "Killed")) {
+      WARN(prefix << "was killed by the step's cancellation before it noticed the loss");
+      continue;
+    }
     REQUIRE(at != std::string::npos);  // its one error line, before the launcher's teardown
     const std::string line = r.err.substr(at, r.err.find('\n', at) - at);
     CHECK(line.find("lost rank 2 (") != std::string::npos);
