@@ -22,6 +22,7 @@
 #include "ibscope/measure/clock_sync.hpp"
 #include "ibscope/measure/pair_schedule.hpp"
 #include "ibscope/measure/row_counters.hpp"
+#include "ibscope/topo/host_merge.hpp"
 #include "ibscope/transport/comm.hpp"
 #include "ibscope/transport/verbs/verbs_error.hpp"
 #include "link_measure.hpp"
@@ -170,17 +171,7 @@ AcceptResult run_accept(transport::Comm& comm, const std::vector<topo::HostTopol
 
   // Every rank plans from the same host list: the merged topology's (the bootstrap knows every
   // rank's host on rank 0 only, docs/scale.md).
-  std::vector<std::string> host_of_rank(static_cast<std::size_t>(comm.size()));
-  for (const auto& h : hosts) {
-    for (const int r : h.ranks) {
-      if (r >= 0 && r < comm.size()) host_of_rank[static_cast<std::size_t>(r)] = h.host;
-    }
-  }
-  for (int r = 0; r < comm.size(); ++r) {
-    if (host_of_rank[static_cast<std::size_t>(r)].empty()) {
-      throw RemoteError(fmt::format("accept: the job's topology has no host for rank {}", r));
-    }
-  }
+  const std::vector<std::string> host_of_rank = topo::host_of_rank(hosts, comm.size(), "accept");
   validate_pattern_for_hosts(o, host_of_rank);  // before any traffic
   // A congestion split that cannot work fails now, before the all-pairs phase.
   if (o.congestion.enabled) {

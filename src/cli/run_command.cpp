@@ -134,7 +134,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
        "256 KiB flows; skipped anyway on one host)"},
       {"--skip-congestion", &RunFlags::skip_congestion,
        "Do not run the congestion test (victims' latency and all-reduce alone and under an "
-       "incast congestor; skipped anyway below 2 victim and 2 congestor ranks)"},
+       "incast congestor; skipped anyway on one host and below 2 victim and 2 congestor "
+       "ranks)"},
       {"--skip-model", &RunFlags::skip_model, "Do not print fits and the network's share"},
       {"--skip-report", &RunFlags::skip_report,
        "Do not write the HTML report next to the results file"},

@@ -12,6 +12,7 @@
 #include "ibscope/core/error.hpp"
 #include "ibscope/output/congestion_table.hpp"
 #include "ibscope/output/loopback_table.hpp"
+#include "ibscope/topo/host_merge.hpp"
 #include "ibscope/transport/comm.hpp"
 
 namespace ibscope::cli {
@@ -30,22 +31,6 @@ void note(job::JobContext& ctx, const std::string& line) {
   if (ctx.table_out == nullptr) return;
   fmt::print(ctx.table_out, "# {}\n", line);
   std::fflush(ctx.table_out);
-}
-
-// Every rank's host from the merged topology (each host lists its ranks on every rank).
-std::vector<std::string> host_of_rank(const std::vector<topo::HostTopology>& hosts, int ranks) {
-  std::vector<std::string> out(static_cast<std::size_t>(ranks));
-  for (const auto& h : hosts) {
-    for (const int r : h.ranks) {
-      if (r >= 0 && r < ranks) out[static_cast<std::size_t>(r)] = h.host;
-    }
-  }
-  for (int r = 0; r < ranks; ++r) {
-    if (out[static_cast<std::size_t>(r)].empty()) {
-      throw RemoteError(fmt::format("run: the job's topology has no host for rank {}", r));
-    }
-  }
-  return out;
 }
 
 std::vector<results::AcceptPattern> run_patterns(job::JobContext& ctx,
@@ -156,7 +141,7 @@ void run_suite_patterns_and_congestion(job::JobContext& ctx,
                                        const std::vector<topo::HostTopology>& hosts,
                                        const RunPhaseFlags& flags) {
   if (!flags.patterns && !flags.congestion) return;
-  const std::vector<std::string> host_of = host_of_rank(hosts, ctx.comm().size());
+  const std::vector<std::string> host_of = topo::host_of_rank(hosts, ctx.comm().size(), "run");
   std::vector<results::AcceptPattern> patterns;
   if (flags.patterns) patterns = run_patterns(ctx, host_of);
   std::optional<results::AcceptCongestion> congestion;

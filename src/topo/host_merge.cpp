@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "ibscope/core/error.hpp"
+
 namespace ibscope::topo {
 namespace {
 
@@ -52,6 +54,22 @@ std::vector<HostTopology> merge_by_host(std::vector<HostTopology> per_rank) {
         fmt::join(differing[i], ","), ranks.front()));
   }
   return hosts;
+}
+
+std::vector<std::string> host_of_rank(const std::vector<HostTopology>& hosts, int ranks,
+                                      std::string_view command) {
+  std::vector<std::string> out(static_cast<std::size_t>(ranks));
+  for (const auto& h : hosts) {
+    for (const int r : h.ranks) {
+      if (r >= 0 && r < ranks) out[static_cast<std::size_t>(r)] = h.host;
+    }
+  }
+  for (int r = 0; r < ranks; ++r) {
+    if (out[static_cast<std::size_t>(r)].empty()) {
+      throw RemoteError(fmt::format("{}: the job's topology has no host for rank {}", command, r));
+    }
+  }
+  return out;
 }
 
 }  // namespace ibscope::topo
