@@ -278,20 +278,31 @@ TEST_CASE(
   // --timeout 40, not more: at the end UCX closes every endpoint with a flush bounded by it, and
   // the endpoints between a rank on rail A and one on rail B never flush here (two subnets with
   // no route between them): the close took 88 of this case's 125 s with --timeout 90. The
-  // lossy bandwidth phase waits for rxe's retransmission timers, late under TCG: with 100
-  // messages of 64 KiB it took ~10 s mostly (load 8-35) but once over 40 s (a CI run, 2026-12-07:
-  // rank 0 still in round 0 at the timeout); 30 messages keep it a third of that and still give
-  // rail A about 100 sequence errors (300-600 with 100).
-  const HostsRun r =
-      run_hosts(2, 2,
-                {"accept", "--transport", "verbs", "--verbs-lat-iters", "50", "--verbs-bw-iters",
-                 "30", "--bw-size", "64K", "--retests", "0", "--skip-allreduce", "--timeout", "40",
-                 // rxe under TCG retransmits on a clean veth too (its timers fire
-                 // late under emulation: 1,700 to 2,100 ppm on rail B here); 2 %
-                 // loss gave 6,100 to 7,500 ppm on rail A.
-                 "--max-retransmit-ppm", "4000", "--format", "json", "--no-loopback"},
-                "-d " + rxe::devices()[0] + "," + rxe::devices()[2] + "|-d " + rxe::devices()[1] +
-                    "," + rxe::devices()[3]);
+  // lossy bandwidth phase waits for rxe's retransmission timers, late under TCG (~10 s with 100
+  // messages of 64 KiB, load 8-35); 30 messages still give rail A about 200 sequence errors
+  // (300-600 with 100).
+  const auto lossy_accept = [] {
+    return run_hosts(
+        2, 2,
+        {"accept", "--transport", "verbs", "--verbs-lat-iters", "50", "--verbs-bw-iters", "30",
+         "--bw-size", "64K", "--retests", "0", "--skip-allreduce", "--timeout", "40",
+         // rxe under TCG retransmits on a clean veth too (its timers fire
+         // late under emulation: 1,700 to 2,100 ppm on rail B here); 2 %
+         // loss gave 6,100 to 7,500 ppm on rail A.
+         "--max-retransmit-ppm", "4000", "--format", "json", "--no-loopback"},
+        "-d " + rxe::devices()[0] + "," + rxe::devices()[2] + "|-d " + rxe::devices()[1] + "," +
+            rxe::devices()[3]);
+  };
+  // Twice in CI on 2026-12-07 (never in 3 runs by hand) the job stopped at the round's results
+  // gather ("bootstrap 'probe results, round 0' timed out after 40 s: rank 0 (g0) never
+  // arrived", on every rank) and UCX then aborted in its close; the bootstrap's TCP crosses the
+  // same lossy veth. Not understood yet; such a job is run once more, and the test still fails
+  // if that one stops too.
+  HostsRun r = lossy_accept();
+  if (r.rc[0] != 0 && r.rc[0] != 1) {
+    WARN("the lossy accept stopped (exit " << r.rc[0] << "): run once more\n" << r.describe());
+    r = lossy_accept();
+  }
   for (const std::string dev : {rxe::netdevs()[0], rxe::netdevs()[1]})
     tc("del dev " + dev + " root");
   INFO(r.describe());
