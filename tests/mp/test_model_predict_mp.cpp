@@ -16,7 +16,8 @@
 using namespace ibscope::test;
 
 namespace {
-/// The largest ratio between a row's in-place and out-of-place times (same size and algorithm).
+/// The largest ratio between the times of one size's rows (the run has one algorithm and one type,
+/// so they are its in-place and out-of-place twins).
 double worst_twin_ratio(const nlohmann::json& doc) {
   std::map<std::int64_t, std::vector<double>> by_size;
   for (const auto& row : doc.at("collectives").at("rows")) {
